@@ -1,0 +1,15 @@
+// What a subcommand may touch of the outside world, passed in so tests can run commands in-process.
+import type { Clock } from '../types.js';
+
+export interface Io {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Reads all of standard input (hooks get their event JSON there). */
+  readStdin: () => Promise<string>;
+  clock: Clock;
+}
+
+export type CommandModule = { run(args: string[], io: Io): Promise<number> };

@@ -1,0 +1,65 @@
+// Entry point: dispatches on the subcommand and loads only that subcommand's module, so that the hot
+// paths (check, hook, shell) start without the code of lock, lint, ci and their dependencies.
+import { EXIT, exitCodeFor, OffhostError } from '../errors.js';
+import type { CommandModule, Io } from './io.js';
+import { systemClock } from '../types.js';
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  check: { summary: 'classify one command line: allow, deny or reroute', load: () => import('./commands/check.js') },
+  explain: { summary: 'show the commands found in a line and the rule that decided each', load: () => import('./commands/explain.js') },
+  rules: { summary: 'list the rules in force, or test their examples', load: () => import('./commands/rules.js') },
+  lock: { summary: 'acquire, heartbeat, release, inspect VM locks (POLICY R3/R4)', load: () => import('./commands/lock.js') },
+  run: { summary: 'run a command here, or on its VM under the VM lock', load: () => import('./commands/run.js') },
+  lint: { summary: 'validate lock files and the staged lock transition', load: () => import('./commands/lint.js') },
+  init: { summary: 'set up husky + lint-staged, agent hooks or shell integration', load: () => import('./commands/init.js') },
+  hook: { summary: 'pre-exec hook for claude-code, codex or gemini (event JSON on stdin)', load: () => import('./commands/hook.js') },
+  shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', load: () => import('./commands/shell.js') },
+  scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => import('./commands/scan.js') },
+  ci: { summary: 'pull-request policy check: lock hygiene and heavy commands', load: () => import('./commands/ci.js') },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  const lines = Object.entries(COMMANDS).map(([k, v]) => `  ${k.padEnd(width)}  ${v.summary}`);
+  return `Usage: offhost <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun \`offhost <command> --help\` for a command's options.\n`;
+}
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? io.stderr : io.stdout)(usage());
+    return name === undefined ? EXIT.error : EXIT.ok;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout(`${process.env.OFFHOST_VERSION ?? '0.1.0'}\n`);
+    return EXIT.ok;
+  }
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!entry) {
+    io.stderr(`offhost: unknown command '${name}'\n\n${usage()}`);
+    return EXIT.error;
+  }
+  try {
+    const mod = await entry.load();
+    return await mod.run(rest, io);
+  } catch (err) {
+    io.stderr(`offhost ${name}: ${err instanceof OffhostError ? err.message : String((err as Error)?.stack ?? err)}\n`);
+    return exitCodeFor(err);
+  }
+}
+
+export function processIo(): Io {
+  return {
+    argv: process.argv.slice(2),
+    env: process.env,
+    cwd: process.cwd(),
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    clock: systemClock,
+  };
+}

@@ -1,0 +1,119 @@
+// Error classes and the exit statuses they map to, in one place.
+
+/** Exit statuses shared by every subcommand. */
+export const EXIT = {
+  ok: 0,
+  /** check: deny; lint/scan/ci: findings; lock: held by another session. */
+  deny: 1,
+  findings: 1,
+  held: 1,
+  /** Usage, config, parse-of-input-file, git or lock-file errors: nothing was changed. */
+  error: 2,
+  /** check: reroute. */
+  reroute: 3,
+  /** A route's backend tool (ssh, incus, limactl, ...) is missing: setup guidance was printed. */
+  backendMissing: 69,
+  /** `offhost shell -c`: the command was refused. */
+  refused: 126,
+  /** Interrupted by SIGINT. */
+  interrupted: 130,
+} as const;
+
+export interface Position {
+  /** Offset into the text. */
+  offset: number;
+  /** 1-based line and column. */
+  line: number;
+  column: number;
+}
+
+export class OffhostError extends Error {
+  readonly exitCode: number = EXIT.error;
+}
+
+/** The command line is not valid bash (or exceeds a limit): carries the position. */
+export class ParseError extends OffhostError {
+  constructor(
+    message: string,
+    readonly position: Position,
+  ) {
+    super(`${message} at line ${position.line}, column ${position.column}`);
+    this.name = 'ParseError';
+  }
+  /** The message without the position suffix. */
+  get reason(): string {
+    return this.message.replace(/ at line \d+, column \d+$/, '');
+  }
+}
+
+/** Bad configuration or rule pack: carries the file and line when known. */
+export class ConfigError extends OffhostError {
+  constructor(
+    message: string,
+    readonly file?: string,
+    readonly line?: number,
+    readonly column?: number,
+  ) {
+    super(file ? `${file}${line ? `:${line}${column ? `:${column}` : ''}` : ''}: ${message}` : message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** A lock file cannot be read or a lock operation cannot proceed. */
+export class LockError extends OffhostError {
+  constructor(
+    message: string,
+    readonly file?: string,
+    readonly line?: number,
+  ) {
+    super(file ? `${file}${line ? `:${line}` : ''}: ${message}` : message);
+    this.name = 'LockError';
+  }
+}
+
+/** A git operation failed (not a repository, bad ref, rejected push we could not resolve, ...). */
+export class GitError extends OffhostError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GitError';
+  }
+}
+
+/** Wrong command-line usage. */
+export class UsageError extends OffhostError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** A backend tool is missing; `hint` tells how to set it up. */
+export class BackendMissingError extends OffhostError {
+  override readonly exitCode: number = EXIT.backendMissing;
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = 'BackendMissingError';
+  }
+}
+
+/** The exit status for any thrown value: offhost's own errors carry theirs; anything else is an error (2). */
+export function exitCodeFor(err: unknown): number {
+  return err instanceof OffhostError ? err.exitCode : EXIT.error;
+}
+
+/** Offset -> 1-based line/column. */
+export function positionAt(text: string, offset: number): Position {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { offset, line, column: end - lineStart + 1 };
+}

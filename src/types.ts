@@ -1,0 +1,89 @@
+// Core types shared by every part of offhost (see ../shared/ARCHITECTURE.md).
+import type { Span } from './shell/ast.js';
+
+export type { Span };
+
+export type Decision = 'allow' | 'deny' | 'reroute';
+export type Role = 'laptop' | 'vm' | 'ci';
+
+/** One command that would actually execute, found by walking the syntax tree. */
+export interface SimpleCommand {
+  /**
+   * The program's name as a rule sees it: the basename of argv[0] after quote removal and `~`/`$HOME`
+   * expansion (`/usr/bin/make` -> `make`). null when it cannot be known statically (`"$CMD" build`).
+   */
+  program: string | null;
+  /** argv[0] as written after quote removal and expansion (a path stays a path). */
+  argv: string[];
+  /** Indices into argv of words that are not statically known (they contain `$x`, `$(…)`, globs...). */
+  unknown: number[];
+  /** Inline assignments (`FOO=1 make`) and `env`/`sudo` assignments that apply to this command. */
+  env: Record<string, string>;
+  /** Effective working directory, absolute; null when it cannot be known (`cd "$DIR"`). */
+  cwd: string | null;
+  /** Wrappers and shells it was found inside, outermost first (`sudo`, `bash -c`, `xargs`, `$(…)`...). */
+  via: string[];
+  /** Span in the top-level line (for nested re-parsed scripts: the span of the outermost word holding it). */
+  span: Span;
+}
+
+/** A route: where a rerouted command runs. */
+export interface RouteRef {
+  name: string;
+  /** Canonical VM id, e.g. `s.khost1.dev-linux-koda`. */
+  vm: string;
+  /** The working directory on the VM (after path mapping). */
+  cwd: string;
+  /** A command line that, run by bash on the laptop, runs the original line on the VM. */
+  command: string;
+}
+
+export interface Verdict {
+  decision: Decision;
+  /** Id of the deciding rule; null when nothing matched (allow by default) or on a parse error. */
+  rule: string | null;
+  reason: string;
+  route: RouteRef | null;
+  /** The command line to run instead of the original (reroute only). */
+  rewrite: string | null;
+  /** Every simple command found, with the rule that matched it (for `explain`). */
+  commands: { command: SimpleCommand; rule: string | null; decision: Decision }[];
+}
+
+export type Severity = 'error' | 'warning';
+
+/** The one currency of `lint`, `scan` and `ci`: every formatter takes a list of these. */
+export interface Finding {
+  file: string;
+  line?: number;
+  column?: number;
+  endLine?: number;
+  endColumn?: number;
+  ruleId: string;
+  severity: Severity;
+  message: string;
+  /** What to do instead (for scan: the rewrite to use). */
+  suggestion?: string;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** A VM lock file's content (POLICY R3), parsed. */
+export interface Lock {
+  vm: string;
+  session: string;
+  ai: string;
+  started: Date;
+  heartbeat?: Date;
+  ttlMinutes: number;
+  reason: string;
+  body: string;
+  /** Path of the file, relative to the repository root. */
+  file: string;
+  /** 1-based line of each frontmatter field, for findings. */
+  positions: Partial<Record<'vm' | 'session' | 'ai' | 'started' | 'heartbeat' | 'ttl_minutes' | 'reason', number>>;
+}
