@@ -1,0 +1,347 @@
+// Parse a VM lock file (POLICY R3): gray-matter splits the frontmatter, the `yaml` package parses it (its core
+// schema keeps timestamps as strings; js-yaml, gray-matter's default, would turn them into Dates), a LineCounter
+// maps every field to its line and column, and zod validates. Every problem is a Finding naming the file and the
+// line. Pure: no fs, no git, no clock.
+import matter from 'gray-matter';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import type { Finding, Lock } from '../types.js';
+import {
+  DEFAULT_TTL_MINUTES,
+  FIELD_EXAMPLES,
+  LOCK_FIELDS,
+  REQUIRED_FIELDS,
+  isProductionContainer,
+  lockFrontmatterSchema,
+  parseUtc,
+  type LockField,
+} from './schema.js';
+
+/** Files larger than this are not parsed (a lock file is a few hundred bytes). */
+export const MAX_LOCK_BYTES = 1024 * 1024;
+
+export interface ParseResult {
+  /**
+   * The lock, when the frontmatter could be read and every field is valid. It may be non-null while
+   * `findings` still holds errors about the file as a whole (name mismatch, heartbeat before started): check
+   * `findings.some(f => f.severity === 'error')` for validity.
+   */
+  lock: Lock | null;
+  findings: Finding[];
+}
+
+interface FieldPos {
+  keyLine: number;
+  keyColumn: number;
+  line: number;
+  column: number;
+  raw: string;
+}
+
+class YamlFailure extends Error {
+  constructor(
+    message: string,
+    readonly line?: number,
+    readonly column?: number,
+  ) {
+    super(message);
+  }
+}
+
+const LOCK_FIELD_SET = new Set<string>(LOCK_FIELDS);
+
+function fileParts(file: string): { base: string; parent: string } {
+  const parts = file.split(/[\\/]+/).filter((p) => p !== '');
+  return { base: parts[parts.length - 1] ?? file, parent: parts[parts.length - 2] ?? '' };
+}
+
+/**
+ * The VM id a lock file's name promises: `lock-<vm>.md` in vm-active, `lock-<vm>[-expired]-<date>[-N].md` in
+ * vm-active-archive. null when the name is not `lock-*.md`.
+ */
+export function vmFromFileName(file: string): string | null {
+  const { base, parent } = fileParts(file);
+  const m = /^lock-(.+)\.md$/.exec(base);
+  if (!m) return null;
+  let id = m[1]!;
+  if (parent === 'vm-active-archive') id = id.replace(/-(?:expired-)?\d{4}-\d{2}-\d{2}(?:-\d+)?$/, '');
+  return id;
+}
+
+function finding(file: string, ruleId: string, message: string, line?: number, column?: number, severity: Finding['severity'] = 'error'): Finding {
+  const f: Finding = { file, ruleId, severity, message };
+  if (line !== undefined) f.line = line;
+  if (column !== undefined) f.column = column;
+  return f;
+}
+
+/** Parses a file's bytes: rejects a too large file and binary junk (NUL bytes, invalid UTF-8) before parsing. */
+export function parseLockBuffer(buf: Uint8Array, file: string): ParseResult {
+  if (buf.length > MAX_LOCK_BYTES) {
+    return {
+      lock: null,
+      findings: [finding(file, 'lock-too-large', `is ${buf.length} bytes, over the ${MAX_LOCK_BYTES}-byte limit for a lock file: not parsed; a lock file holds a short frontmatter and a few notes`, 1, 1)],
+    };
+  }
+  const nul = buf.indexOf(0);
+  if (nul !== -1) return { lock: null, findings: [binaryFinding(file, buf, nul, 'a NUL byte')] };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+  } catch {
+    const bad = firstInvalidUtf8(buf);
+    return { lock: null, findings: [binaryFinding(file, buf, bad, 'bytes that are not valid UTF-8')] };
+  }
+  return parseLockText(text, file);
+}
+
+function binaryFinding(file: string, buf: Uint8Array, at: number, what: string): Finding {
+  let line = 1;
+  let col = 1;
+  for (let i = 0; i < at && i < buf.length; i++) {
+    if (buf[i] === 10) {
+      line++;
+      col = 1;
+    } else col++;
+  }
+  return finding(file, 'lock-binary', `holds ${what} (at byte ${at}): this is not a text lock file; write it as UTF-8 Markdown with a YAML frontmatter`, line, col);
+}
+
+function firstInvalidUtf8(buf: Uint8Array): number {
+  for (let i = 0; i < buf.length; i++) {
+    const b = buf[i]!;
+    if (b < 0x80) continue;
+    const n = b >= 0xf0 && b < 0xf5 ? 3 : b >= 0xe0 ? 2 : b >= 0xc2 && b < 0xe0 ? 1 : -1;
+    if (n < 0 || i + n >= buf.length) return i;
+    for (let k = 1; k <= n; k++) if (((buf[i + k] ?? 0) & 0xc0) !== 0x80) return i;
+    i += n;
+  }
+  return 0;
+}
+
+function describeRaw(raw: string): string {
+  const one = raw.replace(/\s+/g, ' ').trim();
+  return one.length > 60 ? `${one.slice(0, 57)}...` : one;
+}
+
+function nodeKind(node: unknown): string {
+  if (isMap(node)) return 'a nested mapping';
+  if (isSeq(node)) return 'a list';
+  return '';
+}
+
+/**
+ * Parses a lock file's text. `file` is the path used in findings and for the file-name check (`lock-<vm>.md`;
+ * in a `vm-active-archive` folder the `[-expired]-<date>[-N]` suffix is allowed).
+ */
+export function parseLockText(text: string, file: string): ParseResult {
+  const findings: Finding[] = [];
+  if (text.length > MAX_LOCK_BYTES) {
+    return { lock: null, findings: [finding(file, 'lock-too-large', `is ${text.length} characters, over the ${MAX_LOCK_BYTES} limit for a lock file: not parsed; a lock file holds a short frontmatter and a few notes`, 1, 1)] };
+  }
+  const nul = text.indexOf('\0');
+  const junk = nul !== -1 ? nul : text.indexOf('\uFFFD');
+  if (junk !== -1) {
+    const lines = text.slice(0, junk).split('\n');
+    return {
+      lock: null,
+      findings: [finding(file, 'lock-binary', `holds ${nul !== -1 ? 'a NUL byte' : 'bytes that are not valid UTF-8'}: this is not a text lock file; write it as UTF-8 Markdown with a YAML frontmatter`, lines.length, (lines[lines.length - 1]?.length ?? 0) + 1)],
+    };
+  }
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (src.trim() === '') {
+    return { lock: null, findings: [finding(file, 'lock-empty', 'is empty: a lock file starts with a YAML frontmatter between two --- lines (vm, session, ai, started, reason)', 1, 1)] };
+  }
+  const firstLine = src.slice(0, (src.indexOf('\n') + 1 || src.length + 1) - 1).replace(/\r$/, '');
+  if (firstLine.trimEnd() !== '---') {
+    const msg = firstLine.startsWith('---')
+      ? `opens its frontmatter with '${describeRaw(firstLine)}': the first line must be exactly --- (YAML only)`
+      : 'has no frontmatter: the file must start with a line --- followed by the fields (vm, session, ai, started, reason) and another --- line';
+    return { lock: null, findings: [finding(file, 'lock-no-frontmatter', msg, 1, 1)] };
+  }
+  // The closing delimiter: gray-matter looks for '\n---'.
+  if (src.indexOf('\n---', firstLine.length) === -1) {
+    return { lock: null, findings: [finding(file, 'lock-no-frontmatter', 'opens a frontmatter at line 1 that is never closed: add a line --- after the last field', 1, 1)] };
+  }
+
+  // gray-matter with a fresh options object (so no content cache) and only a YAML engine (no `---js` eval).
+  let doc: Document.Parsed | undefined;
+  let lc: LineCounter | undefined;
+  let engineSrc = '';
+  const yamlEngine = {
+    parse: (str: string): object => {
+      engineSrc = str;
+      lc = new LineCounter();
+      doc = parseDocument(str, { lineCounter: lc, uniqueKeys: true, prettyErrors: true, schema: 'core', strict: true });
+      const err = doc.errors[0];
+      if (err) {
+        const pos = err.linePos?.[0];
+        throw new YamlFailure(err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), pos?.line, pos?.col);
+      }
+      return (doc.toJS({ maxAliasCount: 50 }) ?? {}) as object;
+    },
+  };
+  const refuse = {
+    parse: (): never => {
+      throw new YamlFailure('only YAML frontmatter is accepted');
+    },
+  };
+  let parsed: { data: unknown; content: string };
+  try {
+    parsed = matter(src, { language: 'yaml', engines: { yaml: yamlEngine, javascript: refuse, json: refuse, coffee: refuse } } as never) as never;
+  } catch (e) {
+    if (e instanceof YamlFailure) {
+      return { lock: null, findings: [finding(file, 'lock-yaml', `frontmatter is not valid YAML: ${e.message}`, e.line, e.column)] };
+    }
+    return { lock: null, findings: [finding(file, 'lock-yaml', `frontmatter is not valid YAML: ${(e as Error).message}`, 1, 1)] };
+  }
+
+  // Field positions from the YAML document (absent when the frontmatter is empty or only comments).
+  const pos = new Map<string, FieldPos>();
+  const closeLine = src.slice(0, src.indexOf('\n---', firstLine.length) + 1).split('\n').length;
+  if (doc && lc && doc.contents !== null && !isMap(doc.contents)) {
+    const r = (doc.contents as YamlNode).range;
+    const p = r ? lc.linePos(r[0]) : { line: 2, col: 1 };
+    return { lock: null, findings: [finding(file, 'lock-yaml', "frontmatter must be a list of 'field: value' lines (vm, session, ai, started, reason)", p.line, p.col)] };
+  }
+  if (doc && lc && isMap(doc.contents)) {
+    for (const item of doc.contents.items) {
+      const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
+      const kr = (item.key as YamlNode | null)?.range;
+      const kp = kr ? lc.linePos(kr[0]) : { line: 1, col: 1 };
+      const v = item.value as YamlNode | null;
+      const vr = v?.range;
+      const vp = vr ? lc.linePos(vr[0]) : kp;
+      const raw = vr && isScalar(v) ? engineSrc.slice(vr[0], vr[1]) : nodeKind(v);
+      pos.set(key, { keyLine: kp.line, keyColumn: kp.col, line: vp.line, column: vp.col, raw: raw || '' });
+    }
+  }
+
+  const data = (parsed.data && typeof parsed.data === 'object' ? parsed.data : {}) as Record<string, unknown>;
+  const at = (field: string): { line: number; column: number } => {
+    const p = pos.get(field);
+    return p ? { line: p.line, column: p.column } : { line: 1, column: 1 };
+  };
+
+  // Unknown fields: a warning each (a typo of a known one says so).
+  for (const key of Object.keys(data)) {
+    if (LOCK_FIELD_SET.has(key)) continue;
+    const p = pos.get(key);
+    const near = nearestField(key);
+    findings.push(
+      finding(file, 'lock-unknown-field', `unknown field '${key}'${near ? `: did you mean '${near}'?` : `: a lock has ${LOCK_FIELDS.join(', ')}; put notes in the body below the frontmatter`}`, p?.keyLine ?? 1, p?.keyColumn ?? 1, 'warning'),
+    );
+  }
+
+  // Present but empty (`heartbeat:` with nothing after it).
+  const input: Record<string, unknown> = { ...data };
+  for (const field of LOCK_FIELDS) {
+    if (Object.hasOwn(data, field) && data[field] === null) {
+      const { line, column } = at(field);
+      const required = REQUIRED_FIELDS.includes(field);
+      findings.push(finding(file, 'lock-schema', `${field}: has no value; ${required ? 'write' : 'remove the line or write'} it like ${FIELD_EXAMPLES[field]}`, pos.get(field)?.keyLine ?? line, pos.get(field)?.keyColumn ?? column));
+      delete input[field];
+    }
+  }
+
+  const result = lockFrontmatterSchema.safeParse(input);
+  const bad = new Set<string>();
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const field = String(issue.path[0] ?? '');
+      if (bad.has(field)) continue;
+      bad.add(field);
+      if (input[field] === undefined) {
+        if (Object.hasOwn(data, field)) continue; // reported above as empty
+        findings.push(finding(file, 'lock-schema', `missing required field '${field}': add a line like ${FIELD_EXAMPLES[field as LockField] ?? `${field}: ...`} before the closing --- (line ${closeLine})`, 1, 1));
+        continue;
+      }
+      const { line, column } = at(field);
+      const raw = describeRaw(pos.get(field)?.raw ?? String(input[field]));
+      const rule = field === 'vm' && typeof input.vm === 'string' && isProductionContainer(input.vm) ? 'lock-production-vm' : 'lock-schema';
+      findings.push(finding(file, rule, `${field}: ${raw ? `${raw} ` : ''}${issue.message}`, line, column));
+    }
+  }
+
+  // File name: lock-<vm>.md.
+  const vm = typeof input.vm === 'string' && !bad.has('vm') ? input.vm : null;
+  const fromName = vmFromFileName(file);
+  const { base } = fileParts(file);
+  if (fromName === null) {
+    findings.push(finding(file, 'lock-name-mismatch', `file name '${base}' is not lock-<vm-id>.md${vm ? `: rename it to lock-${vm}.md` : ''}`, at('vm').line, at('vm').column));
+  } else if (vm !== null && fromName !== vm) {
+    findings.push(
+      finding(file, 'lock-name-mismatch', `vm: ${vm} does not match the file name '${base}' (which names ${fromName}): rename the file to lock-${vm}.md or correct vm`, at('vm').line, at('vm').column),
+    );
+  }
+
+  findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  if (!result.success) return { lock: null, findings };
+  const d = result.data;
+  const started = parseUtc(d.started)!;
+  const heartbeat = d.heartbeat !== undefined ? parseUtc(d.heartbeat)! : undefined;
+  if (heartbeat && heartbeat.getTime() < started.getTime()) {
+    const { line, column } = at('heartbeat');
+    findings.push(finding(file, 'lock-schema', `heartbeat: ${d.heartbeat} is before started: ${d.started} (line ${at('started').line}); a heartbeat is a time after the lock was taken`, line, column));
+  }
+  const positions: Lock['positions'] = {};
+  for (const f of LOCK_FIELDS) {
+    const p = pos.get(f);
+    if (p) positions[f] = p.keyLine;
+  }
+  const lock: Lock = {
+    vm: d.vm,
+    session: d.session,
+    ai: d.ai,
+    started,
+    ttlMinutes: d.ttl_minutes ?? DEFAULT_TTL_MINUTES,
+    reason: d.reason.trim(),
+    body: parsed.content,
+    file,
+    positions,
+  };
+  if (heartbeat) lock.heartbeat = heartbeat;
+  return { lock, findings };
+}
+
+function nearestField(key: string): string | null {
+  const k = key.toLowerCase().replace(/[^a-z]/g, '');
+  const aliases: Record<string, LockField> = { ttl: 'ttl_minutes', ttlmin: 'ttl_minutes', ttlminutes: 'ttl_minutes', agent: 'ai', host: 'vm', machine: 'vm', start: 'started', startedat: 'started', heartbeatat: 'heartbeat', lastheartbeat: 'heartbeat', why: 'reason', owner: 'session' };
+  if (aliases[k]) return aliases[k]!;
+  for (const f of LOCK_FIELDS) if (f.replace(/_/g, '') === k || levenshtein(f, key.toLowerCase()) <= 2) return f;
+  return null;
+}
+
+function levenshtein(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * Reads a frontmatter without validating it as a VM lock (component locks have their own fields): the
+ * top-level mapping as plain values, or null when there is none or it is not YAML.
+ */
+export function readFrontmatterLoose(text: string): Record<string, unknown> | null {
+  if (text.length > MAX_LOCK_BYTES || text.includes('\0')) return null;
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(src);
+  if (!m) return null;
+  const doc = parseDocument(m[1]!, { schema: 'core', uniqueKeys: false });
+  if (doc.errors.length || !isMap(doc.contents)) return null;
+  try {
+    return doc.toJS({ maxAliasCount: 50 }) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+export { serializeLock, type LockFields } from './serialize.js';

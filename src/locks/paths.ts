@@ -1,0 +1,86 @@
+// Where lock files live (POLICY R3/R4), relative to the repository root. Pure.
+import { LockError } from '../errors.js';
+import { vmIdProblem } from './schema.js';
+
+export const DEFAULT_NOTICES_DIR = 'meta/context/notices';
+export const ACTIVE_DIR = 'vm-active';
+export const ARCHIVE_DIR = 'vm-active-archive';
+export const COMPONENT_DIR = 'active';
+
+function dir(noticesDir: string | undefined): string {
+  const d = (noticesDir ?? DEFAULT_NOTICES_DIR).replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/\/+$/, '');
+  return d === '' || d === '.' ? '' : `${d}/`;
+}
+
+function checkVm(vm: string): void {
+  const p = vmIdProblem(vm);
+  if (p) throw new LockError(`'${vm}' ${p}`);
+}
+
+/** `meta/context/notices/vm-active/lock-<vm>.md`. Throws LockError for a non-canonical id. */
+export function activeLockPath(vm: string, noticesDir?: string): string {
+  checkVm(vm);
+  return `${dir(noticesDir)}${ACTIVE_DIR}/lock-${vm}.md`;
+}
+
+/** `YYYY-MM-DD` of `date` in UTC. */
+export function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * `meta/context/notices/vm-active-archive/lock-<vm>-<YYYY-MM-DD>.md` (released) or
+ * `...lock-<vm>-expired-<YYYY-MM-DD>.md` (expired), date in UTC; when `exists` says that path is taken,
+ * `-2`, `-3`, ... before `.md`, so two archives of one VM on one day never overwrite each other.
+ */
+export function archiveLockPath(
+  vm: string,
+  date: Date,
+  kind: 'released' | 'expired',
+  exists: (p: string) => boolean,
+  noticesDir?: string,
+): string {
+  checkVm(vm);
+  if (Number.isNaN(date.getTime())) throw new LockError('archive date is not a valid date');
+  const base = `${dir(noticesDir)}${ARCHIVE_DIR}/lock-${vm}-${kind === 'expired' ? 'expired-' : ''}${utcDay(date)}`;
+  let p = `${base}.md`;
+  for (let n = 2; exists(p); n++) {
+    if (n > 100_000) throw new LockError(`too many archives of ${vm} on ${utcDay(date)}`);
+    p = `${base}-${n}.md`;
+  }
+  return p;
+}
+
+const SLUG_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** Component lock (POLICY R7): `meta/context/notices/active/lock-<slug>.md`. */
+export function componentLockPath(slug: string, noticesDir?: string): string {
+  if (!SLUG_RE.test(slug) || slug.includes('..')) throw new LockError(`component slug '${slug}' must be letters, digits, '.', '_' or '-'`);
+  return `${dir(noticesDir)}${COMPONENT_DIR}/lock-${slug}.md`;
+}
+
+export type PathKind = 'active' | 'archive' | 'component' | 'other';
+export interface PathClass {
+  kind: PathKind;
+  /** active/archive: the VM id the file name gives (not validated); component: the slug. */
+  vm?: string;
+  slug?: string;
+}
+
+/** What a repository-relative path is: an active VM lock, an archived one, a component lock, or other. */
+export function classifyPath(path: string, noticesDir?: string): PathClass {
+  const p = path.replace(/\\/g, '/').replace(/^\.\/+/, '');
+  const d = dir(noticesDir);
+  if (!p.startsWith(d)) return { kind: 'other' };
+  const rest = p.slice(d.length);
+  const m = /^([^/]+)\/lock-([^/]+)\.md$/.exec(rest);
+  if (!m) return { kind: 'other' };
+  const [, folder, id] = m as unknown as [string, string, string];
+  if (folder === ACTIVE_DIR) return { kind: 'active', vm: id };
+  if (folder === ARCHIVE_DIR) {
+    const vm = id.replace(/-(?:expired-)?\d{4}-\d{2}-\d{2}(?:-\d+)?$/, '');
+    return { kind: 'archive', vm };
+  }
+  if (folder === COMPONENT_DIR) return { kind: 'component', slug: id, vm: id };
+  return { kind: 'other' };
+}

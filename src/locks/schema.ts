@@ -1,0 +1,122 @@
+// The VM lock frontmatter (POLICY R3) as a zod schema, with messages a person can act on.
+// Pure: no fs, no git, no clock.
+import { z } from 'zod';
+
+/** Fields a lock file may carry, in the order `serializeLock` writes them. */
+export const LOCK_FIELDS = ['vm', 'session', 'ai', 'started', 'reason', 'heartbeat', 'ttl_minutes'] as const;
+export type LockField = (typeof LOCK_FIELDS)[number];
+export const REQUIRED_FIELDS: readonly LockField[] = ['vm', 'session', 'ai', 'started', 'reason'];
+
+export const DEFAULT_TTL_MINUTES = 120;
+
+/** Canonical test-VM id: `s.khost1.<env>-<target>[-<slug>]`, env one of dev, stg, prd. */
+export const VM_ID_RE = /^s\.khost1\.(dev|stg|prd)-[a-z0-9]+(?:[-_.][a-z0-9]+)*$/;
+/** Something on host s.khost1 without an env prefix: a production container (POLICY R2). */
+const HOST_PREFIX_RE = /^s\.khost1\.[a-z0-9][a-z0-9._-]*$/;
+
+export function isCanonicalVmId(id: string): boolean {
+  return VM_ID_RE.test(id);
+}
+
+/** True for ids like `s.khost1.flow`, `s.khost1.hub`: on the host but with no `dev-`/`stg-`/`prd-` prefix. */
+export function isProductionContainer(id: string): boolean {
+  return HOST_PREFIX_RE.test(id) && !/^s\.khost1\.(dev|stg|prd)-/.test(id);
+}
+
+/** Why `id` is not a canonical test-VM id, or null when it is one. */
+export function vmIdProblem(id: string): string | null {
+  if (isCanonicalVmId(id)) return null;
+  if (isProductionContainer(id)) {
+    return `is a production container (no dev-/stg-/prd- env prefix), not a test VM: never lock it as a test VM (POLICY R2); lock a test VM such as s.khost1.dev-linux-koda`;
+  }
+  if (/^[a-z0-9]+-[a-z0-9]/.test(id) && /^(dev|stg|prd)-/.test(id)) {
+    return `is not a canonical VM id: write the full id s.khost1.${id}`;
+  }
+  return `is not a canonical VM id: write it as s.khost1.<env>-<target>[-<slug>] with env dev, stg or prd (lowercase), e.g. s.khost1.dev-linux-koda`;
+}
+
+/** Strict ISO-8601 UTC: `2026-05-19T22:30:00Z`, optional fraction of a second, always `Z`. */
+const ISO_UTC_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$/;
+
+/** Parses a strict ISO-8601 UTC timestamp; null when it is not one (or is not a real date). */
+export function parseUtc(text: string): Date | null {
+  const m = ISO_UTC_RE.exec(text);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s] = m.map(Number) as number[];
+  if (mo! < 1 || mo! > 12 || d! < 1 || h! > 23 || mi! > 59 || s! > 59) return null;
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime()) || date.getUTCDate() !== d || date.getUTCMonth() + 1 !== mo || date.getUTCFullYear() !== y) return null;
+  return date;
+}
+
+/** `2026-05-19T22:30:00Z` (milliseconds only when there are some). */
+export function formatUtc(date: Date): string {
+  return date.toISOString().replace(/\.000Z$/, 'Z');
+}
+
+/** A best guess of what the writer meant, in the strict form, for the error message. */
+export function suggestUtc(text: string): string {
+  const t = text.trim();
+  // Date and time with a space, or without seconds, or lowercase t/z, with no zone: assume UTC as written.
+  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?\s*([zZ]|UTC|GMT)?$/.exec(t);
+  if (m) {
+    const guess = `${m[1]}T${m[2]}${m[3] ?? ':00'}Z`;
+    if (parseUtc(guess)) return guess;
+  }
+  // With an explicit offset: convert to UTC.
+  if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*[+-]\d{2}:?\d{2}$/.test(t)) {
+    const d = new Date(t.replace(' ', 'T').replace(/\s+/g, ''));
+    if (!Number.isNaN(d.getTime())) return formatUtc(d);
+  }
+  if (/^\d{4}-\d{2}-\d{2}$/.test(t) && parseUtc(`${t}T00:00:00Z`)) return `${t}T00:00:00Z`;
+  return '2026-05-19T22:30:00Z';
+}
+
+const utcTimestamp = z.string({ error: () => 'is not an ISO-8601 UTC timestamp; write it like 2026-05-19T22:30:00Z' }).refine(
+  (s) => parseUtc(s) !== null,
+  { error: (iss) => `is not an ISO-8601 UTC timestamp; write it like ${suggestUtc(String(iss.input))}` },
+);
+
+const tokenRe = /^[a-z][a-z0-9._-]*$/;
+
+/** zod schema of the frontmatter as YAML gives it (strings stay strings: the yaml package's core schema). */
+export const lockFrontmatterSchema = z
+  .object({
+    vm: z.string({ error: () => 'must be a VM id written as text, e.g. s.khost1.dev-linux-koda' }).superRefine((s, ctx) => {
+      const p = vmIdProblem(s);
+      if (p) ctx.addIssue({ code: 'custom', message: p, params: { production: isProductionContainer(s) } });
+    }),
+    session: z
+      .string({ error: () => "must be the holding session's tag written as text, e.g. claude-2026-05-19-rfc019" })
+      .refine((s) => s.trim().length > 0, { error: () => "is empty: write the holding session's tag, e.g. claude-2026-05-19-rfc019" })
+      .refine((s) => !/[\r\n]/.test(s) && s.trim() === s, { error: () => 'must be one word on one line, e.g. claude-2026-05-19-rfc019' }),
+    ai: z
+      .string({ error: () => 'must be the agent name as text: claude, codex, gemini, human or another lowercase name' })
+      .refine((s) => tokenRe.test(s), {
+        error: () => 'must be a lowercase name: claude, codex, gemini, human or another lowercase word (letters, digits, . _ -)',
+      }),
+    started: utcTimestamp,
+    reason: z
+      .string({ error: () => 'must be text: one sentence saying which test or operation, and the ticket' })
+      .refine((s) => s.trim().length > 0, { error: () => 'is empty: say in one sentence which test or operation, and the ticket' }),
+    heartbeat: utcTimestamp.optional(),
+    ttl_minutes: z
+      .number({ error: () => 'must be a whole number of minutes without quotes, e.g. ttl_minutes: 60' })
+      .int({ error: () => 'must be a whole number of minutes, e.g. ttl_minutes: 60' })
+      .positive({ error: () => 'must be a positive number of minutes, e.g. ttl_minutes: 60' })
+      .optional(),
+  })
+  .loose();
+
+export type LockFrontmatter = z.infer<typeof lockFrontmatterSchema>;
+
+/** An example line for a missing field. */
+export const FIELD_EXAMPLES: Record<LockField, string> = {
+  vm: 'vm: s.khost1.dev-linux-koda',
+  session: 'session: claude-2026-05-19-rfc019',
+  ai: 'ai: claude',
+  started: 'started: 2026-05-19T22:30:00Z',
+  reason: 'reason: which test or operation, and the ticket',
+  heartbeat: 'heartbeat: 2026-05-19T23:10:00Z',
+  ttl_minutes: 'ttl_minutes: 60',
+};
