@@ -1,7 +1,155 @@
-// TEMPORARY placeholder while `offhost lint` is being built; replaced by its real module.
-import { UsageError } from '../../errors.js';
+// `offhost lint [--staged] [--now ISO] [--format stylish|json|sarif|github] [--notices-dir D] [--skew S] [PATHS...]`
+// Validates VM lock files (the given files/folders, or every lock file under the notices folder of the
+// repository at cwd) and, with --staged, the staged lock transition against HEAD, read from the index.
+// Exit 0 clean or warnings only, 1 errors found, 2 usage/git error. Does not depend on the role.
+import { Command, CommanderError } from 'commander';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { EXIT, UsageError } from '../../errors.js';
+import { lintLockContent, type LockCheckContext, type LockFileKind } from '../../locks/lint.js';
+import { ARCHIVE_DIR, ACTIVE_DIR, COMPONENT_DIR, DEFAULT_NOTICES_DIR } from '../../locks/paths.js';
+import { parseUtc } from '../../locks/schema.js';
+import { transitionFindings } from '../../locks/transition.js';
+import { readStagedTransition, repoRoot } from '../../git/staged.js';
+import { format, isFormatKind, type FormatKind } from '../../report/index.js';
+import type { Finding } from '../../types.js';
 import type { Io } from '../io.js';
 
-export async function run(_args: string[], _io: Io): Promise<number> {
-  throw new UsageError('`offhost lint` is not built yet');
+interface Opts {
+  staged?: boolean;
+  now?: string;
+  format: string;
+  noticesDir?: string;
+  skew?: string;
+  color?: boolean;
+}
+
+function parseArgs(args: string[], io: Io): { opts: Opts; paths: string[] } | number {
+  const cmd = new Command('offhost lint')
+    .description('validate VM lock files (POLICY R3/R4/R7) and, with --staged, the staged lock transition against HEAD')
+    .option('--staged', 'check the staged change (index vs HEAD); PATHS (as lint-staged passes them) are accepted and the whole staged transition is checked')
+    .option('--now <iso>', 'judge expiry at this instant (ISO-8601 UTC) instead of the clock')
+    .option('--format <kind>', 'stylish | json | sarif | github', 'stylish')
+    .option('--notices-dir <dir>', `notices folder, relative to the repository root (default ${DEFAULT_NOTICES_DIR})`)
+    .option('--skew <seconds>', 'clock-skew margin in seconds (default 120)')
+    .option('--color', 'colour the stylish output')
+    .argument('[paths...]', 'lock files or folders (default: every lock file under the notices folder)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .allowExcessArguments(false);
+  try {
+    cmd.parse(args, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.help' || e.code === 'commander.version') return EXIT.ok;
+      throw new UsageError(e.message.replace(/^error: /, ''));
+    }
+    throw e;
+  }
+  return { opts: cmd.opts<Opts>(), paths: cmd.args };
+}
+
+/** Where a lock file sits, from its folder name: archive, component (not a VM lock), or active. */
+function kindOf(path: string): LockFileKind | 'component' {
+  const parent = basename(dirname(path));
+  if (parent === ARCHIVE_DIR) return 'archive';
+  if (parent === COMPONENT_DIR) return 'component';
+  return 'active';
+}
+
+/** Every `lock-*.md` under `dir` (recursive), sorted. */
+function walkLocks(dir: string, out: string[]): void {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    throw new UsageError(`cannot read ${dir}: ${(e as Error).message}`);
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) {
+      if (e.name === '.git' || e.name === 'node_modules') continue;
+      walkLocks(p, out);
+    } else if (e.isFile() && /^lock-.*\.md$/.test(e.name)) out.push(p);
+  }
+}
+
+export async function run(args: string[], io: Io): Promise<number> {
+  const parsed = parseArgs(args, io);
+  if (typeof parsed === 'number') return parsed;
+  const { opts, paths } = parsed;
+  if (!isFormatKind(opts.format)) throw new UsageError(`--format must be stylish, json, sarif or github, not '${opts.format}'`);
+  const kind: FormatKind = opts.format;
+  let now = io.clock.now();
+  if (opts.now !== undefined) {
+    const d = parseUtc(opts.now);
+    if (!d) throw new UsageError(`--now '${opts.now}' is not an ISO-8601 UTC timestamp; write it like 2026-05-19T22:30:00Z`);
+    now = d;
+  }
+  let skewSeconds: number | undefined;
+  if (opts.skew !== undefined) {
+    skewSeconds = Number(opts.skew);
+    if (!/^\d+$/.test(opts.skew) || !Number.isSafeInteger(skewSeconds)) throw new UsageError(`--skew must be a whole number of seconds, not '${opts.skew}'`);
+  }
+  const noticesDir = (opts.noticesDir ?? DEFAULT_NOTICES_DIR).replace(/\\/g, '/').replace(/\/+$/, '');
+  if (isAbsolute(noticesDir) || noticesDir.split('/').includes('..')) {
+    throw new UsageError(`--notices-dir must be a folder inside the repository, relative to its root: '${noticesDir}'`);
+  }
+  const ctx: LockCheckContext = { now, severityForTime: 'warning', noticesDir };
+  if (skewSeconds !== undefined) ctx.skewSeconds = skewSeconds;
+  const ex = { cwd: io.cwd, env: io.env };
+
+  const findings: Finding[] = [];
+  let root: string | undefined;
+  if (opts.staged) {
+    const t = await readStagedTransition(ex, noticesDir);
+    root = t.root;
+    findings.push(...transitionFindings(t.before, t.after, ctx));
+  } else {
+    const files: string[] = [];
+    if (paths.length === 0) {
+      root = await repoRoot(ex);
+      const base = join(root, noticesDir);
+      for (const sub of [ACTIVE_DIR, ARCHIVE_DIR]) {
+        const d = join(base, sub);
+        let isDir = false;
+        try {
+          isDir = statSync(d).isDirectory();
+        } catch {
+          /* absent: nothing to check */
+        }
+        if (isDir) walkLocks(d, files);
+      }
+    } else {
+      for (const p of paths) {
+        const abs = resolve(io.cwd, p);
+        let st;
+        try {
+          st = statSync(abs);
+        } catch {
+          throw new UsageError(`${p}: no such file or folder`);
+        }
+        if (st.isDirectory()) walkLocks(abs, files);
+        else files.push(abs);
+      }
+    }
+    for (const abs of files) {
+      const k = kindOf(abs);
+      if (k === 'component') continue;
+      const shown = relative(io.cwd, abs) || abs;
+      let buf: Buffer;
+      try {
+        buf = readFileSync(abs);
+      } catch (e) {
+        findings.push({ file: shown, ruleId: 'lock-unreadable', severity: 'error', message: `cannot be read: ${(e as Error).message}` });
+        continue;
+      }
+      findings.push(...lintLockContent(shown, buf, k, ctx).findings);
+    }
+  }
+
+  const out = format(findings, kind, { color: opts.color === true, ...(root ? { root } : {}) });
+  if (out) io.stdout(out.endsWith('\n') ? out : `${out}\n`);
+  return findings.some((f) => f.severity === 'error') ? EXIT.findings : EXIT.ok;
 }
