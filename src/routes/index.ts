@@ -1,0 +1,52 @@
+// Routes: how a rerouted command runs on a test VM. Public entry (see docs/CONTRACTS.md).
+//
+// A job is kept as argv + cwd + env until the very end and quoted exactly once for every shell that
+// re-splits it: the laptop's bash (renderJob's result is a bash command line) plus whatever the
+// backend adds (ssh's remote shell, `sh -c` for tart, …; Backend.layersFor tells how many).
+import { ConfigError } from '../errors.js';
+import { BACKENDS } from './backends/index.js';
+import { quoteArgv } from './quote.js';
+import { checkJob } from './script.js';
+import type { Backend, Job, VmSpec } from './types.js';
+
+export type { Backend, BackendName, Job, SetupHint, VmSpec } from './types.js';
+export { mapPath } from './path.js';
+export { probeBackend, findOnPath } from './probe.js';
+export { quote, quoteArgv } from './quote.js';
+export { shScript, execWords } from './script.js';
+export { parseTemplate, expandTemplate, TEMPLATE_PLACEHOLDERS } from './backends/template.js';
+export { BACKENDS };
+
+/** Built-in VM specs (POLICY R2/R8): test VMs are incus instances on s.khost1, reached as `khost1`. */
+export const BUILTIN_VMS: Record<string, VmSpec> = Object.fromEntries(
+  ['dev-linux-koda', 'dev-linux-gui', 'dev-android-emulator', 'dev-linux-iso'].map((instance) => [
+    `s.khost1.${instance}`,
+    { id: `s.khost1.${instance}`, backend: 'incus', host: 'khost1', instance } satisfies VmSpec,
+  ]),
+);
+
+export function backendFor(vm: VmSpec): Backend {
+  const b = (BACKENDS as Record<string, Backend | undefined>)[vm.backend];
+  if (!b) throw new ConfigError(`route ${vm.id}: unknown backend ${JSON.stringify(vm.backend)}; known: ${Object.keys(BACKENDS).join(', ')}`);
+  return b;
+}
+
+/** argv to run on the laptop (spawn it without a shell). */
+export function renderArgv(vm: VmSpec, job: Job): string[] {
+  const norm = { argv: job.argv, cwd: job.cwd, env: job.env ?? {} };
+  checkJob(norm);
+  return backendFor(vm).render(vm, norm);
+}
+
+/** One bash command line, run on the laptop, that runs job.argv in job.cwd with job.env on the VM and exits with its status. */
+export function renderJob(vm: VmSpec, job: Job): string {
+  const norm = { argv: job.argv, cwd: job.cwd, env: job.env ?? {} };
+  checkJob(norm);
+  const backend = backendFor(vm);
+  return backend.renderCommand ? backend.renderCommand(vm, norm) : quoteArgv(backend.render(vm, norm));
+}
+
+/** renderJob with argv ['bash', '-c', line]. */
+export function renderLine(vm: VmSpec, line: string, cwd: string, env?: Record<string, string>): string {
+  return renderJob(vm, { argv: ['bash', '-c', line], cwd, env: env ?? {} });
+}

@@ -1,0 +1,60 @@
+// Types shared by the route backends (re-exported from ./index.ts, which is the public entry).
+
+export type BackendName = 'incus' | 'ssh' | 'lima' | 'tart' | 'docker' | 'multipass' | 'template';
+
+export interface VmSpec {
+  /** Canonical id, e.g. `s.khost1.dev-linux-koda`. */
+  id: string;
+  backend: BackendName;
+  /**
+   * ssh destination that reaches the backend: the machine itself for `ssh`, the VM host for `incus` and
+   * `docker` (the backend command then runs behind `ssh <host> -- …`). May be `user@host` or an
+   * ~/.ssh/config alias.
+   */
+  host?: string;
+  /** The backend's name for the VM / container: `dev-linux-koda`. */
+  instance?: string;
+  /**
+   * User to run as: ssh login user (`ssh -l`) for `ssh`; numeric uid (`incus exec --user`) for `incus`;
+   * `docker exec -u` for `docker`; `{user}` for `template`. lima, multipass and tart have no such option:
+   * setting it there is a ConfigError (refused, never silently ignored).
+   */
+  user?: string;
+  /** template backend: a bash command line with placeholders, see ./backends/template.ts. */
+  template?: string;
+}
+
+/** Run `argv` (argv[0] is looked up on the VM's PATH, execvp-style) in `cwd` with `env` added. */
+export interface Job {
+  argv: string[];
+  /** Absolute working directory on the VM (already path-mapped, see mapPath). */
+  cwd: string;
+  /** Variables added to the VM-side environment; names must be `[A-Za-z_][A-Za-z0-9_]*`. */
+  env: Record<string, string>;
+}
+
+/** Printed when a backend's tool is missing; the command then exits with EXIT.backendMissing. */
+export interface SetupHint {
+  tool: string;
+  message: string;
+}
+
+export interface Backend {
+  name: BackendName;
+  /**
+   * How many shells re-split the command between the laptop's argv (what `render` returns) and the
+   * program, for the backend used directly. incus/docker behind `vm.host` add one (see layersFor).
+   * limactl and multipass quote for their own layers, so they count 0 from our side.
+   */
+  layers: number;
+  layersFor(vm: VmSpec): number;
+  /** argv to run on the laptop (no shell involved). */
+  render(vm: VmSpec, job: Job): string[];
+  /**
+   * The laptop bash command line, when it is not simply `render()` quoted word by word (template:
+   * the user's template is itself a bash line). renderJob prefers this when present.
+   */
+  renderCommand?(vm: VmSpec, job: Job): string;
+  /** Programs that must be on the laptop's PATH. */
+  tools(vm: VmSpec): string[];
+}
