@@ -169,13 +169,34 @@ export function parseLockText(text: string, file: string): ParseResult {
   let engineSrc = '';
   const yamlEngine = {
     parse: (str: string): object => {
-      engineSrc = str;
+      // gray-matter cuts the block before '\n---': with CRLF endings the last line keeps its '\r'.
+      engineSrc = str.endsWith('\r') ? str.slice(0, -1) : str;
       lc = new LineCounter();
-      doc = parseDocument(str, { lineCounter: lc, uniqueKeys: true, prettyErrors: true, schema: 'core', strict: true });
+      doc = parseDocument(engineSrc, { lineCounter: lc, uniqueKeys: true, prettyErrors: true, schema: 'core', strict: true });
       const err = doc.errors[0];
       if (err) {
         const pos = err.linePos?.[0];
-        throw new YamlFailure(err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), pos?.line, pos?.col);
+        let msg = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+        let line = pos?.line;
+        let col = pos?.col;
+        // An error detected after the field that caused it (an unclosed quote or bracket): name the field.
+        const map = doc.contents;
+        if (isMap(map)) {
+          const before = map.items.filter((it) => ((it.key as YamlNode | null)?.range?.[0] ?? Infinity) < err.pos[0]);
+          const item = before[before.length - 1];
+          const v = item?.value as (YamlNode & { flow?: boolean; type?: string }) | null | undefined;
+          const kr = (item?.key as YamlNode | null | undefined)?.range;
+          const opened = v && (v.flow === true || v.type === 'QUOTE_DOUBLE' || v.type === 'QUOTE_SINGLE');
+          if (item && kr && v?.range && opened && err.pos[0] <= v.range[2] && isScalar(item.key)) {
+            const start = lc.linePos(kr[0]);
+            if (start.line !== line) {
+              msg = `${msg} (in the value of '${String(item.key.value)}' that starts at line ${start.line}; the parser stopped at line ${line}, column ${col})`;
+              line = start.line;
+              col = start.col;
+            }
+          }
+        }
+        throw new YamlFailure(msg, line, col);
       }
       return (doc.toJS({ maxAliasCount: 50 }) ?? {}) as object;
     },
