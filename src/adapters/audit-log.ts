@@ -1,0 +1,115 @@
+// The audit log: one JSON line per decision an agent (or the shell wrapper) was given.
+//
+// Where: `$OFFHOST_AUDIT_LOG`, else `$XDG_STATE_HOME/offhost/audit.jsonl`, else
+// `~/.local/state/offhost/audit.jsonl`. `OFFHOST_AUDIT_LOG=off` turns it off.
+// Concurrency: many hook processes append at once. Each line is written with one write(2) on a descriptor
+// opened with O_APPEND, so lines never interleave or overwrite each other. The command is capped so a line
+// stays small.
+// Size: past `OFFHOST_AUDIT_MAX_BYTES` (default 5 MiB) the file is rotated to `.1` (`.1` -> `.2` -> `.3`,
+// the oldest dropped). Rotation takes a directory lock (`<log>.rotating`, mkdir is atomic); a process that
+// does not get it simply appends, and a lock older than 30 s is taken as stale.
+// Failure: the caller notes it on stderr and carries on; the decision it logs stands either way.
+import { closeSync, mkdirSync, openSync, renameSync, rmdirSync, statSync, writeSync, constants } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { AuditRecord } from './common.js';
+
+export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+export const KEEP = 3;
+/** Longest command text kept in a line (the length is always recorded). */
+export const MAX_COMMAND_CHARS = 4096;
+
+export function auditLogPath(env: NodeJS.ProcessEnv): string | null {
+  const explicit = env.OFFHOST_AUDIT_LOG;
+  if (explicit === 'off' || explicit === '0') return null;
+  if (explicit) return explicit;
+  const state = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : env.HOME ? join(env.HOME, '.local', 'state') : null;
+  return state ? join(state, 'offhost', 'audit.jsonl') : null;
+}
+
+export function auditLine(rec: AuditRecord, now: Date): string {
+  const command = rec.command;
+  const out: Record<string, unknown> = {
+    time: now.toISOString(),
+    agent: rec.agent,
+    session: rec.session,
+    cwd: rec.cwd,
+    command: command !== null && command.length > MAX_COMMAND_CHARS ? command.slice(0, MAX_COMMAND_CHARS) : command,
+    decision: rec.decision,
+    rule: rec.rule,
+  };
+  if (command !== null && command.length > MAX_COMMAND_CHARS) out.commandLength = command.length;
+  if (rec.reason !== undefined) out.reason = rec.reason.length > 1000 ? `${rec.reason.slice(0, 1000)}…` : rec.reason;
+  if (rec.mode !== undefined) out.mode = rec.mode;
+  if (rec.rewrite !== undefined) out.rewrite = rec.rewrite.length > MAX_COMMAND_CHARS ? rec.rewrite.slice(0, MAX_COMMAND_CHARS) : rec.rewrite;
+  // JSON.stringify escapes control characters, so one record is always exactly one line.
+  return `${JSON.stringify(out)}\n`;
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+function rotate(path: string, now: Date): void {
+  const lock = `${path}.rotating`;
+  try {
+    mkdirSync(lock);
+  } catch {
+    try {
+      if (now.getTime() - statSync(lock).mtimeMs > 30_000) rmdirSync(lock);
+    } catch {
+      /* someone else removed it */
+    }
+    return; // another process rotates; we append to whichever file is current
+  }
+  try {
+    for (let i = KEEP - 1; i >= 1; i--) {
+      try {
+        renameSync(`${path}.${i}`, `${path}.${i + 1}`);
+      } catch {
+        /* that generation does not exist yet */
+      }
+    }
+    try {
+      renameSync(path, `${path}.1`);
+    } catch {
+      /* gone already */
+    }
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+/**
+ * Appends one record. Throws on failure (the caller reports it); never partially writes a line unless the
+ * disk is full.
+ */
+export function appendAudit(rec: AuditRecord, env: NodeJS.ProcessEnv, now: Date = new Date()): string | null {
+  const path = auditLogPath(env);
+  if (!path) return null;
+  const line = auditLine(rec, now);
+  const bytes = Buffer.from(line, 'utf8');
+  const max = Number(env.OFFHOST_AUDIT_MAX_BYTES) > 0 ? Number(env.OFFHOST_AUDIT_MAX_BYTES) : DEFAULT_MAX_BYTES;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (sizeOf(path) + bytes.length > max) rotate(path, now);
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+  try {
+    const n = writeSync(fd, bytes, 0, bytes.length);
+    if (n !== bytes.length) throw new Error(`short write to ${path} (${n} of ${bytes.length} bytes)`);
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+/** Appends, and on failure writes a note to `stderr` instead of throwing. */
+export function tryAppendAudit(rec: AuditRecord, env: NodeJS.ProcessEnv, stderr: (t: string) => void, now?: Date): void {
+  try {
+    appendAudit(rec, env, now);
+  } catch (err) {
+    stderr(`offhost: could not write the audit log (${err instanceof Error ? err.message : String(err)}); the decision stands\n`);
+  }
+}

@@ -1,0 +1,150 @@
+// The `PreToolUse` wire format shared by Claude Code and Codex (Codex's hook engine reads the same
+// `hookSpecificOutput` fields). The agent-specific choices are passed in by claude-code.ts and codex.ts.
+import type { Verdict } from '../types.js';
+import {
+  type AgentName,
+  type AuditRecord,
+  type Classify,
+  type HookOptions,
+  type HookReply,
+  type RerouteMode,
+  HOOK_RULES,
+  denyReason,
+  isRecord,
+  joinArgv,
+  json,
+  jsonType,
+  parseEvent,
+  rewriteReason,
+  safeClassify,
+  sessionTag,
+  stringField,
+  suggestReason,
+  withSession,
+} from './common.js';
+
+export interface PreToolUseFlavour {
+  agent: AgentName;
+  /** tool_name values that are a shell command (case-sensitive, as the agent sends them). */
+  shellTools: readonly string[];
+  defaultMode: RerouteMode;
+  /** The permissionDecision that goes with updatedInput in rewrite mode. */
+  rewriteDecision(opts: HookOptions): 'ask' | 'allow';
+  /** How broken input is refused (the event could not be trusted enough to answer in JSON, or can). */
+  refuseInput(reason: string): HookReply;
+  /** Accept `tool_input.command` as an argv array (joined for checking)? */
+  argvCommand: boolean;
+}
+
+/** Handles one PreToolUse event, given the raw stdin. `classifyAt(cwd)` gives the guard for that project. */
+export function handlePreToolUse(
+  flavour: PreToolUseFlavour,
+  raw: string,
+  classifyAt: (cwd: string) => Classify,
+  opts: HookOptions,
+): HookReply {
+  const parsed = parseEvent(raw);
+  if ('error' in parsed) return flavour.refuseInput(parsed.error);
+  const ev = parsed.event;
+
+  const eventName = stringField(ev, 'hook_event_name');
+  if (typeof eventName !== 'string') return flavour.refuseInput(eventName.error);
+  if (eventName !== 'PreToolUse') {
+    return flavour.refuseInput(`unexpected hook event '${eventName}' (offhost hook ${flavour.agent} handles PreToolUse only)`);
+  }
+  const toolName = stringField(ev, 'tool_name');
+  if (typeof toolName !== 'string') return flavour.refuseInput(toolName.error);
+  // Another tool (Edit, Read, an MCP tool...): not ours to judge. No output: the agent carries on as usual.
+  if (!flavour.shellTools.includes(toolName)) return { stdout: '', stderr: '', exitCode: 0, audit: null };
+
+  const cwd = stringField(ev, 'cwd');
+  if (typeof cwd !== 'string') return flavour.refuseInput(cwd.error);
+  if (!cwd.startsWith('/')) return flavour.refuseInput(`hook event field cwd is not an absolute path: ${JSON.stringify(cwd)}`);
+  const sessionId = stringField(ev, 'session_id');
+  if (typeof sessionId !== 'string') return flavour.refuseInput(sessionId.error);
+  const input = ev.tool_input;
+  if (!isRecord(input)) {
+    return flavour.refuseInput(input === undefined ? 'hook event has no tool_input' : `hook event field tool_input is a ${jsonType(input)}, not an object`);
+  }
+  const cmd = input.command;
+  let line: string;
+  let argvForm = false;
+  if (typeof cmd === 'string') line = cmd;
+  else if (flavour.argvCommand && Array.isArray(cmd) && cmd.length > 0 && cmd.every((w) => typeof w === 'string')) {
+    line = joinArgv(cmd as string[]);
+    argvForm = true;
+  } else if (cmd === undefined || cmd === null) return flavour.refuseInput('hook event has no tool_input.command');
+  else return flavour.refuseInput(`hook event field tool_input.command is a ${jsonType(cmd)}, not a string`);
+
+  const session = sessionTag(flavour.agent, sessionId, opts.env);
+  const mode = opts.mode ?? flavour.defaultMode;
+  const base: AuditRecord = { agent: flavour.agent, session, cwd, command: line, decision: 'deny', rule: null };
+
+  let verdict: Verdict;
+  try {
+    verdict = safeClassify(classifyAt(cwd), line, { cwd, env: opts.env });
+  } catch (err) {
+    // loadGuard threw (a bad config file): refuse, and say which file.
+    verdict = {
+      decision: 'deny',
+      rule: HOOK_RULES.internal,
+      reason: `offhost could not load its configuration: ${err instanceof Error ? err.message : String(err)}`,
+      route: null,
+      rewrite: null,
+      commands: [],
+    };
+  }
+
+  if (verdict.decision === 'allow') {
+    // No decision at all: the user's own permission rules still apply. Never answer `allow` here.
+    return { stdout: '', stderr: '', exitCode: 0, audit: { ...base, decision: 'allow', rule: verdict.rule } };
+  }
+  if (verdict.decision === 'deny') {
+    const reason = denyReason(verdict);
+    return {
+      stdout: json({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }),
+      stderr: '',
+      exitCode: 0,
+      audit: { ...base, decision: 'deny', rule: verdict.rule, reason: verdict.reason },
+    };
+  }
+  // reroute
+  const rewritten = withSession(verdict.rewrite as string, session, flavour.agent);
+  const audit: AuditRecord = { ...base, decision: 'reroute', rule: verdict.rule, reason: verdict.reason, rewrite: rewritten, mode };
+  if (mode === 'suggest') {
+    return {
+      stdout: json({
+        hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: suggestReason(verdict, rewritten) },
+      }),
+      stderr: '',
+      exitCode: 0,
+      audit,
+    };
+  }
+  // updatedInput replaces the whole tool input: keep every field the agent sent, swap the command only.
+  const updatedInput = { ...input, command: argvForm ? ['bash', '-c', rewritten] : rewritten };
+  return {
+    stdout: json({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: flavour.rewriteDecision(opts),
+        permissionDecisionReason: rewriteReason(verdict, rewritten),
+        updatedInput,
+      },
+    }),
+    stderr: '',
+    exitCode: 0,
+    audit,
+  };
+}
+
+/** Refusal by exit status 2 with the reason on stderr (blocks the tool call in Claude Code and Gemini CLI). */
+export function refuseByExit2(agent: AgentName, reason: string): HookReply {
+  const text = `offhost refused this tool call: ${reason}`;
+  return {
+    stdout: '',
+    stderr: `${text}\n`,
+    exitCode: 2,
+    audit: { agent, session: null, cwd: null, command: null, decision: 'deny', rule: HOOK_RULES.input, reason },
+  };
+}

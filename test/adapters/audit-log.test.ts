@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { buildSync } from 'esbuild';
+import { appendAudit, auditLogPath, tryAppendAudit } from '../../src/adapters/audit-log.js';
+import type { AuditRecord } from '../../src/adapters/common.js';
+
+const rec = (n = 0): AuditRecord => ({ agent: 'claude-code', session: 'claude-s', cwd: '/w', command: `make build-safe # ${n}`, decision: 'reroute', rule: 'koda-make' });
+const tmp = () => mkdtempSync(join(tmpdir(), 'offhost-audit-'));
+const lines = (p: string) => readFileSync(p, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+async function writers(p: string, maxBytes: string): Promise<void> {
+    const mod = resolve('src/adapters/audit-log.ts');
+    const script = `
+      import { appendAudit } from ${JSON.stringify(mod)};
+      const id = process.argv[2];
+      for (let i = 0; i < 100; i++) appendAudit({ agent: 'codex', session: id, cwd: '/w', command: 'x'.repeat(200) + ' ' + i, decision: 'allow', rule: null }, process.env);
+    `;
+    // Node 20 cannot run .ts: bundle the writer with esbuild (a dev dependency) into one .mjs.
+    const dir = tmp();
+    writeFileSync(join(dir, 'w.ts'), script);
+    const file = join(dir, 'w.mjs');
+    buildSync({ entryPoints: [join(dir, 'w.ts')], bundle: true, platform: 'node', format: 'esm', outfile: file, logLevel: 'silent' });
+    const env = { ...process.env, OFFHOST_AUDIT_LOG: p, OFFHOST_AUDIT_MAX_BYTES: maxBytes };
+    const run = (id: string) =>
+      new Promise<number>((res) => {
+        const c = spawn(process.execPath, [file, id], { env, stdio: 'inherit' });
+        c.on('exit', (code) => res(code ?? 1));
+      });
+    const codes = await Promise.all(['w1', 'w2', 'w3', 'w4'].map(run));
+    expect(codes).toEqual([0, 0, 0, 0]);
+}
+
+describe('audit log', () => {
+  it('path: OFFHOST_AUDIT_LOG, XDG_STATE_HOME, ~/.local/state, off', () => {
+    expect(auditLogPath({ OFFHOST_AUDIT_LOG: '/a/b.jsonl', HOME: '/h' })).toBe('/a/b.jsonl');
+    expect(auditLogPath({ XDG_STATE_HOME: '/s', HOME: '/h' })).toBe('/s/offhost/audit.jsonl');
+    expect(auditLogPath({ HOME: '/h' })).toBe('/h/.local/state/offhost/audit.jsonl');
+    expect(auditLogPath({ OFFHOST_AUDIT_LOG: 'off', HOME: '/h' })).toBeNull();
+  });
+
+  it('appends one JSON line with the fields, time first; long commands are capped', () => {
+    const p = join(tmp(), 'a.jsonl');
+    appendAudit(rec(), { OFFHOST_AUDIT_LOG: p }, new Date('2026-11-29T20:00:00Z'));
+    appendAudit({ ...rec(), command: `echo ${'x'.repeat(10_000)}\nsecond line` }, { OFFHOST_AUDIT_LOG: p });
+    const [a, b] = lines(p);
+    expect(a).toEqual({ time: '2026-11-29T20:00:00.000Z', agent: 'claude-code', session: 'claude-s', cwd: '/w', command: 'make build-safe # 0', decision: 'reroute', rule: 'koda-make' });
+    expect(b.command.length).toBe(4096);
+    expect(b.commandLength).toBe(10_017);
+  });
+
+  it('rotates past the cap and keeps three generations', () => {
+    const p = join(tmp(), 'a.jsonl');
+    const env = { OFFHOST_AUDIT_LOG: p, OFFHOST_AUDIT_MAX_BYTES: '400' };
+    for (let i = 0; i < 40; i++) appendAudit(rec(i), env);
+    for (const s of ['', '.1', '.2', '.3']) expect(existsSync(p + s)).toBe(true);
+    expect(existsSync(`${p}.4`)).toBe(false);
+    expect(readFileSync(p).length).toBeLessThanOrEqual(400);
+    expect(lines(p).at(-1).command).toBe('make build-safe # 39');
+  });
+
+  it('a failure is noted on stderr, never thrown', () => {
+    const d = tmp();
+    mkdirSync(join(d, 'ro'));
+    chmodSync(join(d, 'ro'), 0o500);
+    const errs: string[] = [];
+    tryAppendAudit(rec(), { OFFHOST_AUDIT_LOG: join(d, 'ro', 'x', 'a.jsonl') }, (t) => errs.push(t));
+    writeFileSync(join(d, 'file'), '');
+    tryAppendAudit(rec(), { OFFHOST_AUDIT_LOG: join(d, 'file', 'a.jsonl') }, (t) => errs.push(t));
+    expect(errs.length).toBeGreaterThanOrEqual(1);
+    expect(errs.join('')).toContain('could not write the audit log');
+  });
+
+  it('concurrent writers (separate processes) never interleave or lose lines', async () => {
+    const p = join(tmp(), 'a.jsonl');
+    await writers(p, String(1 << 30));
+    const all = lines(p);
+    expect(all.length).toBe(400);
+    for (const w of ['w1', 'w2', 'w3', 'w4']) expect(all.filter((l) => l.session === w).length).toBe(100);
+  });
+
+  it('rotating under concurrent writers: every line of every generation is whole JSON, none twice', async () => {
+    const p = join(tmp(), 'a.jsonl');
+    await writers(p, '20000');
+    const all = ['', '.1', '.2', '.3'].filter((g) => existsSync(p + g)).flatMap((g) => lines(p + g));
+    expect(existsSync(`${p}.1`)).toBe(true);
+    const keys = all.map((l) => `${l.session}:${l.command}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(all.length).toBeGreaterThan(150);
+  });
+});
