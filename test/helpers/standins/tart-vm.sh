@@ -1,0 +1,3 @@
+#!/bin/sh
+# Stand-in (see _tart-vm.mjs): node will not run a file named *.sh as a module.
+exec node "$(dirname "$0")/_tart-vm.mjs" "$@"
