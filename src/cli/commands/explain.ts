@@ -1,7 +1,44 @@
-// TEMPORARY placeholder while `offhost explain` is being built; replaced by its real module.
-import { UsageError } from '../../errors.js';
+// offhost explain [--json] [--cwd DIR] [--role R] [--config FILE] [--] COMMAND
+// The human view: every command that would run, its cwd, what it was found inside, and the rule.
+import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
+import { parseOptions, oneCommandLine } from '../common.js';
+import { loadGuard } from '../../policy/guard.js';
+import { exitFor, verdictText } from './check.js';
 
-export async function run(_args: string[], _io: Io): Promise<number> {
-  throw new UsageError('`offhost explain` is not built yet');
+const USAGE = 'Usage: offhost explain [--json] [--cwd DIR] [--role laptop|vm|ci] [--config FILE] [--] COMMAND';
+
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseOptions(
+    args,
+    { json: { type: 'boolean' }, cwd: { type: 'string' }, role: { type: 'string' }, config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    USAGE,
+  );
+  if (values.help) {
+    io.stdout(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  const line = oneCommandLine(positionals, USAGE);
+  const cwd = values.cwd ?? io.cwd;
+  const guard = loadGuard({ cwd, env: io.env, ...(values.role !== undefined ? { role: values.role as never } : {}), ...(values.config !== undefined ? { configFile: values.config } : {}) });
+  const { verdict, decision } = guard.explain(line, { cwd });
+  if (values.json) {
+    io.stdout(JSON.stringify({ ...verdict, role: guard.role }, null, 2) + '\n');
+    return exitFor(verdict);
+  }
+  const out: string[] = [`role: ${guard.role}    config: ${guard.config.sources.join(' < ')}`, ''];
+  const cmds = decision?.commands ?? [];
+  if (cmds.length === 0) out.push(decision ? 'No command runs.' : 'The line was not parsed.');
+  cmds.forEach((c, i) => {
+    const cmd = c.command;
+    const unknown = new Set(cmd.unknown);
+    const argv = cmd.argv.map((a, j) => (unknown.has(j) ? `<unknown:${a}>` : JSON.stringify(a))).join(' ');
+    out.push(`${i + 1}. ${cmd.program ?? '<unknown program>'}  argv: ${argv}`);
+    out.push(`   cwd: ${cmd.cwd ?? '<unknown>'}${Object.keys(cmd.env).length ? `   env: ${Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`);
+    if (cmd.via.length) out.push(`   found inside: ${cmd.via.join(' > ')}`);
+    out.push(`   ${c.decision}${c.rule ? ` by ${c.rule.id} (${c.rule.policy})` : ''}${c.unknown ? ' [depends on something unknown]' : ''}: ${c.reason}`);
+  });
+  out.push('', `verdict: ${verdictText(line, verdict).trimEnd()}`);
+  io.stdout(out.join('\n') + '\n');
+  return exitFor(verdict);
 }

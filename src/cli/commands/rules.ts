@@ -1,7 +1,39 @@
-// TEMPORARY placeholder while `offhost rules` is being built; replaced by its real module.
-import { UsageError } from '../../errors.js';
+// offhost rules list [--json] | offhost rules test   (rules in force: built-in pack + config layers)
+import { EXIT, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
+import { parseOptions } from '../common.js';
+import { loadConfig, selfTest } from '../../policy/guard.js';
 
-export async function run(_args: string[], _io: Io): Promise<number> {
-  throw new UsageError('`offhost rules` is not built yet');
+const USAGE = 'Usage: offhost rules list [--json] [--config FILE] | offhost rules test [--config FILE]';
+
+export async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseOptions(args, { json: { type: 'boolean' }, config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+  if (values.help) {
+    io.stdout(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  const sub = positionals[0] ?? 'list';
+  const config = loadConfig({ cwd: io.cwd, env: io.env, ...(values.config !== undefined ? { configFile: values.config } : {}) });
+  if (sub === 'list') {
+    if (values.json) {
+      io.stdout(JSON.stringify(config.rules.map((r) => ({ id: r.id, policy: r.policy, decision: r.decision, route: r.route ?? null, roles: r.roles, description: r.description, message: r.message, source: r.source ?? null })), null, 2) + '\n');
+      return EXIT.ok;
+    }
+    const w = Math.max(...config.rules.map((r) => r.id.length));
+    for (const r of config.rules) {
+      io.stdout(`${r.id.padEnd(w)}  ${r.policy.padEnd(3)} ${(r.decision + (r.route ? ` -> ${r.route}` : '')).padEnd(18)} ${r.description}\n`);
+    }
+    io.stdout(`\n${config.rules.length} rules from ${config.sources.join(' < ')}\n`);
+    return EXIT.ok;
+  }
+  if (sub === 'test') {
+    const failures = selfTest(config);
+    const total = config.rules.reduce((n, r) => n + r.examples.match.length + (r.examples.not_match?.length ?? 0), 0);
+    for (const f of failures) {
+      io.stdout(`${f.source?.file ?? ''}${f.source?.line ? `:${f.source.line}` : ''}: ${f.rule}: ${f.problem}: ${f.kind} \`${f.line}\` (cwd ${f.cwd})\n`);
+    }
+    io.stdout(`${total - failures.length} passed, ${failures.length} failed (${config.rules.length} rules, examples checked against their own rule)\n`);
+    return failures.length ? EXIT.findings : EXIT.ok;
+  }
+  throw new UsageError(`unknown subcommand '${sub}'\n${USAGE}`);
 }

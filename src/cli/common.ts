@@ -1,0 +1,19 @@
+// Small helpers shared by the guard's subcommands (check, explain, rules).
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from '../errors.js';
+
+/** node:util parseArgs (no dependency to load on the hot path), with errors as UsageError. */
+export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, usage: string) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n${usage}`);
+  }
+}
+
+/** The one COMMAND argument (a whole command line). */
+export function oneCommandLine(positionals: string[], usage: string): string {
+  if (positionals.length === 1) return positionals[0]!;
+  if (positionals.length === 0) throw new UsageError(`missing COMMAND\n${usage}`);
+  throw new UsageError(`give the command line as ONE argument, quoted: offhost check 'make build-safe' (got ${positionals.length} arguments)\n${usage}`);
+}

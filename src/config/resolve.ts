@@ -1,0 +1,161 @@
+// Layering: the built-in pack, then the user file, then the project file (or --config). Later layers
+// override scalars, add or replace VMs and routes by id, append rules and turn rules off by id.
+import type { Role } from '../types.js';
+import type { VmSpec } from '../routes/types.js';
+import type { ConfigFile } from './schema.js';
+import type { CompiledRule } from '../policy/rule.js';
+import { hydrate, type Rule } from '../policy/match.js';
+import { ConfigError } from '../errors.js';
+
+/** One config file (or the built-in pack) with its rules compiled. JSON-serialisable. */
+export type Layer = Omit<ConfigFile, 'rules'> & { file: string; rules: CompiledRule[] };
+
+export interface PathMapping {
+  from: string;
+  to: string;
+}
+
+export interface RouteConfig {
+  name: string;
+  vms: string[];
+  pathMap: PathMapping[];
+  description?: string;
+}
+
+export interface ResolvedConfig {
+  /** Role set by a config file (the role resolution order is in guard.ts). */
+  role?: Role;
+  home: string | null;
+  root: string | null;
+  /** `{name}` variables for cwd globs: home, root and every `paths` entry, expanded. */
+  vars: Record<string, string>;
+  vms: Map<string, VmSpec>;
+  routes: Map<string, RouteConfig>;
+  pathMap: PathMapping[];
+  rules: Rule[];
+  hook: { mode?: 'rewrite' | 'suggest'; allowRewrite?: boolean };
+  scan: { vmGlobs?: string[]; ignore?: string[]; dockerfileIsLaptop?: boolean };
+  locks: { noticesDir: string; push: boolean; skewSeconds: number; pollSeconds: number };
+  audit: { path?: string; maxBytes?: number };
+  /** The files that contributed, lowest layer first (`<built-in>` for the pack). */
+  sources: string[];
+}
+
+function expandHome(p: string, home: string | null, file: string): string {
+  if (p === '~' || p.startsWith('~/')) {
+    if (home === null) throw new ConfigError(`'${p}' needs HOME to be set`, file);
+    return home + p.slice(1);
+  }
+  return p;
+}
+
+function substitute(p: string, vars: Record<string, string>, file: string): string {
+  return p.replace(/\{([a-z][a-z0-9_]*)\}/g, (m, name: string) => {
+    const v = vars[name];
+    if (v === undefined) throw new ConfigError(`unknown path variable {${name}} in '${p}'`, file);
+    return v;
+  });
+}
+
+export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): ResolvedConfig {
+  const home = env.HOME && env.HOME.startsWith('/') ? env.HOME.replace(/(.)\/+$/, '$1') : null;
+  let role: Role | undefined;
+  let rootRaw: { value: string; file: string } | null = null;
+  const pathsRaw = new Map<string, { value: string; file: string }>();
+  const vms = new Map<string, VmSpec>();
+  const routesRaw = new Map<string, { vms: string[]; path_map?: PathMapping[]; description?: string; file: string }>();
+  let pathMap: { list: PathMapping[]; file: string } = { list: [], file: '<built-in>' };
+  const rules: CompiledRule[] = [];
+  const disabled = new Map<string, string>();
+  const hook: ResolvedConfig['hook'] = {};
+  const scan: ResolvedConfig['scan'] = {};
+  const locks = { noticesDir: 'meta/context/notices', push: false, skewSeconds: 120, pollSeconds: 30 };
+  const audit: ResolvedConfig['audit'] = {};
+
+  for (const l of layers) {
+    if (l.role) role = l.role;
+    if (l.root) rootRaw = { value: l.root, file: l.file };
+    for (const [k, v] of Object.entries(l.paths ?? {})) pathsRaw.set(k, { value: v, file: l.file });
+    for (const vm of l.vms ?? []) vms.set(vm.id, vm as VmSpec);
+    for (const [k, r] of Object.entries(l.routes ?? {})) routesRaw.set(k, { ...r, file: l.file });
+    if (l.path_map) pathMap = { list: l.path_map, file: l.file };
+    for (const id of l.disable ?? []) disabled.set(id, l.file);
+    for (const r of l.rules) {
+      const at = rules.findIndex((x) => x.id === r.id);
+      // A later layer may redefine a rule by id (it replaces the earlier one in place).
+      if (at >= 0) rules[at] = r;
+      else rules.push(r);
+    }
+    if (l.hook?.mode) hook.mode = l.hook.mode;
+    if (l.hook?.allow_rewrite !== undefined) hook.allowRewrite = l.hook.allow_rewrite;
+    if (l.scan?.vm_globs) scan.vmGlobs = l.scan.vm_globs;
+    if (l.scan?.ignore) scan.ignore = l.scan.ignore;
+    if (l.scan?.dockerfile_is_laptop !== undefined) scan.dockerfileIsLaptop = l.scan.dockerfile_is_laptop;
+    if (l.locks?.notices_dir) locks.noticesDir = l.locks.notices_dir;
+    if (l.locks?.push !== undefined) locks.push = l.locks.push;
+    if (l.locks?.skew_seconds !== undefined) locks.skewSeconds = l.locks.skew_seconds;
+    if (l.locks?.poll_seconds !== undefined) locks.pollSeconds = l.locks.poll_seconds;
+    if (l.audit?.path) audit.path = l.audit.path;
+    if (l.audit?.max_bytes) audit.maxBytes = l.audit.max_bytes;
+  }
+
+  const vars: Record<string, string> = {};
+  if (home !== null) vars.home = home;
+  const root = rootRaw ? expandHome(rootRaw.value, home, rootRaw.file).replace(/(.)\/+$/, '$1') : null;
+  if (root !== null) vars.root = root;
+  // Paths may refer to root, home and each other in definition order.
+  for (const [k, v] of pathsRaw) vars[k] = substitute(expandHome(v.value, home, v.file), vars, v.file).replace(/(.)\/+$/, '$1');
+
+  for (const id of disabled.keys()) {
+    if (!rules.some((r) => r.id === id)) throw new ConfigError(`disable: there is no rule '${id}' to turn off`, disabled.get(id));
+  }
+  const active = rules.filter((r) => !disabled.has(r.id));
+
+  const routes = new Map<string, RouteConfig>();
+  for (const [name, r] of routesRaw) {
+    for (const id of r.vms) {
+      if (!vms.has(id)) throw new ConfigError(`route '${name}' names VM '${id}', which no 'vms' entry defines`, r.file);
+    }
+    routes.set(name, {
+      name,
+      vms: r.vms,
+      pathMap: (r.path_map ?? []).map((m) => ({ from: substitute(expandHome(m.from, home, r.file), vars, r.file), to: m.to })),
+      ...(r.description ? { description: r.description } : {}),
+    });
+  }
+  for (const r of active) {
+    if (r.decision === 'reroute' && r.route && !routes.has(r.route)) {
+      throw new ConfigError(`rule '${r.id}' reroutes to '${r.route}', which no 'routes' entry defines`, r.source?.file, r.source?.line);
+    }
+  }
+  for (const r of active) {
+    for (const name of cwdVarsOf(r)) {
+      if (vars[name] === undefined) throw new ConfigError(`rule '${r.id}' uses the path variable {${name}}, which is not defined (set it under 'paths')`, r.source?.file, r.source?.line);
+    }
+  }
+  return {
+    ...(role ? { role } : {}),
+    home,
+    root,
+    vars,
+    vms,
+    routes,
+    pathMap: pathMap.list.map((m) => ({ from: substitute(expandHome(m.from, home, pathMap.file), vars, pathMap.file), to: m.to })),
+    rules: active.map((r) => hydrate(r, vars)),
+    hook,
+    scan,
+    locks,
+    audit,
+    sources: layers.map((l) => l.file),
+  };
+}
+
+function cwdVarsOf(rule: CompiledRule): string[] {
+  const names: string[] = [];
+  const walk = (m: CompiledRule['match']) => {
+    for (const g of m.cwd ?? []) for (const x of g.source.matchAll(/__OFFHOST_VAR_([a-z][a-z0-9_]*)__/g)) names.push(x[1]!);
+    for (const a of m.anyOf ?? []) walk(a);
+  };
+  walk(rule.match);
+  return names;
+}

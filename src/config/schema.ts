@@ -1,0 +1,133 @@
+// The shape of a config file (`offhost.config.yaml`, `~/.config/offhost/config.yaml`) and of a rule
+// pack (`rules/*.yaml`): one schema, since a pack is a config that mostly carries rules. zod validates;
+// src/config/load.ts turns its issues into file:line messages.
+import { z } from 'zod';
+
+const role = z.enum(['laptop', 'vm', 'ci']);
+const decision = z.enum(['allow', 'deny', 'reroute']);
+const globList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
+
+const flag = z
+  .object({
+    names: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (Array.isArray(v) ? v : [v])),
+    values: globList.optional(),
+  })
+  .strict();
+
+type MatchIn = {
+  program?: string | string[];
+  cwd?: string | string[];
+  value_options?: string[];
+  flags?: z.input<typeof flag>[];
+  any_flag?: z.input<typeof flag>[];
+  not_flags?: string[];
+  subcommands?: (string | string[])[];
+  positional?: { ignore?: string | string[]; any?: string | string[]; or_none?: boolean };
+  args_contain?: string | string[];
+  env?: Record<string, string | string[]>;
+  any_of?: MatchIn[];
+};
+
+const matchSchema: z.ZodType<unknown, MatchIn> = z.lazy(() =>
+  z
+    .object({
+      program: globList.optional(),
+      cwd: globList.optional(),
+      value_options: z.array(z.string().regex(/^-/, 'an option starts with -')).optional(),
+      flags: z.array(flag).optional(),
+      any_flag: z.array(flag).min(1).optional(),
+      not_flags: z.array(z.string().regex(/^-/, 'an option starts with -')).optional(),
+      subcommands: z.array(globList).min(1).optional(),
+      positional: z
+        .object({ ignore: globList.optional(), any: globList.optional(), or_none: z.boolean().optional() })
+        .strict()
+        .optional(),
+      args_contain: globList.optional(),
+      env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), globList).optional(),
+      any_of: z.array(matchSchema).min(1).optional(),
+    })
+    .strict()
+    .refine((m) => Object.keys(m).length > 0, 'a match needs at least one condition'),
+);
+
+const example = z.union([z.string(), z.object({ line: z.string(), cwd: z.string().optional() }).strict()]);
+
+export const ruleSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a rule id is lowercase letters, digits and dashes'),
+    description: z.string().min(1),
+    policy: z.string().regex(/^R\d+$/, 'policy is a POLICY.md section such as R1 or R5'),
+    decision,
+    route: z.string().min(1).optional(),
+    message: z.string().min(1),
+    roles: z.array(role).min(1).optional(),
+    unknown: z.enum(['deny', 'match', 'ignore']).optional(),
+    match: matchSchema,
+    examples: z
+      .object({ match: z.array(example).min(1, 'give at least one command line the rule must match'), not_match: z.array(example).default([]) })
+      .strict(),
+  })
+  .strict()
+  .refine((r) => (r.decision === 'reroute') === (r.route !== undefined), {
+    message: 'a reroute rule names a route, and only a reroute rule does',
+    path: ['route'],
+  });
+
+/** Canonical test-VM id (POLICY R2): s.khost1.<env>-<target>[-<slug>]. */
+export const VM_ID = /^s\.[a-z0-9][a-z0-9-]*\.(dev|stg|prd)-[a-z0-9][a-z0-9-]*$/;
+
+export const vmSchema = z
+  .object({
+    id: z.string().regex(VM_ID, 'a test VM id is s.<host>.<env>-<target>[-<slug>] with env dev, stg or prd (production containers such as s.khost1.flow are never test VMs)'),
+    backend: z.enum(['incus', 'ssh', 'lima', 'tart', 'docker', 'multipass', 'template']),
+    host: z.string().min(1).optional(),
+    instance: z.string().min(1).optional(),
+    user: z.string().min(1).optional(),
+    template: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((v) => v.backend !== 'template' || v.template !== undefined, { message: 'the template backend needs a template', path: ['template'] });
+
+const pathMap = z.array(z.object({ from: z.string().min(1), to: z.string().min(1) }).strict());
+
+export const routeSchema = z
+  .object({
+    /** One VM, or a pool: the first free one is taken (POLICY R4 option b). */
+    vms: z.array(z.string().regex(VM_ID, 'a route names test VMs by canonical id')).min(1),
+    path_map: pathMap.optional(),
+    description: z.string().optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    role: role.optional(),
+    /** The monorepo root (POLICY R6), `~` allowed. */
+    root: z.string().min(1).optional(),
+    /** Path variables usable as `{name}` in rule cwd globs; `{root}` and `{home}` are always there. */
+    paths: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.string().min(1)).optional(),
+    vms: z.array(vmSchema).optional(),
+    routes: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/), routeSchema).optional(),
+    path_map: pathMap.optional(),
+    /** Built-in (or earlier-layer) rule ids to turn off. */
+    disable: z.array(z.string()).optional(),
+    rules: z.array(ruleSchema).optional(),
+    hook: z
+      .object({ mode: z.enum(['rewrite', 'suggest']).optional(), allow_rewrite: z.boolean().optional() })
+      .strict()
+      .optional(),
+    scan: z
+      .object({ vm_globs: z.array(z.string()).optional(), ignore: z.array(z.string()).optional(), dockerfile_is_laptop: z.boolean().optional() })
+      .strict()
+      .optional(),
+    locks: z
+      .object({ notices_dir: z.string().min(1).optional(), push: z.boolean().optional(), skew_seconds: z.number().int().min(0).optional(), poll_seconds: z.number().positive().optional() })
+      .strict()
+      .optional(),
+    audit: z.object({ path: z.string().optional(), max_bytes: z.number().int().positive().optional() }).strict().optional(),
+  })
+  .strict();
+
+export type ConfigFile = z.output<typeof configSchema>;
+export type RuleFile = z.output<typeof ruleSchema>;
+export type VmFile = z.output<typeof vmSchema>;

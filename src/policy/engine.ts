@@ -1,0 +1,79 @@
+// decide: the verdict for the simple commands of one line. For each command, every rule that acts in
+// the current role is tried; the strictest decision wins (deny > reroute > allow), the earlier rule on
+// a tie. Across the commands of the line, the strictest again; two reroutes to different routes deny.
+import type { Decision, Role, SimpleCommand } from '../types.js';
+import { matchRule, type Rule } from './match.js';
+
+const RANK: Record<Decision, number> = { allow: 0, reroute: 1, deny: 2 };
+
+export interface CommandDecision {
+  command: SimpleCommand;
+  rule: Rule | null;
+  decision: Decision;
+  reason: string;
+  /** The match depended on something unknown (and the rule's `unknown: deny` turned it into deny). */
+  unknown: boolean;
+}
+
+export interface LineDecision {
+  decision: Decision;
+  rule: string | null;
+  reason: string;
+  route: string | null;
+  commands: CommandDecision[];
+}
+
+function describe(cmd: SimpleCommand): string {
+  const text = cmd.argv.join(' ');
+  return text.length > 80 ? text.slice(0, 77) + '...' : text;
+}
+
+export function decideCommand(cmd: SimpleCommand, rules: Rule[], role: Role): CommandDecision {
+  let best: CommandDecision | null = null;
+  for (const rule of rules) {
+    if (!rule.roles.includes(role)) continue;
+    const tri = matchRule(rule, cmd);
+    if (tri === 'no') continue;
+    let d: CommandDecision;
+    if (tri === 'yes' || rule.unknown === 'match') {
+      d = { command: cmd, rule, decision: rule.decision, reason: rule.message, unknown: tri === 'maybe' };
+    } else if (rule.unknown === 'deny' && rule.decision !== 'allow') {
+      const what = cmd.cwd === null ? 'the working directory' : 'an argument';
+      d = {
+        command: cmd,
+        rule,
+        decision: 'deny',
+        reason: `offhost cannot tell statically whether \`${describe(cmd)}\` is ${rule.description.replace(/\.$/, '').replace(/^A /, 'a ')}: ${what} comes from a variable or a substitution. Spell it out, or run it with \`offhost run\`. (${rule.message})`,
+        unknown: true,
+      };
+    } else continue;
+    if (!best || RANK[d.decision] > RANK[best.decision]) best = d;
+  }
+  return best ?? { command: cmd, rule: null, decision: 'allow', reason: 'no rule matched: nothing heavy runs here', unknown: false };
+}
+
+export function decide(commands: SimpleCommand[], rules: Rule[], role: Role): LineDecision {
+  const decided = commands.map((c) => decideCommand(c, rules, role));
+  let top: CommandDecision | null = null;
+  for (const d of decided) if (!top || RANK[d.decision] > RANK[top.decision]) top = d;
+  if (!top) return { decision: 'allow', rule: null, reason: 'the line runs no command', route: null, commands: decided };
+  if (top.decision === 'reroute') {
+    const routes = new Set(decided.filter((d) => d.decision === 'reroute').map((d) => d.rule!.route));
+    if (routes.size > 1) {
+      return {
+        decision: 'deny',
+        rule: 'multiple-routes',
+        reason: `this line needs more than one VM (routes ${[...routes].join(', ')}); split it into one command line per route`,
+        route: null,
+        commands: decided,
+      };
+    }
+  }
+  return {
+    decision: top.decision,
+    rule: top.rule?.id ?? null,
+    reason: top.reason,
+    route: top.decision === 'reroute' ? (top.rule!.route ?? null) : null,
+    commands: decided,
+  };
+}

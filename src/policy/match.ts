@@ -1,0 +1,262 @@
+// Matching one simple command against one rule, in three values: yes, no, or maybe (the answer
+// depends on a word or directory that cannot be known statically). Linear in the argv length.
+import type { SimpleCommand } from '../types.js';
+import { varToken, type CompiledGlob, type CompiledMatch, type CompiledRule } from './rule.js';
+
+export type Tri = 'yes' | 'no' | 'maybe';
+
+type Test = (s: string) => boolean;
+
+interface FlagTest {
+  names: Set<string>;
+  values?: Test[];
+}
+
+export interface Matcher {
+  program?: { globs: Test[]; unknown: boolean };
+  cwd?: Test[];
+  valueOptions: Set<string>;
+  flags?: FlagTest[];
+  anyFlag?: FlagTest[];
+  notFlags?: Set<string>;
+  subcommands?: Test[][];
+  positional?: { ignore?: Test[]; any?: Test[]; orNone: boolean };
+  argsContain?: Test[];
+  env?: [string, Test[]][];
+  anyOf?: Matcher[];
+}
+
+export interface Rule extends Omit<CompiledRule, 'match'> {
+  matcher: Matcher;
+}
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+function hydrateGlob(g: CompiledGlob, vars: Record<string, string>): Test {
+  let src = g.source;
+  if (src.includes('__OFFHOST_VAR_')) {
+    for (const [k, v] of Object.entries(vars)) src = src.split(varToken(k)).join(escapeRe(v));
+  }
+  const re = new RegExp(src, g.flags);
+  return (s) => re.test(s);
+}
+
+export function hydrate(rule: CompiledRule, vars: Record<string, string>): Rule {
+  const h = (g: CompiledGlob) => hydrateGlob(g, vars);
+  const flag = (f: { names: string[]; values?: CompiledGlob[] }): FlagTest => ({
+    names: new Set(f.names),
+    ...(f.values ? { values: f.values.map(h) } : {}),
+  });
+  const m = (c: CompiledMatch): Matcher => ({
+    ...(c.program ? { program: { globs: c.program.globs.map(h), unknown: c.program.unknown } } : {}),
+    ...(c.cwd ? { cwd: c.cwd.map(h) } : {}),
+    valueOptions: new Set(c.valueOptions),
+    ...(c.flags ? { flags: c.flags.map(flag) } : {}),
+    ...(c.anyFlag ? { anyFlag: c.anyFlag.map(flag) } : {}),
+    ...(c.notFlags ? { notFlags: new Set(c.notFlags) } : {}),
+    ...(c.subcommands ? { subcommands: c.subcommands.map((l) => l.map(h)) } : {}),
+    ...(c.positional
+      ? {
+          positional: {
+            ...(c.positional.ignore ? { ignore: c.positional.ignore.map(h) } : {}),
+            ...(c.positional.any ? { any: c.positional.any.map(h) } : {}),
+            orNone: c.positional.orNone,
+          },
+        }
+      : {}),
+    ...(c.argsContain ? { argsContain: c.argsContain.map(h) } : {}),
+    ...(c.env ? { env: c.env.map(([k, v]) => [k, v.map(h)] as [string, Test[]]) } : {}),
+    ...(c.anyOf ? { anyOf: c.anyOf.map(m) } : {}),
+  });
+  const { match, ...rest } = rule;
+  return { ...rest, matcher: m(match) };
+}
+
+/** Options and positionals of an argv, as a rule with these value options sees them. */
+interface ParsedArgs {
+  /** option name -> values (null for a flag without value); an unknown value is `undefined`. */
+  options: Map<string, (string | null | undefined)[]>;
+  positionals: { value: string; known: boolean }[];
+  /** Some option-looking word was unknown (could be any option). */
+  unknownOption: boolean;
+}
+
+function parseArgs(cmd: SimpleCommand, valueOptions: Set<string>): ParsedArgs {
+  const options = new Map<string, (string | null | undefined)[]>();
+  const positionals: ParsedArgs['positionals'] = [];
+  const unknown = new Set(cmd.unknown);
+  const add = (name: string, v: string | null | undefined) => {
+    const l = options.get(name);
+    if (l) l.push(v);
+    else options.set(name, [v]);
+  };
+  let onlyPositional = false;
+  const argv = cmd.argv;
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    const known = !unknown.has(i);
+    if (!known) {
+      positionals.push({ value: a, known: false });
+      continue;
+    }
+    if (onlyPositional || a.length < 2 || a[0] !== '-') {
+      positionals.push({ value: a, known: true });
+      continue;
+    }
+    if (a === '--') {
+      onlyPositional = true;
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const head = eq > 0 ? a.slice(0, eq) : a;
+    if (eq > 0) {
+      add(head, a.slice(eq + 1));
+      continue;
+    }
+    if (valueOptions.has(a)) {
+      const next = i + 1 < argv.length ? argv[++i] : null;
+      add(a, next === null ? null : unknown.has(i) ? undefined : next);
+      continue;
+    }
+    // As written (`-avd`, `-no-window`), and as a short-option cluster (`-dchrome`, `-j8`, `-nB`).
+    add(a, null);
+    if (a[1] !== '-') {
+      for (let j = 1; j < a.length; j++) {
+        const s = '-' + a[j];
+        if (valueOptions.has(s)) {
+          if (j + 1 < a.length) add(s, a.slice(j + 1));
+          else {
+            const next = i + 1 < argv.length ? argv[++i] : null;
+            add(s, next === null ? null : unknown.has(i) ? undefined : next);
+          }
+          break;
+        }
+        add(s, null);
+      }
+    }
+  }
+  return { options, positionals, unknownOption: false };
+}
+
+const and = (a: Tri, b: Tri): Tri => (a === 'no' || b === 'no' ? 'no' : a === 'maybe' || b === 'maybe' ? 'maybe' : 'yes');
+const any = (tests: Test[], s: string): boolean => tests.some((t) => t(s));
+
+function flagTri(f: FlagTest, p: ParsedArgs): Tri {
+  let result: Tri = 'no';
+  for (const name of f.names) {
+    const vals = p.options.get(name);
+    if (!vals) continue;
+    if (!f.values) return 'yes';
+    for (const v of vals) {
+      if (v === undefined) result = 'maybe';
+      else if (v !== null && any(f.values, v)) return 'yes';
+    }
+  }
+  // An option given with an unknown name could be this one only through an unknown word; we do not
+  // guess that far (the unknown positional rules cover `make "$T"`).
+  return result;
+}
+
+function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: Map<Matcher, ParsedArgs>): Tri {
+  let r: Tri = 'yes';
+  if (m.program) {
+    if (cmd.program === null) {
+      if (!m.program.unknown) return 'no';
+    } else if (!any(m.program.globs, cmd.program)) return 'no';
+  }
+  if (m.cwd) {
+    if (cmd.cwd === null) r = 'maybe';
+    else if (!any(m.cwd, cmd.cwd)) return 'no';
+  }
+  if (m.env) {
+    for (const [k, tests] of m.env) {
+      const v = cmd.env[k];
+      if (v === undefined || !any(tests, v)) return 'no';
+    }
+  }
+  if (m.argsContain) {
+    let t: Tri = 'no';
+    const unknown = new Set(cmd.unknown);
+    for (let i = 0; i < cmd.argv.length; i++) {
+      if (any(m.argsContain, cmd.argv[i]!)) {
+        t = 'yes';
+        break;
+      }
+      if (i > 0 && unknown.has(i)) t = 'maybe';
+    }
+    r = and(r, t);
+    if (r === 'no') return r;
+  }
+  const needsArgs = m.flags || m.anyFlag || m.notFlags || m.subcommands || m.positional;
+  if (needsArgs) {
+    let p = parsedCache.get(m);
+    if (!p) {
+      p = parseArgs(cmd, m.valueOptions);
+      parsedCache.set(m, p);
+    }
+    if (m.notFlags) for (const n of m.notFlags) if (p.options.has(n)) return 'no';
+    for (const f of m.flags ?? []) {
+      r = and(r, flagTri(f, p));
+      if (r === 'no') return r;
+    }
+    if (m.anyFlag) {
+      let t: Tri = 'no';
+      for (const f of m.anyFlag) {
+        const x = flagTri(f, p);
+        if (x === 'yes') {
+          t = 'yes';
+          break;
+        }
+        if (x === 'maybe') t = 'maybe';
+      }
+      r = and(r, t);
+      if (r === 'no') return r;
+    }
+    let pos = p.positionals;
+    if (m.subcommands) {
+      for (let i = 0; i < m.subcommands.length; i++) {
+        const a = pos[i];
+        if (!a) return 'no';
+        if (!a.known) r = and(r, 'maybe');
+        else if (!any(m.subcommands[i]!, a.value)) return 'no';
+      }
+      pos = pos.slice(m.subcommands.length);
+    }
+    if (m.positional) {
+      const { ignore, any: anyOf, orNone } = m.positional;
+      const rest = ignore ? pos.filter((a) => !a.known || !any(ignore, a.value)) : pos;
+      if (anyOf) {
+        let t: Tri = orNone && rest.length === 0 ? 'yes' : 'no';
+        for (const a of rest) {
+          if (!a.known) t = t === 'yes' ? 'yes' : 'maybe';
+          else if (any(anyOf, a.value)) {
+            t = 'yes';
+            break;
+          }
+        }
+        r = and(r, t);
+      } else if (orNone && rest.length > 0) {
+        r = and(r, rest.some((a) => !a.known) ? 'maybe' : 'no');
+      }
+      if (r === 'no') return r;
+    }
+  }
+  if (m.anyOf) {
+    let t: Tri = 'no';
+    for (const alt of m.anyOf) {
+      const x = matchTri(alt, cmd, parsedCache);
+      if (x === 'yes') {
+        t = 'yes';
+        break;
+      }
+      if (x === 'maybe') t = 'maybe';
+    }
+    r = and(r, t);
+  }
+  return r;
+}
+
+/** Whether `rule` matches `cmd`: yes, no, or maybe (depends on something unknown). */
+export function matchRule(rule: Rule, cmd: SimpleCommand): Tri {
+  return matchTri(rule.matcher, cmd, new Map());
+}

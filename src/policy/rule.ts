@@ -1,0 +1,131 @@
+// Rules as data. A RuleSpec is what a YAML pack says; a CompiledRule has its globs turned into regular
+// expression sources (so the built-in pack can be compiled once at build time and start-up needs no
+// glob library); `hydrate` turns one into a Rule ready to match, substituting path variables.
+import type { Decision, Role } from '../types.js';
+
+export type UnknownPolicy = 'deny' | 'match' | 'ignore';
+
+/** An option test: any of `names` present (in any spelling), with a value matching `values` if given. */
+export interface FlagSpec {
+  names: string[];
+  values?: string[];
+}
+
+export interface MatchSpec {
+  /** Globs on the program's basename; `<unknown>` matches a program that cannot be known statically. */
+  program?: string[];
+  /** Globs on the effective working directory; `{var}` path variables are substituted. */
+  cwd?: string[];
+  /** Options that take a value (so that the value is not taken for a positional argument). */
+  value_options?: string[];
+  /** Every entry must be present. */
+  flags?: FlagSpec[];
+  /** At least one entry must be present. */
+  any_flag?: FlagSpec[];
+  /** None may be present (`make -n` runs no recipe). */
+  not_flags?: string[];
+  /** Leading positional arguments, in order (`flutter test`, `xcrun simctl boot`), each a glob list. */
+  subcommands?: string[][];
+  /** Positional arguments after the subcommands. */
+  positional?: {
+    /** Globs of positionals to leave out (`V=1` on a make command line). */
+    ignore?: string[];
+    /** At least one positional must match... */
+    any?: string[];
+    /** ...or there may be none at all (make's default goal). */
+    or_none?: boolean;
+  };
+  /** Some argument (option or positional, any position) matches one of these globs. */
+  args_contain?: string[];
+  /** The command's own environment (inline assignments, env/sudo assignments): name -> globs. */
+  env?: Record<string, string[]>;
+  /** Alternatives: at least one must match (in addition to the fields above). */
+  any_of?: MatchSpec[];
+}
+
+export interface ExampleSpec {
+  line: string;
+  cwd?: string;
+}
+
+export interface RuleSpec {
+  id: string;
+  description: string;
+  /** POLICY.md section this rule implements: R1, R2, R5... */
+  policy: string;
+  decision: Decision;
+  /** Route name, for reroute. */
+  route?: string;
+  /** What the user is told (deny: the instruction to follow). */
+  message: string;
+  /** Roles the rule acts in; default laptop only (on a VM or in CI heavy work is the point). */
+  roles?: Role[];
+  /** What a match that depends on something unknown (`make "$T"`, `cd "$D" && make`) means. */
+  unknown?: UnknownPolicy;
+  match: MatchSpec;
+  examples: { match: (string | ExampleSpec)[]; not_match: (string | ExampleSpec)[] };
+  /** Where it was defined, for messages. */
+  source?: { file: string; line?: number };
+}
+
+/** A glob compiled to a regular expression source; `vars` lists the `{name}` placeholders inside. */
+export interface CompiledGlob {
+  source: string;
+  flags: string;
+}
+
+export interface CompiledMatch {
+  program?: { globs: CompiledGlob[]; unknown: boolean };
+  cwd?: CompiledGlob[];
+  valueOptions: string[];
+  flags?: { names: string[]; values?: CompiledGlob[] }[];
+  anyFlag?: { names: string[]; values?: CompiledGlob[] }[];
+  notFlags?: string[];
+  subcommands?: CompiledGlob[][];
+  positional?: { ignore?: CompiledGlob[]; any?: CompiledGlob[]; orNone: boolean };
+  argsContain?: CompiledGlob[];
+  env?: [string, CompiledGlob[]][];
+  anyOf?: CompiledMatch[];
+}
+
+export interface CompiledRule extends Omit<RuleSpec, 'match' | 'roles' | 'unknown'> {
+  roles: Role[];
+  unknown: UnknownPolicy;
+  match: CompiledMatch;
+}
+
+/** The placeholder a `{var}` becomes inside a compiled glob, replaced when the pack is hydrated. */
+export const varToken = (name: string): string => `__OFFHOST_VAR_${name}__`;
+
+export type GlobCompiler = (glob: string) => CompiledGlob;
+
+/** Compiles a rule's globs with `compile` (picomatch, at build time or for user packs). */
+export function compileRule(spec: RuleSpec, compile: GlobCompiler): CompiledRule {
+  const withVars = (g: string): CompiledGlob => compile(g.replace(/\{([a-z][a-z0-9_]*)\}/g, (_, n: string) => varToken(n)));
+  const flag = (f: FlagSpec) => ({ names: f.names, ...(f.values ? { values: f.values.map(compile) } : {}) });
+  const m = (s: MatchSpec): CompiledMatch => ({
+    ...(s.program
+      ? { program: { globs: s.program.filter((p) => p !== '<unknown>').map(compile), unknown: s.program.includes('<unknown>') } }
+      : {}),
+    ...(s.cwd ? { cwd: s.cwd.map(withVars) } : {}),
+    valueOptions: s.value_options ?? [],
+    ...(s.flags ? { flags: s.flags.map(flag) } : {}),
+    ...(s.any_flag ? { anyFlag: s.any_flag.map(flag) } : {}),
+    ...(s.not_flags ? { notFlags: s.not_flags } : {}),
+    ...(s.subcommands ? { subcommands: s.subcommands.map((l) => l.map(compile)) } : {}),
+    ...(s.positional
+      ? {
+          positional: {
+            ...(s.positional.ignore ? { ignore: s.positional.ignore.map(compile) } : {}),
+            ...(s.positional.any ? { any: s.positional.any.map(compile) } : {}),
+            orNone: s.positional.or_none ?? false,
+          },
+        }
+      : {}),
+    ...(s.args_contain ? { argsContain: s.args_contain.map(compile) } : {}),
+    ...(s.env ? { env: Object.entries(s.env).map(([k, v]) => [k, v.map(compile)] as [string, CompiledGlob[]]) } : {}),
+    ...(s.any_of ? { anyOf: s.any_of.map(m) } : {}),
+  });
+  const { match, roles, unknown, ...rest } = spec;
+  return { ...rest, roles: roles ?? ['laptop'], unknown: unknown ?? 'deny', match: m(match) };
+}

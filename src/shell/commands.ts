@@ -1,0 +1,543 @@
+// From syntax to what actually runs: walks a parsed line and lists every simple command that would
+// execute, with its program, argv, inline env and effective working directory. Wrappers are looked
+// through, strings given to shells and eval are parsed again, `cd`/`pushd`/`make -C` move the cwd, and
+// text that is only data (arguments of echo, a quoted heredoc fed to cat) never counts as a command.
+import { posix } from 'node:path';
+import type { Command, List, Redirect, Script, SimpleCommandNode, Span, Word, WordPart } from './ast.js';
+import { expandWord, visitSubstitutions, type Field, type Scope, type VarValue } from './expand.js';
+import { unwrap, isWrapper, type Unwrapped } from './wrappers.js';
+import { parse } from './parser.js';
+import { ParseError, positionAt } from '../errors.js';
+import type { SimpleCommand } from '../types.js';
+
+export interface WalkOptions {
+  /** Working directory the line starts in (absolute); null if unknown. */
+  cwd: string | null;
+  /** The environment the line starts with: HOME (for `~`), OLDPWD. Other variables stay unknown. */
+  env: Record<string, string | undefined>;
+  /** Nesting of shells/eval re-parsed from strings (`bash -c "bash -c '…'"`); past it: fail closed. */
+  maxShellDepth?: number;
+  /** Upper bound on nodes visited (loops are unrolled over their known items). */
+  maxNodes?: number;
+}
+
+interface State extends Scope {
+  cwd: string | null;
+  oldpwd: string | null;
+  dirStack: (string | null)[];
+}
+
+interface Ctx {
+  home: string | null;
+  out: SimpleCommand[];
+  via: string[];
+  /** Span of the outermost command in the top-level line (for commands found in re-parsed strings). */
+  outerSpan: Span | null;
+  shellDepth: number;
+  maxShellDepth: number;
+  nodes: number;
+  maxNodes: number;
+  text: string;
+}
+
+const LOOP_UNROLL_LIMIT = 32;
+
+/** Thrown when a string handed to a shell or eval cannot be parsed, or a limit is passed. */
+export class NestedParseError extends ParseError {}
+
+function clone(st: State): State {
+  return { cwd: st.cwd, oldpwd: st.oldpwd, dirStack: [...st.dirStack], vars: new Map(st.vars) };
+}
+
+/** After branches that may or may not run, what differs between them becomes unknown. */
+function merge(into: State, branches: State[]): void {
+  for (const b of branches) {
+    if (b.cwd !== into.cwd) into.cwd = null;
+    for (const [k, v] of b.vars) if (into.vars.get(k) !== v) into.vars.set(k, null);
+  }
+}
+
+function resolveDir(base: string | null, target: Field): string | null {
+  if (!target.known) return null;
+  if (target.value.startsWith('/')) return posix.normalize(target.value).replace(/(.)\/$/, '$1');
+  if (base === null) return null;
+  return posix.normalize(posix.join(base, target.value)).replace(/(.)\/$/, '$1');
+}
+
+function basenameOf(f: Field): string | null {
+  const slash = f.value.lastIndexOf('/');
+  if (!f.known && (f.unknownEnd === undefined || slash < f.unknownEnd)) return null;
+  const base = slash >= 0 ? f.value.slice(slash + 1) : f.value;
+  return base === '' ? null : base;
+}
+
+export function commandsOf(script: Script, text: string, opts: WalkOptions): SimpleCommand[] {
+  const home = opts.env.HOME ?? null;
+  const ctx: Ctx = {
+    home,
+    out: [],
+    via: [],
+    outerSpan: null,
+    shellDepth: 0,
+    maxShellDepth: opts.maxShellDepth ?? 16,
+    nodes: 0,
+    maxNodes: opts.maxNodes ?? 200_000,
+    text,
+  };
+  const st = initialState(opts.cwd, opts.env);
+  walkList(script, st, ctx);
+  return ctx.out;
+}
+
+function initialState(cwd: string | null, env: Record<string, string | undefined>): State {
+  const vars = new Map<string, VarValue>();
+  if (env.HOME !== undefined) vars.set('HOME', env.HOME);
+  if (cwd !== null) vars.set('PWD', cwd);
+  return { cwd, oldpwd: env.OLDPWD ?? null, dirStack: [], vars };
+}
+
+function tick(ctx: Ctx, span: Span): void {
+  if (++ctx.nodes > ctx.maxNodes) {
+    throw new NestedParseError(`the line is too complex to judge (more than ${ctx.maxNodes} steps)`, positionAt(ctx.text, span.start));
+  }
+}
+
+function walkList(list: List, st: State, ctx: Ctx): void {
+  for (const item of list.items) {
+    if (item.separator === '&') walkCommand(item.command, clone(st), ctx);
+    else walkCommand(item.command, st, ctx);
+  }
+}
+
+function walkRedirects(redirects: Redirect[], st: State, ctx: Ctx): void {
+  for (const r of redirects) {
+    if (r.target) walkWordSubs(r.target, st, ctx);
+    if (r.heredoc?.word) walkWordSubs(r.heredoc.word, st, ctx);
+  }
+}
+
+function walkWordSubs(word: Word, st: State, ctx: Ctx): void {
+  walkPartsSubs(word.parts, st, ctx);
+}
+
+function walkPartsSubs(parts: WordPart[], st: State, ctx: Ctx): void {
+  visitSubstitutions(parts, {
+    onSubstitution: (p) => withVia(ctx, p.type === 'ProcessSub' ? p.op + ')' : p.backtick ? '`…`' : '$(…)', () => walkList(p.script, clone(st), ctx)),
+  });
+}
+
+function withVia<T>(ctx: Ctx, via: string, fn: () => T): T {
+  ctx.via.push(via);
+  try {
+    return fn();
+  } finally {
+    ctx.via.pop();
+  }
+}
+
+function walkCommand(cmd: Command, st: State, ctx: Ctx, stdin?: Field | null): void {
+  tick(ctx, cmd.span);
+  switch (cmd.type) {
+    case 'Simple':
+      walkSimple(cmd, st, ctx, stdin ?? null);
+      return;
+    case 'Pipeline': {
+      if (cmd.commands.length === 1) {
+        walkCommand(cmd.commands[0]!, st, ctx, stdin);
+        return;
+      }
+      let feed: Field | null = stdin ?? null;
+      for (const c of cmd.commands) {
+        walkCommand(c, clone(st), ctx, feed);
+        feed = producedText(c, st, ctx);
+      }
+      return;
+    }
+    case 'AndOr':
+      walkCommand(cmd.first, st, ctx, stdin);
+      for (const r of cmd.rest) walkCommand(r.command, st, ctx);
+      return;
+    case 'List':
+      walkList(cmd, st, ctx);
+      return;
+    case 'Subshell':
+      walkRedirects(cmd.redirects, st, ctx);
+      walkList(cmd.body, clone(st), ctx);
+      return;
+    case 'Group':
+      walkRedirects(cmd.redirects, st, ctx);
+      walkList(cmd.body, st, ctx);
+      return;
+    case 'If': {
+      walkRedirects(cmd.redirects, st, ctx);
+      const branches: State[] = [];
+      const cond = st;
+      for (const c of cmd.clauses) {
+        walkList(c.condition, cond, ctx);
+        const b = clone(cond);
+        walkList(c.body, b, ctx);
+        branches.push(b);
+      }
+      if (cmd.elseBody) {
+        const b = clone(cond);
+        walkList(cmd.elseBody, b, ctx);
+        branches.push(b);
+      }
+      merge(st, branches);
+      return;
+    }
+    case 'While':
+    case 'Until': {
+      walkRedirects(cmd.redirects, st, ctx);
+      const b = clone(st);
+      walkList(cmd.condition, b, ctx);
+      walkList(cmd.body, b, ctx);
+      merge(st, [b]);
+      return;
+    }
+    case 'For':
+    case 'Select': {
+      walkRedirects(cmd.redirects, st, ctx);
+      let items: Field[] | null = null;
+      if (cmd.items) {
+        items = [];
+        for (const w of cmd.items) {
+          walkWordSubs(w, st, ctx);
+          items.push(...expandWord(w, st, ctx.home));
+        }
+      }
+      const b = clone(st);
+      if (cmd.type === 'For' && items && items.length <= LOOP_UNROLL_LIMIT && items.every((i) => i.known)) {
+        // Unroll over the known items: `for t in build build-safe; do make $t; done`.
+        for (const it of items) {
+          b.vars.set(cmd.variable, it.value);
+          walkList(cmd.body, b, ctx);
+        }
+      } else {
+        b.vars.set(cmd.variable, null);
+        walkList(cmd.body, b, ctx);
+      }
+      merge(st, [b]);
+      st.vars.set(cmd.variable, null);
+      return;
+    }
+    case 'ArithFor': {
+      walkRedirects(cmd.redirects, st, ctx);
+      walkPartsSubs(cmd.subs, st, ctx);
+      const b = clone(st);
+      walkList(cmd.body, b, ctx);
+      merge(st, [b]);
+      return;
+    }
+    case 'Case': {
+      walkRedirects(cmd.redirects, st, ctx);
+      walkWordSubs(cmd.word, st, ctx);
+      const branches: State[] = [];
+      for (const item of cmd.items) {
+        for (const p of item.patterns) walkWordSubs(p, st, ctx);
+        const b = clone(st);
+        walkList(item.body, b, ctx);
+        branches.push(b);
+      }
+      merge(st, branches);
+      return;
+    }
+    case 'Function':
+      // The body counts whether or not the function is called: fail closed, and a later call would
+      // run it anyway.
+      withVia(ctx, `function ${cmd.name}`, () => walkCommand(cmd.body, clone(st), ctx));
+      return;
+    case 'Coproc':
+      withVia(ctx, 'coproc', () => walkCommand(cmd.body, clone(st), ctx));
+      return;
+    case 'Test':
+      walkRedirects(cmd.redirects, st, ctx);
+      for (const w of cmd.words) walkWordSubs(w, st, ctx);
+      return;
+    case 'ArithCommand':
+      walkRedirects(cmd.redirects, st, ctx);
+      walkPartsSubs(cmd.subs, st, ctx);
+      return;
+  }
+}
+
+/** What a pipeline stage writes to the next one, when it is static text (`echo make build | bash`). */
+function producedText(cmd: Command, st: State, ctx: Ctx): Field | null {
+  if (cmd.type !== 'Simple' || cmd.words.length === 0) return null;
+  const fields = cmd.words.flatMap((w) => expandWord(w, st, ctx.home));
+  const prog = fields[0];
+  if (!prog?.known) return null;
+  const name = basenameOf(prog);
+  let args = fields.slice(1);
+  if (name === 'echo') {
+    while (args[0]?.known && /^-[neE]+$/.test(args[0].value)) args = args.slice(1);
+    return { value: args.map((a) => a.value).join(' ') + '\n', known: args.every((a) => a.known) };
+  }
+  if (name === 'printf' && args.length >= 1) {
+    const fmt = args[0]!;
+    return { value: fmt.value.replace(/\\n/g, '\n').replace(/%s/g, args[1]?.value ?? ''), known: args.every((a) => a.known) };
+  }
+  return { value: '', known: false };
+}
+
+/** Standard input given by this command's own redirections (heredoc, here-string, file). */
+function stdinOf(node: SimpleCommandNode, st: State, ctx: Ctx): Field | undefined {
+  let result: Field | undefined;
+  for (const r of node.redirects) {
+    if (r.fd !== undefined && r.fd !== 0) continue;
+    if (r.heredoc) {
+      if (r.heredoc.quoted || !r.heredoc.word) result = { value: r.heredoc.body, known: true };
+      else {
+        const f = expandWord(r.heredoc.word, st, ctx.home);
+        result = f.length === 1 ? f[0]! : { value: r.heredoc.body, known: f.every((x) => x.known) };
+        // Expansions inside an unquoted heredoc body are done by the outer shell; what is left is text.
+        result = { value: r.heredoc.body, known: result.known };
+      }
+    } else if (r.op === '<<<' && r.target) {
+      const f = expandWord(r.target, st, ctx.home);
+      result = { value: f.map((x) => x.value).join(' ') + '\n', known: f.every((x) => x.known) };
+    } else if (r.op === '<' || r.op === '<>' || r.op === '<&') {
+      result = { value: '', known: false };
+    }
+  }
+  return result;
+}
+
+function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Field | null): void {
+  // Substitutions run before the command itself.
+  for (const a of node.assignments) {
+    if (a.value) walkWordSubs(a.value, st, ctx);
+    for (const w of a.array ?? []) walkWordSubs(w, st, ctx);
+  }
+  for (const w of node.words) walkWordSubs(w, st, ctx);
+  walkRedirects(node.redirects, st, ctx);
+
+  const env: Record<string, string> = {};
+  const assigned: [string, VarValue][] = [];
+  for (const a of node.assignments) {
+    let v: VarValue = null;
+    if (a.value && !a.append && a.index === undefined) {
+      const f = expandWord(a.value, st, ctx.home);
+      // An assignment is not split: join what expansion gives.
+      v = f.every((x) => x.known) ? f.map((x) => x.value).join(' ') : null;
+    } else if (!a.value && !a.array) v = '';
+    assigned.push([a.name, v]);
+    env[a.name] = v ?? (a.value?.raw ?? '');
+  }
+  const fields: Field[] = [];
+  for (const w of node.words) fields.push(...expandWord(w, st, ctx.home));
+  if (fields.length === 0) {
+    for (const [k, v] of assigned) st.vars.set(k, v);
+    return;
+  }
+  const stdin = stdinOf(node, st, ctx) ?? pipedIn;
+  const span = ctx.outerSpan ?? node.span;
+  runFields(fields, env, st.cwd, st, ctx, span, stdin, 0);
+}
+
+function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd: string | null, span: Span): void {
+  const prog = fields[0]!;
+  const unknown: number[] = [];
+  fields.forEach((f, i) => {
+    if (!f.known) unknown.push(i);
+  });
+  ctx.out.push({
+    program: basenameOf(prog),
+    argv: fields.map((f) => f.value),
+    unknown,
+    env: { ...env },
+    cwd,
+    via: [...ctx.via],
+    span,
+  });
+}
+
+const DIR_BUILTINS = new Set(['cd', 'pushd', 'popd']);
+const DECLARE = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
+
+function runFields(
+  fields: Field[],
+  env: Record<string, string>,
+  cwd: string | null,
+  st: State,
+  ctx: Ctx,
+  span: Span,
+  stdin: Field | null,
+  wrapDepth: number,
+): void {
+  const prog = fields[0]!;
+  const name = basenameOf(prog);
+  if (wrapDepth > 64) throw new NestedParseError('wrappers nested more than 64 deep', positionAt(ctx.text, span.start));
+
+  if (name !== null && prog.known && wrapDepth === 0 && DIR_BUILTINS.has(name)) {
+    changeDir(name, fields.slice(1), st);
+    emit(ctx, fields, env, cwd, span);
+    return;
+  }
+  if (name !== null && prog.known && DECLARE.has(name)) {
+    for (const f of fields.slice(1)) {
+      const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(f.value);
+      if (m) st.vars.set(m[1]!, f.known ? m[2]! : null);
+      else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.value) && name !== 'export') st.vars.set(f.value, null);
+    }
+  }
+  if (name !== null && (name === 'unset' || name === 'read' || name === 'mapfile' || name === 'readarray')) {
+    for (const f of fields.slice(1)) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.value)) st.vars.set(f.value, null);
+  }
+
+  if (name === null || !isWrapper(name)) {
+    emitSpecial(name, fields, env, cwd, st, ctx, span);
+    return;
+  }
+  const u = unwrap(name, fields);
+  applyUnwrapped(u, name, fields, env, cwd, st, ctx, span, stdin, wrapDepth);
+}
+
+function applyUnwrapped(
+  u: Unwrapped,
+  name: string,
+  fields: Field[],
+  env: Record<string, string>,
+  cwd: string | null,
+  st: State,
+  ctx: Ctx,
+  span: Span,
+  stdin: Field | null,
+  wrapDepth: number,
+): void {
+  switch (u.kind) {
+    case 'none':
+      emitSpecial(name, fields, env, cwd, st, ctx, span);
+      return;
+    case 'many':
+      emit(ctx, fields, env, cwd, span);
+      for (const item of u.items) applyUnwrapped(item, name, fields, env, cwd, st, ctx, span, null, wrapDepth);
+      return;
+    case 'run': {
+      emit(ctx, fields, env, cwd, span);
+      const innerEnv = { ...env };
+      for (const [k, v] of u.env ?? []) innerEnv[k] = v.value;
+      let innerCwd = cwd;
+      if (u.cwd) innerCwd = resolveDir(cwd, u.cwd);
+      if (u.cwdUnknown) innerCwd = null;
+      const argv = u.extraUnknownArg ? [...u.argv, { value: '<stdin>', known: false }] : u.argv;
+      withVia(ctx, u.via, () => runFields(argv, innerEnv, innerCwd, st, ctx, span, stdin, wrapDepth + 1));
+      return;
+    }
+    case 'script': {
+      emit(ctx, fields, env, cwd, span);
+      const innerCwd = u.cwd ? resolveDir(cwd, u.cwd) : cwd;
+      runScript(u.text, u.via, innerCwd, env, st, ctx, span);
+      return;
+    }
+    case 'stdin-script': {
+      emit(ctx, fields, env, cwd, span);
+      const text = stdin ?? { value: '', known: false };
+      runScript(text, `${u.via} <stdin`, cwd, env, st, ctx, span);
+      return;
+    }
+  }
+}
+
+/** Parses a string that a shell (or eval) will run, and walks it in its own scope. */
+function runScript(text: Field, via: string, cwd: string | null, env: Record<string, string>, st: State, ctx: Ctx, span: Span): void {
+  if (!text.known) {
+    // What runs cannot be known: report an unknown program, the rules decide what that means.
+    withVia(ctx, via, () => emit(ctx, [{ value: text.value, known: false }], env, cwd, span));
+    return;
+  }
+  if (ctx.shellDepth + 1 > ctx.maxShellDepth) {
+    throw new NestedParseError(`shells and eval nested more than ${ctx.maxShellDepth} deep`, positionAt(ctx.text, span.start));
+  }
+  let script: Script;
+  try {
+    script = parse(text.value);
+  } catch (err) {
+    if (err instanceof ParseError) {
+      throw new NestedParseError(`the script given to ${via} does not parse: ${err.message}`, positionAt(ctx.text, span.start));
+    }
+    throw err;
+  }
+  const inner: State = via === 'eval' ? st : initialState(cwd, { HOME: ctx.home ?? undefined, OLDPWD: st.oldpwd ?? undefined });
+  // Exported variables assigned inline reach the child shell.
+  for (const [k, v] of Object.entries(env)) inner.vars.set(k, v);
+  const savedSpan = ctx.outerSpan;
+  ctx.outerSpan = span;
+  ctx.shellDepth++;
+  try {
+    withVia(ctx, via, () => walkList(script, inner, ctx));
+  } finally {
+    ctx.shellDepth--;
+    ctx.outerSpan = savedSpan;
+  }
+}
+
+function changeDir(name: string, args: Field[], st: State): void {
+  const rest = args.filter((a) => !(a.known && /^-[LPe@]+$/.test(a.value)));
+  const prev = st.cwd;
+  if (name === 'popd') {
+    st.cwd = st.dirStack.length ? (st.dirStack.pop() ?? null) : st.cwd;
+  } else if (name === 'pushd') {
+    if (rest.length === 0) {
+      const top = st.dirStack.pop();
+      if (top === undefined) return;
+      st.dirStack.push(st.cwd);
+      st.cwd = top;
+    } else {
+      st.dirStack.push(st.cwd);
+      st.cwd = rest[0]!.known && /^[+-]\d+$/.test(rest[0]!.value) ? null : resolveDir(st.cwd, rest[0]!);
+    }
+  } else {
+    const target = rest[0];
+    if (!target) st.cwd = st.vars.get('HOME') ?? null;
+    else if (target.known && target.value === '-') st.cwd = st.oldpwd;
+    else st.cwd = resolveDir(st.cwd, target);
+  }
+  st.oldpwd = prev;
+  st.vars.set('OLDPWD', prev);
+  st.vars.set('PWD', st.cwd);
+}
+
+/** Options of ssh whose value is a command run locally through a shell. */
+const SSH_LOCAL_COMMAND = /^(ProxyCommand|LocalCommand|KnownHostsCommand)[= ](.*)$/is;
+
+function emitSpecial(
+  name: string | null,
+  fields: Field[],
+  env: Record<string, string>,
+  cwd: string | null,
+  st: State,
+  ctx: Ctx,
+  span: Span,
+): void {
+  if (name === 'make' || name === 'gmake') {
+    // make -C DIR / --directory=DIR / -CDIR: the recipes run in DIR (several -C compose).
+    let dir = cwd;
+    for (let i = 1; i < fields.length; i++) {
+      const f = fields[i]!;
+      if (!f.known) continue;
+      if (f.value === '--') break;
+      let target: Field | null = null;
+      if (f.value === '-C' || f.value === '--directory') target = fields[++i] ?? null;
+      else if (f.value.startsWith('--directory=')) target = { value: f.value.slice(12), known: true };
+      else if (/^-[^-]*C/.test(f.value)) {
+        const at = f.value.indexOf('C');
+        target = at === f.value.length - 1 ? (fields[++i] ?? null) : { value: f.value.slice(at + 1), known: true };
+      }
+      if (target) dir = resolveDir(dir, target);
+    }
+    emit(ctx, fields, env, dir, span);
+    return;
+  }
+  emit(ctx, fields, env, cwd, span);
+  if (name === 'ssh' || name === 'scp' || name === 'sftp') {
+    for (let i = 1; i < fields.length; i++) {
+      const f = fields[i]!;
+      let opt: string | null = null;
+      if (f.value === '-o') opt = fields[++i]?.value ?? null;
+      else if (f.value.startsWith('-o')) opt = f.value.slice(2);
+      const m = opt === null ? null : SSH_LOCAL_COMMAND.exec(opt);
+      if (m) runScript({ value: m[2]!, known: fields[i]!.known }, `ssh -o ${m[1]}`, cwd, env, st, ctx, span);
+    }
+  }
+}

@@ -1,0 +1,165 @@
+// Static word expansion: what a word becomes when bash runs it, as far as it can be known without
+// running anything. Tilde, `$HOME`, variables assigned earlier in the same line and quote removal are
+// resolved; command substitutions, unknown variables, unquoted globs and brace expansions make the
+// word (or the field) unknown, which the rules treat as "could be anything" (fail closed).
+import type { Word, WordPart } from './ast.js';
+
+/** A variable's value as far as offhost knows: a string, or null for "set to something unknown". */
+export type VarValue = string | null;
+
+export interface Scope {
+  /** Variables assigned earlier in the script (and HOME/PWD/OLDPWD from the environment). */
+  vars: Map<string, VarValue>;
+}
+
+export interface Field {
+  value: string;
+  known: boolean;
+  /** For an unknown field: the offset in `value` where the last unknown text ends (what follows is
+   * static, so `$SDK/emulator/emulator` still has a known basename). */
+  unknownEnd?: number;
+}
+
+/** Hooks the walker passes in so that substitutions found while expanding are walked too. */
+export interface ExpandHooks {
+  /** A `$( )`, backtick or process substitution: its commands run (in a subshell). */
+  onSubstitution(part: Extract<WordPart, { type: 'CommandSub' | 'ProcessSub' }>): void;
+}
+
+// `[` alone is literal (`[ -f x ]`); `[...]` is a bracket glob.
+const GLOB = /[*?]|\[[^\]]*\]/;
+const BRACE = /\{[^{}]*(,|\.\.)[^{}]*\}/;
+const IFS_WS = /[ \t\n]+/;
+
+/** Walks every substitution inside a word (also inside `${x:-$(…)}` operands and `$(( ))`). */
+export function visitSubstitutions(parts: WordPart[], hooks: ExpandHooks): void {
+  for (const p of parts) {
+    switch (p.type) {
+      case 'CommandSub':
+      case 'ProcessSub':
+        hooks.onSubstitution(p);
+        break;
+      case 'DoubleQuoted':
+        visitSubstitutions(p.parts, hooks);
+        break;
+      case 'Param':
+        for (const w of p.operands) visitSubstitutions(w.parts, hooks);
+        break;
+      case 'Arith':
+        visitSubstitutions(p.subs, hooks);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+interface Piece {
+  text: string;
+  known: boolean;
+  /** Unquoted text: subject to word splitting (for expansions) and globbing / brace expansion. */
+  unquoted: boolean;
+  /** The piece came from an expansion (splits on IFS when unquoted). */
+  expansion: boolean;
+}
+
+function paramValue(name: string, op: string, scope: Scope): VarValue {
+  if (op !== '') return null; // ${x:-y}, ${x#y}, ${#x}...: not worth modelling; unknown
+  if (!scope.vars.has(name)) return null;
+  return scope.vars.get(name) ?? null;
+}
+
+function pieces(parts: WordPart[], scope: Scope, quoted: boolean, out: Piece[]): void {
+  for (const p of parts) {
+    switch (p.type) {
+      case 'Literal':
+        out.push({ text: p.value, known: true, unquoted: !quoted && !p.escaped, expansion: false });
+        break;
+      case 'SingleQuoted':
+      case 'AnsiC':
+        out.push({ text: p.value, known: true, unquoted: false, expansion: false });
+        break;
+      case 'DoubleQuoted':
+        pieces(p.parts, scope, true, out);
+        // An empty "" still makes a field.
+        if (p.parts.length === 0) out.push({ text: '', known: true, unquoted: false, expansion: false });
+        break;
+      case 'Param': {
+        const v = paramValue(p.name, p.op, scope);
+        out.push(
+          v === null
+            ? { text: p.braced ? `\${${p.name}${p.op}}` : `$${p.name}`, known: false, unquoted: !quoted, expansion: true }
+            : { text: v, known: true, unquoted: !quoted, expansion: true },
+        );
+        break;
+      }
+      case 'CommandSub':
+      case 'ProcessSub':
+      case 'Arith':
+        out.push({ text: p.type === 'Arith' ? '$((…))' : '$(…)', known: false, unquoted: !quoted, expansion: true });
+        break;
+    }
+  }
+}
+
+/**
+ * Expands one word into the fields bash would pass as arguments. A word may become several fields
+ * (unquoted expansion split on whitespace) or none (an unquoted empty expansion).
+ */
+export function expandWord(word: Word, scope: Scope, home: string | null): Field[] {
+  const ps: Piece[] = [];
+  pieces(word.parts, scope, false, ps);
+  // Tilde expansion: an unquoted leading `~` or `~/…` (not `~user`, which stays unknown unless it is us).
+  const first = ps[0];
+  if (first && first.unquoted && !first.expansion && first.text.startsWith('~')) {
+    const m = /^~([^/]*)(\/.*)?$/s.exec(first.text);
+    if (m) {
+      const user = m[1] ?? '';
+      if (user === '' && home !== null) first.text = home + (m[2] ?? '');
+      else if (user === '' || !home || !home.endsWith('/' + user)) first.known = false;
+      else first.text = home + (m[2] ?? '');
+    }
+  }
+  const fields: Field[] = [];
+  let cur: Field | null = null;
+  let sawQuoted = false;
+  for (const p of ps) {
+    if (!p.unquoted) sawQuoted = true;
+    if (p.expansion && p.unquoted && p.known) {
+      // Word splitting of an unquoted, known expansion.
+      const chunks = p.text.split(IFS_WS);
+      chunks.forEach((c, i) => {
+        if (i > 0) {
+          if (cur) fields.push(cur);
+          cur = null;
+        }
+        if (c === '') return;
+        cur ??= { value: '', known: true };
+        cur.value += c;
+        if (GLOB.test(c)) {
+          cur.known = false;
+          cur.unknownEnd = cur.value.length;
+        }
+      });
+      continue;
+    }
+    cur ??= { value: '', known: true };
+    cur.value += p.text;
+    if (!p.known || (p.unquoted && !p.expansion && (GLOB.test(p.text) || BRACE.test(p.text)))) {
+      cur.known = false;
+      cur.unknownEnd = cur.value.length;
+    }
+  }
+  if (cur) fields.push(cur);
+  else if (sawQuoted && fields.length === 0) fields.push({ value: '', known: true });
+  // Brace expansion can span pieces (`make build{,-safe}` is one literal piece, but be safe).
+  return fields;
+}
+
+/** The text of a word when it is fully static (no expansions at all), else null. For heredoc
+ * delimiters, case patterns, `for` variables and similar. */
+export function staticText(word: Word, scope: Scope, home: string | null): string | null {
+  const f = expandWord(word, scope, home);
+  if (f.length !== 1 || !f[0]!.known) return null;
+  return f[0]!.value;
+}

@@ -1,0 +1,331 @@
+// Programs that run another program: `sudo make`, `env -C dir make`, `timeout 60 make`, `bash -c '…'`,
+// `xargs make`, `find -exec make {} \;`, `npx playwright` ... Each entry says how to find the inner
+// command in the argv, so that the guard judges what actually runs and not the wrapper's name.
+import type { Field } from './expand.js';
+
+export type Unwrapped =
+  /** Run `argv` (the wrapper stripped), with extra env / cwd; `extraUnknownArg`: args come from stdin. */
+  | {
+      kind: 'run';
+      via: string;
+      argv: Field[];
+      env?: [string, Field][];
+      cwd?: Field;
+      extraUnknownArg?: boolean;
+      cwdUnknown?: boolean;
+    }
+  /** A string that a shell parses and runs (`bash -c`, `eval`, `env -S`, `watch`, `su -c`, `npx -c`...). */
+  | { kind: 'script'; via: string; text: Field; cwd?: Field; extraUnknownArg?: boolean }
+  /** A shell that reads its script from standard input. */
+  | { kind: 'stdin-script'; via: string }
+  /** Several commands (find with several -exec). */
+  | { kind: 'many'; items: Unwrapped[] }
+  /** Not a wrapper, or a wrapper that runs nothing here (`command -v make`, `sudo -l`). */
+  | { kind: 'none' };
+
+interface Spec {
+  /** Options that take a value (`-u root`, `-uroot`, `--user root`, `--user=root`). */
+  value: string[];
+  /** Options that set the working directory of the inner command. */
+  chdir?: string[];
+  /** Options after which no inner command runs. */
+  noCommand?: string[];
+  /** Leading positionals to skip before the command (timeout's DURATION, taskset's mask...). */
+  skip?: number;
+  /** NAME=VALUE words before the command are environment. */
+  assignments?: boolean;
+  /** A value option whose value is a script string for a shell. */
+  scriptOption?: string[];
+  /** The inner command's remaining words are joined and run by `sh -c` (watch). */
+  joinAsScript?: boolean;
+}
+
+const SPECS: Record<string, Spec> = {
+  sudo: {
+    value: ['-u', '--user', '-g', '--group', '-h', '--host', '-C', '--close-from', '-D', '--chdir', '-p', '--prompt', '-r', '--role', '-t', '--type', '-T', '--command-timeout', '-U', '--other-user', '-R', '--chroot'],
+    chdir: ['-D', '--chdir'],
+    noCommand: ['-l', '--list', '-v', '--validate', '-k', '--reset-timestamp', '-K', '--remove-timestamp', '-V', '--version', '-h', '--help', '-e', '--edit'],
+    assignments: true,
+  },
+  doas: { value: ['-u', '-C'], noCommand: ['-C', '-L'] },
+  env: {
+    value: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string', '--default-signal', '--ignore-signal', '--block-signal', '-a', '--argv0'],
+    chdir: ['-C', '--chdir'],
+    scriptOption: ['-S', '--split-string'],
+    assignments: true,
+  },
+  nice: { value: ['-n', '--adjustment'] },
+  ionice: { value: ['-c', '--class', '-n', '--classdata'], noCommand: ['-p', '--pid', '-P', '--pgid', '-u', '--uid'] },
+  nohup: { value: [] },
+  setsid: { value: [] },
+  timeout: { value: ['-s', '--signal', '-k', '--kill-after'], skip: 1 },
+  time: { value: ['-f', '--format', '-o', '--output'] },
+  command: { value: [], noCommand: ['-v', '-V'] },
+  exec: { value: ['-a'] },
+  builtin: { value: [] },
+  stdbuf: { value: ['-i', '--input', '-o', '--output', '-e', '--error'] },
+  taskset: { value: ['-c', '--cpu-list'], noCommand: ['-p', '--pid'], skip: 1 },
+  chrt: { value: ['-T', '--sched-runtime', '-P', '--sched-period', '-D', '--sched-deadline'], noCommand: ['-p', '--pid', '-m', '--max'], skip: 1 },
+  watch: { value: ['-n', '--interval', '-q', '--equexit', '--differences'], joinAsScript: true },
+  flock: { value: ['-w', '--timeout', '-E', '--conflict-exit-code', '-c', '--command'], scriptOption: ['-c', '--command'], skip: 1 },
+  unbuffer: { value: [] },
+  caffeinate: { value: ['-t', '-w'] },
+  catchsegv: { value: [] },
+  strace: { value: ['-o', '-e', '-p', '-s', '-u', '-E', '-I', '-a', '-b', '-O', '-S', '-P', '-X'] },
+  ltrace: { value: ['-o', '-e', '-p', '-s', '-u', '-a', '-n', '-l', '-L'] },
+  valgrind: { value: [] },
+  runuser: { value: ['-u', '--user', '-g', '--group', '-G', '--supp-group', '-s', '--shell', '-w', '--whitelist-environment'], scriptOption: ['-c', '--command'] },
+  su: { value: ['-g', '--group', '-G', '--supp-group', '-s', '--shell', '-w', '--whitelist-environment', '-c', '--command', '--session-command'], scriptOption: ['-c', '--command', '--session-command'] },
+  'systemd-run': { value: ['-u', '--unit', '-p', '--property', '-E', '--setenv', '-M', '--machine', '--description', '--slice', '-H', '--host', '--working-directory', '--uid', '--gid', '--nice'], chdir: ['--working-directory'] },
+  'systemd-inhibit': { value: ['--what', '--who', '--why', '--mode'] },
+  'sg': { value: [], skip: 1 },
+  'nix-shell': { value: ['-p', '--packages', '-A', '--attr', '-I', '--arg', '--argstr'], scriptOption: ['--run', '--command'] },
+  'dbus-run-session': { value: ['--config-file', '--dbus-daemon'] },
+};
+
+/** Shells that take `-c STRING`, read a script file, or read stdin. */
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'fish', 'busybox', 'rbash', 'oksh', 'loksh', 'pdksh']);
+/** Shell options that take a value (`-o pipefail`, `+O extglob`, `--rcfile f`). */
+const SHELL_VALUE_OPTS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
+
+/** `npx`, `pnpm exec`, ... : runners of a package's binary. */
+const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx', 'pnpm', 'yarn', 'npm', 'bun']);
+/** pnpm/yarn built-in commands (anything else is a package binary: `pnpm playwright test`). */
+const PNPM_OWN = new Set(['add', 'install', 'i', 'update', 'up', 'remove', 'rm', 'link', 'unlink', 'import', 'rebuild', 'prune', 'fetch', 'patch', 'patch-commit', 'audit', 'list', 'ls', 'outdated', 'why', 'publish', 'pack', 'run', 'test', 't', 'start', 'init', 'store', 'config', 'root', 'bin', 'setup', 'env', 'server', 'deploy', 'licenses', 'help', 'create', 'ci', 'dedupe', 'doctor', 'cache', 'self-update', 'info', 'view', 'version', 'login', 'logout', 'whoami', 'node', 'workspace', 'workspaces', 'global', 'upgrade', 'upgrade-interactive', 'generate-lock-entry', 'policies', 'plugin', 'set', 'constraints', 'explain', 'npm', 'search', 'tag', 'owner', 'team', 'unplug', 'dlx', 'exec', 'x']);
+
+function isOpt(f: Field): boolean {
+  return f.known && f.value.length > 1 && (f.value.startsWith('-') || f.value.startsWith('+'));
+}
+
+const ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*=/s;
+
+/**
+ * Generic option walk: returns the index of the inner command and the options seen, or null when the
+ * wrapper runs no command.
+ */
+function scan(argv: Field[], spec: Spec): { index: number; opts: [string, Field | null][]; env: [string, Field][] } | null {
+  const opts: [string, Field | null][] = [];
+  const env: [string, Field][] = [];
+  let i = 1;
+  let skip = spec.skip ?? 0;
+  const valueSet = new Set(spec.value);
+  while (i < argv.length) {
+    const f = argv[i]!;
+    if (f.known && f.value === '--') {
+      i++;
+      break;
+    }
+    if (isOpt(f)) {
+      const v = f.value;
+      if (v.startsWith('--')) {
+        const eq = v.indexOf('=');
+        const name = eq < 0 ? v : v.slice(0, eq);
+        if (eq >= 0) opts.push([name, { value: v.slice(eq + 1), known: true }]);
+        else if (valueSet.has(name)) {
+          opts.push([name, argv[i + 1] ?? null]);
+          i++;
+        } else opts.push([name, null]);
+        i++;
+        continue;
+      }
+      // Short cluster: -Eu root, -uroot, -n19.
+      let j = 1;
+      while (j < v.length) {
+        const name = v[0] + v[j]!;
+        if (valueSet.has(name)) {
+          if (j + 1 < v.length) opts.push([name, { value: v.slice(j + 1), known: true }]);
+          else {
+            opts.push([name, argv[i + 1] ?? null]);
+            i++;
+          }
+          break;
+        }
+        opts.push([name, null]);
+        j++;
+      }
+      i++;
+      continue;
+    }
+    if (spec.assignments && f.known && ASSIGN.test(f.value)) {
+      const eq = f.value.indexOf('=');
+      env.push([f.value.slice(0, eq), { value: f.value.slice(eq + 1), known: true }]);
+      i++;
+      continue;
+    }
+    if (spec.assignments && !f.known && /^[A-Za-z_][A-Za-z0-9_]*=/.test(f.value)) {
+      i++;
+      continue;
+    }
+    if (skip > 0) {
+      skip--;
+      i++;
+      continue;
+    }
+    break;
+  }
+  if (spec.noCommand && opts.some(([n]) => spec.noCommand!.includes(n))) return null;
+  return { index: i, opts, env };
+}
+
+function shell(name: string, argv: Field[]): Unwrapped {
+  let i = 1;
+  let command: Field | null = null;
+  let wantsCommand = false;
+  let readsStdin = false;
+  while (i < argv.length) {
+    const f = argv[i]!;
+    if (!f.known) break;
+    const v = f.value;
+    if (v === '--' || v === '-') {
+      i++;
+      break;
+    }
+    if (SHELL_VALUE_OPTS.has(v)) {
+      i += 2;
+      continue;
+    }
+    if (v.startsWith('--')) {
+      i++;
+      continue;
+    }
+    if ((v.startsWith('-') || v.startsWith('+')) && v.length > 1) {
+      if (v.includes('c')) wantsCommand = true;
+      if (v.includes('s')) readsStdin = true;
+      // `-o` inside a cluster (`-euo pipefail`) takes the next word.
+      if (/^[-+][a-zA-Z]*o$/.test(v)) i++;
+      i++;
+      continue;
+    }
+    break;
+  }
+  if (name === 'busybox') {
+    // busybox sh -c ...: the applet name is the next word.
+    const applet = argv[1];
+    if (applet?.known && SHELLS.has(applet.value)) return shell(applet.value, argv.slice(1));
+    if (applet) return { kind: 'run', via: 'busybox', argv: argv.slice(1) };
+    return { kind: 'none' };
+  }
+  if (wantsCommand) {
+    command = argv[i] ?? null;
+    if (!command) return { kind: 'none' }; // `bash -c` with no string: bash errors, nothing runs
+    return { kind: 'script', via: `${name} -c`, text: command };
+  }
+  if (i >= argv.length || readsStdin) return { kind: 'stdin-script', via: name };
+  // `bash script.sh args`: a script file. offhost does not read files (the core is pure); the scan of
+  // committed scripts covers them. Judged as the script program itself.
+  return { kind: 'none' };
+}
+
+function findExec(argv: Field[]): Unwrapped {
+  const items: Unwrapped[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const f = argv[i]!;
+    if (!f.known) continue;
+    if (f.value === '-exec' || f.value === '-execdir' || f.value === '-ok' || f.value === '-okdir') {
+      const start = i + 1;
+      let end = start;
+      while (end < argv.length && !(argv[end]!.known && (argv[end]!.value === ';' || argv[end]!.value === '+'))) end++;
+      const inner = argv.slice(start, end).map((a) => (a.known && a.value.includes('{}') ? { value: a.value, known: false } : a));
+      if (inner.length > 0) items.push({ kind: 'run', via: `find ${f.value}`, argv: inner, cwdUnknown: f.value.endsWith('dir') });
+      i = end;
+    }
+  }
+  return items.length ? { kind: 'many', items } : { kind: 'none' };
+}
+
+function xargs(argv: Field[]): Unwrapped {
+  const s = scan(argv, { value: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-e', '--eof', '-I', '-i', '--replace', '-L', '-l', '--max-lines', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var'] });
+  if (!s) return { kind: 'none' };
+  const inner = argv.slice(s.index);
+  const replace = s.opts.find(([n]) => n === '-I' || n === '-i' || n === '--replace');
+  if (inner.length === 0) return { kind: 'run', via: 'xargs', argv: [{ value: 'echo', known: true }], extraUnknownArg: true };
+  if (replace) {
+    const token = replace[1]?.value ?? '{}';
+    return { kind: 'run', via: 'xargs', argv: inner.map((a) => (a.value.includes(token) ? { value: a.value, known: false } : a)) };
+  }
+  return { kind: 'run', via: 'xargs', argv: inner, extraUnknownArg: true };
+}
+
+function parallel(argv: Field[]): Unwrapped {
+  const s = scan(argv, { value: ['-j', '--jobs', '-S', '--sshlogin', '--joblog', '--results', '-a', '--arg-file', '--delay', '--timeout', '--retries', '--colsep', '-d', '--delimiter', '-I', '--tmpdir', '--workdir', '--wd'] });
+  if (!s) return { kind: 'none' };
+  let end = s.index;
+  while (end < argv.length && !(argv[end]!.known && /^:::+\+?$|^::::$/.test(argv[end]!.value))) end++;
+  const inner = argv.slice(s.index, end);
+  if (inner.length === 0) return { kind: 'stdin-script', via: 'parallel' };
+  // GNU parallel runs the command through a shell, with the inputs substituted for {} or appended.
+  const text = inner.map((a) => a.value).join(' ');
+  return { kind: 'script', via: 'parallel', text: { value: text, known: inner.every((a) => a.known) }, extraUnknownArg: true };
+}
+
+function packageRunner(name: string, argv: Field[]): Unwrapped {
+  const sub = argv[1];
+  let start = 1;
+  if (name === 'npm') {
+    if (!sub?.known || !['exec', 'x'].includes(sub.value)) return { kind: 'none' };
+    start = 2;
+  } else if (name === 'pnpm' || name === 'yarn' || name === 'bun') {
+    if (!sub) return { kind: 'none' };
+    if (!sub.known) return { kind: 'run', via: name, argv: argv.slice(1) };
+    if (['exec', 'dlx', 'x'].includes(sub.value)) start = 2;
+    else if (sub.value.startsWith('-') || PNPM_OWN.has(sub.value)) return { kind: 'none' };
+    else if (name === 'bun' && /\.(m?[jt]sx?|cjs)$/.test(sub.value)) return { kind: 'none' };
+  }
+  const s = scan([argv[0]!, ...argv.slice(start)], { value: ['-p', '--package', '-c', '--call', '--registry', '--cache', '--userconfig', '--workspace', '-w', '--filter', '-F', '--dir', '-C'], scriptOption: ['-c', '--call'] });
+  if (!s) return { kind: 'none' };
+  const call = s.opts.find(([n]) => n === '-c' || n === '--call');
+  if (call && call[1]) return { kind: 'script', via: `${name} -c`, text: call[1] };
+  const inner = [argv[0]!, ...argv.slice(start)].slice(s.index);
+  if (inner.length === 0) return { kind: 'none' };
+  return { kind: 'run', via: name, argv: inner };
+}
+
+/** Looks inside one wrapper invocation. `argv[0]` is the wrapper's own basename. */
+export function unwrap(program: string, argv: Field[]): Unwrapped {
+  if (SHELLS.has(program)) return shell(program, argv);
+  if (program === 'eval') {
+    const rest = argv.slice(1);
+    if (rest.length === 0) return { kind: 'none' };
+    return { kind: 'script', via: 'eval', text: { value: rest.map((a) => a.value).join(' '), known: rest.every((a) => a.known) } };
+  }
+  if (program === 'find') return findExec(argv);
+  if (program === 'xargs') return xargs(argv);
+  if (program === 'parallel') return parallel(argv);
+  if (PACKAGE_RUNNERS.has(program)) return packageRunner(program, argv);
+  const spec = SPECS[program];
+  if (!spec) return { kind: 'none' };
+  // taskset -c LIST replaces the MASK positional.
+  const effective = program === 'taskset' && argv.some((a) => a.known && /^(-[a-z]*c|--cpu-list)/.test(a.value)) ? { ...spec, skip: 0 } : spec;
+  const s = scan(argv, effective);
+  if (!s) return { kind: 'none' };
+  const via = program;
+  const chdirOpt = s.opts.filter(([n]) => spec.chdir?.includes(n)).pop();
+  const cwd = chdirOpt ? (chdirOpt[1] ?? { value: '', known: false }) : undefined;
+  const scriptOpt = s.opts.find(([n]) => spec.scriptOption?.includes(n));
+  if (scriptOpt) {
+    const text = scriptOpt[1] ?? { value: '', known: false };
+    if (program === 'env') {
+      // env -S 'make build' args...: the string is split into words, the rest appended.
+      const rest = argv.slice(s.index);
+      const joined = [text, ...rest];
+      return {
+        kind: 'script',
+        via: 'env -S',
+        text: { value: joined.map((a) => a.value).join(' '), known: joined.every((a) => a.known) },
+        ...(cwd ? { cwd } : {}),
+      };
+    }
+    return { kind: 'script', via: `${program} ${scriptOpt[0]}`, text, ...(cwd ? { cwd } : {}) };
+  }
+  const inner = argv.slice(s.index);
+  if (inner.length === 0) return { kind: 'none' };
+  if (spec.joinAsScript && !s.opts.some(([n]) => n === '-x' || n === '--exec')) {
+    return { kind: 'script', via, text: { value: inner.map((a) => a.value).join(' '), known: inner.every((a) => a.known) } };
+  }
+  return { kind: 'run', via, argv: inner, env: s.env, ...(cwd ? { cwd } : {}) };
+}
+
+/** Whether `program` is one the walker must look inside. */
+export function isWrapper(program: string): boolean {
+  return SHELLS.has(program) || program === 'eval' || program === 'find' || program === 'xargs' || program === 'parallel' || PACKAGE_RUNNERS.has(program) || Object.hasOwn(SPECS, program);
+}
