@@ -1,0 +1,71 @@
+// The bash snippet, run by a real interactive bash (stdin piped), with a stand-in `offhost shell --check`.
+import { describe, expect, it } from 'vitest';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { bashSnippet, zshSnippet } from '../../src/adapters/shell-snippet.js';
+
+function setup(prelude = '') {
+  const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-'));
+  mkdirSync(join(d, 'bin'));
+  const fake = join(d, 'fake-offhost');
+  writeFileSync(
+    fake,
+    `#!/bin/bash
+line=\${@: -1}
+printf '%s\\n' "$line" >> ${d}/checked.log
+case $line in
+  *"make build-safe"*) echo "echo REROUTED-RAN"; exit 3 ;;
+  *qemu*) echo "refused (rule qemu-windows): migrate"; exit 126 ;;
+esac
+exit 0
+`,
+  );
+  writeFileSync(join(d, 'bin', 'make'), '#!/bin/sh\necho LOCAL-MAKE "$@"\n');
+  writeFileSync(join(d, 'bin', 'qemu-system-x86_64'), '#!/bin/sh\necho LOCAL-QEMU\n');
+  for (const f of [fake, join(d, 'bin', 'make'), join(d, 'bin', 'qemu-system-x86_64')]) chmodSync(f, 0o755);
+  writeFileSync(join(d, 'rc'), `PS1='$ '\nexport PATH=${d}/bin:$PATH\nHISTFILE=${d}/hist\n${prelude}\n${bashSnippet([fake])}`);
+  const run = (input: string) => {
+    const r = spawnSync('bash', ['--noprofile', '--rcfile', join(d, 'rc'), '-i'], { input, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: d, TERM: 'dumb' } });
+    let checked = '';
+    try {
+      checked = readFileSync(join(d, 'checked.log'), 'utf8');
+    } catch {
+      /* nothing checked */
+    }
+    return { stdout: r.stdout, stderr: r.stderr, checked };
+  };
+  return { run };
+}
+
+describe('bash snippet (extdebug + DEBUG trap)', () => {
+  it('checks each line once: allowed lines run, reroutes run instead, refused lines do not run at all', () => {
+    const { run } = setup();
+    const r = run('echo one\nmake build-safe; echo SHOULD-NOT-RUN\necho two\nqemu-system-x86_64 x && echo NOPE\necho three\n');
+    expect(r.stdout).toBe('one\nREROUTED-RAN\ntwo\nthree\n');
+    expect(r.stdout).not.toContain('LOCAL-');
+    expect(r.stderr).toContain('offhost: rerouted; running instead:\n  echo REROUTED-RAN');
+    expect(r.stderr).toContain('offhost: refused (rule qemu-windows): migrate');
+    expect(r.checked).toBe('echo one\nmake build-safe; echo SHOULD-NOT-RUN\necho two\nqemu-system-x86_64 x && echo NOPE\necho three\n');
+  });
+
+  it('lines kept out of history (ignorespace) are checked command by command; PROMPT_COMMAND is left alone', () => {
+    const { run } = setup('HISTCONTROL=ignorespace\nPROMPT_COMMAND="true prompt-command"');
+    const r = run(' make build-safe; echo after\n echo two; qemu-system-x86_64; echo three\n');
+    expect(r.stdout).toBe('REROUTED-RAN\nafter\ntwo\nthree\n');
+    expect(r.checked).not.toContain('prompt-command');
+  });
+
+  it('declines to install over an existing DEBUG trap', () => {
+    const { run } = setup("trap 'true' DEBUG");
+    const r = run('make build-safe\n');
+    expect(r.stdout).toContain('LOCAL-MAKE');
+    expect(r.stderr).toContain('a DEBUG trap is already set');
+  });
+
+  it('the shipped hooks/offhost.bash and hooks/offhost.zsh are the generated snippets', () => {
+    expect(readFileSync('hooks/offhost.bash', 'utf8')).toBe(bashSnippet(['offhost']));
+    expect(readFileSync('hooks/offhost.zsh', 'utf8')).toBe(zshSnippet(['offhost']));
+  });
+});
