@@ -68,7 +68,9 @@ export function lockWaitLimitMs(): number {
   return Number.isFinite(v) && v >= 0 ? v : 20_000;
 }
 
-const LOCKED_RE = /index\.lock|Unable to create '[^']*\.lock': File exists|cannot lock ref|unable to lock|Another git process seems to be running/i;
+// A busy lock file (index.lock, a ref's .lock). Not "cannot lock ref ...: is at X but expected Y", which is a
+// lost compare-and-swap, not a busy lock.
+const LOCKED_RE = /index\.lock|\.lock': File exists|Another git process seems to be running/i;
 
 export function isLockedError(stderr: string): boolean {
   return LOCKED_RE.test(stderr);

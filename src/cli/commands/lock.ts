@@ -6,7 +6,7 @@ import { EXIT, UsageError } from '../../errors.js';
 import type { Clock } from '../../types.js';
 import type { Io } from '../io.js';
 import { openRepo } from '../../git/repo.js';
-import { parseUtc, formatUtc, isCanonicalVmId } from '../../locks/schema.js';
+import { parseUtc, formatUtc, isCanonicalVmId, vmIdProblem } from '../../locks/schema.js';
 import {
   acquireFirstFree,
   checkSession,
@@ -103,6 +103,7 @@ export function resolveTargets(name: string | undefined, component: string | und
   const pool = settings.pools.get(name);
   if (pool && pool.length) return pool.map((vm) => ({ kind: 'vm', vm }));
   if (!name.startsWith('s.khost1.') && isCanonicalVmId(`s.khost1.${name}`)) return [{ kind: 'vm', vm: `s.khost1.${name}` }];
+  if (name.startsWith('s.khost1.')) throw new UsageError(`'${name}' ${vmIdProblem(name) ?? 'is not a test VM id'}`);
   const known = [...settings.pools.keys()];
   throw new UsageError(
     `'${name}' is neither a canonical VM id (s.khost1.<env>-<target>[-<slug>]) nor a route or pool in the configuration` +

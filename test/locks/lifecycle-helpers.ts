@@ -1,0 +1,130 @@
+// Helpers for the lock lifecycle, race and run tests: real temp git repositories and the built CLI.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The built CLI (OFFHOST_TEST_BIN points at another build, e.g. a private one while dist/ is being rebuilt). */
+export const BIN = process.env.OFFHOST_TEST_BIN ?? join(ROOT, 'dist', 'offhost.mjs');
+export const VM = 's.khost1.dev-linux-koda';
+export const ACTIVE = `meta/context/notices/vm-active/lock-${VM}.md`;
+export const ARCHIVE_DIR = 'meta/context/notices/vm-active-archive';
+
+/** Builds dist/ once if it is missing (npm test builds it in pretest). */
+export function ensureBuilt(): void {
+  if (!existsSync(BIN)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+}
+
+const HOME = mkdtempSync(join(tmpdir(), 'offhost-home-'));
+
+/** An environment for git and offhost with no ambient identity, session or CI role. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('GIT_') || k.startsWith('OFFHOST_') || k === 'CI') continue;
+    env[k] = v;
+  }
+  return { ...env, HOME: HOME, GIT_CONFIG_NOSYSTEM: '1', OFFHOST_ROLE: 'laptop', ...extra };
+}
+
+export function g(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A fresh repository with one commit and an identity. */
+export function tempRepo(name = 'repo'): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'offhost-lock-')), name);
+  mkdirSync(dir, { recursive: true });
+  g(dir, 'init', '-q', '-b', 'main');
+  configure(dir);
+  writeFileSync(join(dir, 'README.md'), '# test repo\n');
+  writeFileSync(join(dir, 'a.txt'), 'a\n');
+  writeFileSync(join(dir, 'b.txt'), 'b\n');
+  g(dir, 'add', 'README.md', 'a.txt', 'b.txt');
+  g(dir, 'commit', '-q', '-m', 'init');
+  return dir;
+}
+
+export function configure(dir: string): void {
+  g(dir, 'config', 'user.email', 'dev@example.test');
+  g(dir, 'config', 'user.name', 'Dev');
+  g(dir, 'config', 'commit.gpgsign', 'false');
+}
+
+/** A bare remote seeded with one commit, and `n` clones of it. */
+export function bareWithClones(n: number): { bare: string; clones: string[] } {
+  const seed = tempRepo('seed');
+  const base = dirname(seed);
+  const bare = join(base, 'remote.git');
+  g(base, 'clone', '-q', '--bare', seed, bare);
+  const clones: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = join(base, `clone${i}`);
+    g(base, 'clone', '-q', bare, c);
+    configure(c);
+    clones.push(c);
+  }
+  return { bare, clones };
+}
+
+export interface Result {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns `node dist/offhost.mjs ...args` in `cwd`. */
+export function offhost(args: string[], opts: { cwd: string; env?: Record<string, string>; baseEnv?: NodeJS.ProcessEnv }): Promise<Result> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd,
+      env: { ...(opts.baseEnv ?? cleanEnv()), ...(opts.env ?? {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', rej);
+    child.on('close', (code, signal) => res({ code, signal, stdout, stderr }));
+  });
+}
+
+/** Everything about the user's work that must survive a lock operation. */
+export function snapshot(dir: string, files: string[]): string {
+  const parts = [
+    `index:\n${g(dir, 'ls-files', '-s', '--', ...files)}`,
+    `cached:\n${g(dir, 'diff', '--cached', '--', ...files)}`,
+    `worktree:\n${g(dir, 'diff', '--', ...files)}`,
+  ];
+  for (const f of files) parts.push(`${f}: ${existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : '<absent>'}`);
+  return parts.join('\n');
+}
+
+/** Stages and leaves unstaged changes of every kind a user may have in other files. */
+export function makeUserWork(dir: string): string[] {
+  writeFileSync(join(dir, 'a.txt'), 'a\nstaged change\n');
+  g(dir, 'add', 'a.txt');
+  writeFileSync(join(dir, 'a.txt'), 'a\nstaged change\nthen an unstaged one on top\n');
+  writeFileSync(join(dir, 'b.txt'), 'b\nunstaged only\n');
+  writeFileSync(join(dir, 'new.txt'), 'a new file, staged\n');
+  g(dir, 'add', 'new.txt');
+  writeFileSync(join(dir, 'untracked.txt'), 'never added\n');
+  return ['a.txt', 'b.txt', 'new.txt', 'untracked.txt'];
+}
+
+export function archives(dir: string): string[] {
+  const d = join(dir, ARCHIVE_DIR);
+  return existsSync(d) ? readdirSync(d).sort() : [];
+}
+
+export function read(dir: string, rel: string): string {
+  return readFileSync(join(dir, rel), 'utf8');
+}
+
+export function sessionEnv(session: string, ai = 'claude'): Record<string, string> {
+  return { OFFHOST_SESSION: session, OFFHOST_AI: ai };
+}

@@ -1,0 +1,312 @@
+// `offhost lock` end to end: real temp repositories, the built CLI as a child process.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, writeFileSync, unlinkSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ACTIVE,
+  ARCHIVE_DIR,
+  VM,
+  archives,
+  ensureBuilt,
+  g,
+  makeUserWork,
+  offhost,
+  read,
+  sessionEnv,
+  snapshot,
+  tempRepo,
+} from './lifecycle-helpers.js';
+
+beforeAll(() => ensureBuilt());
+
+const T0 = '2026-05-19T22:30:00Z';
+
+describe('offhost lock acquire / release', () => {
+  it('acquires, is a no-op for the holder, refuses another session, releases into the archive', async () => {
+    const dir = tempRepo();
+    const a = await offhost(['lock', 'acquire', VM, '--reason', 'koda make build-safe, KODA-12', '--ttl', '60'], { cwd: dir, env: sessionEnv('sess-a') });
+    expect(a.stderr).toBe('');
+    expect(a.code).toBe(0);
+    const text = read(dir, ACTIVE);
+    expect(text).toMatch(/^---\nvm: s\.khost1\.dev-linux-koda\nsession: sess-a\nai: claude\nstarted: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n/);
+    expect(text).toContain('ttl_minutes: 60');
+    // Committed, and only that path.
+    expect(g(dir, 'show', '--name-only', '--format=%s', 'HEAD').trim().split('\n')).toEqual([`offhost: lock ${VM} for sess-a`, '', ACTIVE]);
+
+    const again = await offhost(['lock', 'acquire', VM, '--reason', 'again'], { cwd: dir, env: sessionEnv('sess-a') });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already held by this session');
+
+    const other = await offhost(['lock', 'acquire', VM, '--reason', 'flutter tests'], { cwd: dir, env: sessionEnv('sess-b', 'codex') });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('held by session sess-a (claude) since');
+    expect(other.stderr).toContain('koda make build-safe, KODA-12');
+    expect(other.stderr).toMatch(/expires in (59 min|1 h)/);
+    expect(read(dir, ACTIVE)).toBe(text);
+
+    const rel = await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('sess-a') });
+    expect(rel.code).toBe(0);
+    expect(existsSync(join(dir, ACTIVE))).toBe(false);
+    const arch = archives(dir);
+    expect(arch).toHaveLength(1);
+    expect(arch[0]).toMatch(/^lock-s\.khost1\.dev-linux-koda-\d{4}-\d\d-\d\d\.md$/);
+    const archived = read(dir, `${ARCHIVE_DIR}/${arch[0]}`);
+    expect(archived.startsWith(text)).toBe(true);
+    expect(archived).toContain('## Released');
+    // Release is a move committed in one commit: the archive is in HEAD, the active file is not.
+    const changed = g(dir, 'show', '--no-renames', '--name-status', '--format=', 'HEAD').trim().split('\n').sort();
+    expect(changed).toEqual([`A\t${ARCHIVE_DIR}/${arch[0]}`, `D\t${ACTIVE}`].sort());
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('two archives of one VM on one day do not collide', async () => {
+    const dir = tempRepo();
+    for (let i = 0; i < 3; i++) {
+      expect((await offhost(['lock', 'acquire', VM, '--reason', `round ${i}`, '--now', `2026-05-19T1${i}:00:00Z`], { cwd: dir, env: sessionEnv('s') })).code).toBe(0);
+      expect((await offhost(['lock', 'release', VM, '--now', `2026-05-19T1${i}:30:00Z`], { cwd: dir, env: sessionEnv('s') })).code).toBe(0);
+    }
+    expect(archives(dir)).toEqual([
+      'lock-s.khost1.dev-linux-koda-2026-05-19-2.md',
+      'lock-s.khost1.dev-linux-koda-2026-05-19-3.md',
+      'lock-s.khost1.dev-linux-koda-2026-05-19.md',
+    ]);
+    expect(read(dir, `${ARCHIVE_DIR}/lock-s.khost1.dev-linux-koda-2026-05-19-3.md`)).toContain('round 2');
+  });
+
+  it('takes over an expired lock, archiving it as -expired- with a note of why', async () => {
+    const dir = tempRepo();
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'old run', '--ttl', '30', '--now', T0], { cwd: dir, env: sessionEnv('old') })).code).toBe(0);
+    const oldText = read(dir, ACTIVE);
+    // 20 minutes later: still live.
+    const early = await offhost(['lock', 'acquire', VM, '--reason', 'new', '--now', '2026-05-19T22:50:00Z'], { cwd: dir, env: sessionEnv('new') });
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain('expires in 10 min');
+    // Two hours later: expired.
+    const r = await offhost(['lock', 'acquire', VM, '--reason', 'new run', '--now', '2026-05-20T00:30:00Z'], { cwd: dir, env: sessionEnv('new') });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('lock-s.khost1.dev-linux-koda-expired-2026-05-20.md');
+    const arch = `${ARCHIVE_DIR}/lock-s.khost1.dev-linux-koda-expired-2026-05-20.md`;
+    const archived = read(dir, arch);
+    expect(archived.startsWith(oldText)).toBe(true);
+    expect(archived).toContain('## Archived as expired');
+    expect(archived).toMatch(/session new \(claude\)/);
+    expect(archived).toMatch(/30/); // the why names the ttl
+    expect(read(dir, ACTIVE)).toContain('session: new');
+    const changed = g(dir, 'show', '--no-renames', '--name-status', '--format=', 'HEAD').trim().split('\n').sort();
+    expect(changed).toEqual([`A\t${arch}`, `M\t${ACTIVE}`].sort());
+  });
+
+  it('refuses to release another session\'s live lock, and archives an expired one as -expired-', async () => {
+    const dir = tempRepo();
+    await offhost(['lock', 'acquire', VM, '--reason', 'x', '--ttl', '30', '--now', T0], { cwd: dir, env: sessionEnv('a') });
+    const before = read(dir, ACTIVE);
+    const r = await offhost(['lock', 'release', VM, '--now', '2026-05-19T22:40:00Z'], { cwd: dir, env: sessionEnv('b') });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("refusing to release another session's live lock");
+    expect(read(dir, ACTIVE)).toBe(before);
+    const r2 = await offhost(['lock', 'release', VM, '--now', '2026-05-20T10:00:00Z'], { cwd: dir, env: sessionEnv('b') });
+    expect(r2.code).toBe(0);
+    expect(archives(dir)).toEqual(['lock-s.khost1.dev-linux-koda-expired-2026-05-20.md']);
+  });
+
+  it('heartbeat: only the holder, never backwards, committed', async () => {
+    const dir = tempRepo();
+    await offhost(['lock', 'acquire', VM, '--reason', 'x', '--ttl', '60', '--now', T0], { cwd: dir, env: sessionEnv('a') });
+    const hb = await offhost(['lock', 'heartbeat', VM, '--now', '2026-05-19T22:50:00Z'], { cwd: dir, env: sessionEnv('a') });
+    expect(hb.code).toBe(0);
+    expect(read(dir, ACTIVE)).toContain('heartbeat: 2026-05-19T22:50:00Z');
+    expect(g(dir, 'log', '-1', '--format=%s').trim()).toBe(`offhost: heartbeat ${VM} for a`);
+    const back = await offhost(['lock', 'heartbeat', VM, '--now', '2026-05-19T22:40:00Z'], { cwd: dir, env: sessionEnv('a') });
+    expect(back.code).toBe(0);
+    expect(read(dir, ACTIVE)).toContain('heartbeat: 2026-05-19T22:50:00Z');
+    const other = await offhost(['lock', 'heartbeat', VM, '--now', '2026-05-19T22:55:00Z'], { cwd: dir, env: sessionEnv('b') });
+    expect(other.code).toBe(1);
+    expect(read(dir, ACTIVE)).toContain('heartbeat: 2026-05-19T22:50:00Z');
+    // After a heartbeat, expiry counts from the heartbeat: still live at 23:45 with ttl 60.
+    const late = await offhost(['lock', 'acquire', VM, '--reason', 'y', '--now', '2026-05-19T23:45:00Z'], { cwd: dir, env: sessionEnv('b') });
+    expect(late.code).toBe(1);
+    const absent = await offhost(['lock', 'heartbeat', 's.khost1.dev-linux-gui'], { cwd: dir, env: sessionEnv('a') });
+    expect(absent.code).toBe(2);
+  });
+
+  it('needs a session, and says how to set one', async () => {
+    const dir = tempRepo();
+    const r = await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('OFFHOST_SESSION');
+    expect(r.stderr).toContain('--session');
+    const bad = await offhost(['lock', 'acquire', 's.khost1.flow', '--reason', 'x'], { cwd: dir, env: sessionEnv('a') });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('production container');
+    const noReason = await offhost(['lock', 'acquire', VM], { cwd: dir, env: sessionEnv('a') });
+    expect(noReason.code).toBe(2);
+    expect(existsSync(join(dir, ACTIVE))).toBe(false);
+    const outside = await offhost(['lock', 'status'], { cwd: join(dir, '..') });
+    expect(outside.code).toBe(2);
+  });
+
+  it('--session/--ai flags win over the environment', async () => {
+    const dir = tempRepo();
+    const r = await offhost(['lock', 'acquire', VM, '--reason', 'x', '--session', 'flag-s', '--ai', 'gemini'], { cwd: dir, env: sessionEnv('env-s') });
+    expect(r.code).toBe(0);
+    expect(read(dir, ACTIVE)).toMatch(/session: flag-s\nai: gemini/);
+  });
+
+  it('status and status --json', async () => {
+    const dir = tempRepo();
+    await offhost(['lock', 'acquire', VM, '--reason', 'koda build', '--ttl', '60', '--now', T0], { cwd: dir, env: sessionEnv('a') });
+    await offhost(['lock', 'acquire', '--component', 'koda-parser', '--reason', 'refactor', '--now', T0], { cwd: dir, env: sessionEnv('a') });
+    const s = await offhost(['lock', 'status', '--now', '2026-05-19T23:00:00Z'], { cwd: dir, env: sessionEnv('a') });
+    expect(s.code).toBe(0);
+    expect(s.stdout).toContain('s.khost1.dev-linux-koda  a (you) (claude)');
+    expect(s.stdout).toContain('expires in 30 min');
+    const j = await offhost(['lock', 'status', '--json', '--now', '2026-05-19T23:00:00Z'], { cwd: dir });
+    const parsed = JSON.parse(j.stdout) as { locks: { target: string; state: string; expires_in_seconds: number; kind: string }[] };
+    expect(parsed.locks.map((l) => [l.kind, l.target, l.state])).toEqual([
+      ['vm', VM, 'live'],
+      ['component', 'koda-parser', 'live'],
+    ]);
+    expect(parsed.locks[0]!.expires_in_seconds).toBe(1800);
+  });
+
+  it('gc archives every expired active lock with a note, and leaves live ones', async () => {
+    const dir = tempRepo();
+    await offhost(['lock', 'acquire', VM, '--reason', 'x', '--ttl', '30', '--now', T0], { cwd: dir, env: sessionEnv('a') });
+    await offhost(['lock', 'acquire', 's.khost1.dev-linux-gui', '--reason', 'y', '--ttl', '30', '--now', T0], { cwd: dir, env: sessionEnv('b') });
+    await offhost(['lock', 'acquire', 's.khost1.dev-linux-iso', '--reason', 'z', '--ttl', '600', '--now', T0], { cwd: dir, env: sessionEnv('c') });
+    const r = await offhost(['lock', 'gc', '--now', '2026-05-20T01:00:00Z'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(archives(dir)).toEqual(['lock-s.khost1.dev-linux-gui-expired-2026-05-20.md', 'lock-s.khost1.dev-linux-koda-expired-2026-05-20.md']);
+    expect(existsSync(join(dir, 'meta/context/notices/vm-active/lock-s.khost1.dev-linux-iso.md'))).toBe(true);
+    expect(read(dir, `${ARCHIVE_DIR}/lock-s.khost1.dev-linux-gui-expired-2026-05-20.md`)).toContain('Archived as expired');
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+    const again = await offhost(['lock', 'gc', '--now', '2026-05-20T01:00:00Z'], { cwd: dir });
+    expect(again.stdout).toContain('no expired locks');
+  });
+
+  it('R7: a component lock is released only after the same session\'s VM lock', async () => {
+    const dir = tempRepo();
+    const env = sessionEnv('s7');
+    expect((await offhost(['lock', 'acquire', '--component', 'koda-parser', '--reason', 'parser work'], { cwd: dir, env })).code).toBe(0);
+    expect(existsSync(join(dir, 'meta/context/notices/active/lock-koda-parser.md'))).toBe(true);
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'parser tests on the VM'], { cwd: dir, env })).code).toBe(0);
+    const wrong = await offhost(['lock', 'release', '--component', 'koda-parser'], { cwd: dir, env });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('R7');
+    expect(wrong.stderr).toContain(`offhost lock release ${VM}\n  offhost lock release --component koda-parser`);
+    expect(existsSync(join(dir, 'meta/context/notices/active/lock-koda-parser.md'))).toBe(true);
+    expect((await offhost(['lock', 'release', VM], { cwd: dir, env })).code).toBe(0);
+    expect((await offhost(['lock', 'release', '--component', 'koda-parser'], { cwd: dir, env })).code).toBe(0);
+    expect(existsSync(join(dir, 'meta/context/notices/active/lock-koda-parser.md'))).toBe(false);
+    expect(existsSync(join(dir, 'meta/context/notices/archive'))).toBe(true);
+  });
+
+  it('--wait polls until the holder releases', async () => {
+    const dir = tempRepo();
+    await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') });
+    const waiting = offhost(['lock', 'acquire', VM, '--reason', 'y', '--wait=30', '--poll', '0.2'], { cwd: dir, env: sessionEnv('b') });
+    await new Promise((r) => setTimeout(r, 800));
+    expect((await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    const w = await waiting;
+    expect(w.code).toBe(0);
+    expect(w.stderr).toContain('waiting');
+    expect(read(dir, ACTIVE)).toContain('session: b');
+    // With a limit that runs out: exit 1.
+    const short = await offhost(['lock', 'acquire', VM, '--reason', 'z', '--wait=0.5', '--poll', '0.1'], { cwd: dir, env: sessionEnv('c') });
+    expect(short.code).toBe(1);
+  });
+});
+
+describe("the user's work is never touched", () => {
+  it('survives acquire, a refused acquire, heartbeat and release', async () => {
+    const dir = tempRepo();
+    const files = makeUserWork(dir);
+    const before = snapshot(dir, files);
+    const init = g(dir, 'rev-parse', 'HEAD').trim();
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    expect(snapshot(dir, files)).toBe(before);
+    expect(g(dir, 'show', '--name-only', '--format=', 'HEAD').trim()).toBe(ACTIVE);
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'y'], { cwd: dir, env: sessionEnv('b') })).code).toBe(1);
+    expect(snapshot(dir, files)).toBe(before);
+    expect((await offhost(['lock', 'heartbeat', VM], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    expect(snapshot(dir, files)).toBe(before);
+    expect((await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    expect(snapshot(dir, files)).toBe(before);
+    // None of the user's changes were committed.
+    expect(g(dir, 'log', '--format=', '--name-only', `${init}..HEAD`).split('\n').filter((l) => files.includes(l))).toEqual([]);
+  });
+
+  it('a commit that fails rolls the lock file back and leaves the index as it was', async () => {
+    const dir = tempRepo();
+    const files = makeUserWork(dir);
+    // No identity: git commit fails.
+    g(dir, 'config', '--unset', 'user.email');
+    g(dir, 'config', '--unset', 'user.name');
+    g(dir, 'config', 'user.useConfigOnly', 'true');
+    const before = snapshot(dir, files);
+    const headBefore = g(dir, 'rev-parse', 'HEAD');
+    const r = await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') });
+    expect(r.code).toBe(2);
+    expect(existsSync(join(dir, ACTIVE))).toBe(false);
+    expect(g(dir, 'ls-files', '-s', '--', 'meta')).toBe('');
+    expect(g(dir, 'rev-parse', 'HEAD')).toBe(headBefore);
+    expect(snapshot(dir, files)).toBe(before);
+  });
+
+  it('a failed release (commit fails) puts the active lock back', async () => {
+    const dir = tempRepo();
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    const text = read(dir, ACTIVE);
+    const files = makeUserWork(dir);
+    g(dir, 'config', '--unset', 'user.email');
+    g(dir, 'config', '--unset', 'user.name');
+    g(dir, 'config', 'user.useConfigOnly', 'true');
+    const before = snapshot(dir, files);
+    const r = await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') });
+    expect(r.code).toBe(2);
+    expect(read(dir, ACTIVE)).toBe(text);
+    expect(archives(dir)).toEqual([]);
+    expect(g(dir, 'status', '--porcelain', '--', 'meta')).toBe('');
+    expect(snapshot(dir, files)).toBe(before);
+  });
+});
+
+describe('a busy git index', () => {
+  it('retries while .git/index.lock exists, then commits', async () => {
+    const dir = tempRepo();
+    const files = makeUserWork(dir);
+    const before = snapshot(dir, files);
+    const lock = join(dir, '.git', 'index.lock');
+    writeFileSync(lock, '');
+    setTimeout(() => unlinkSync(lock), 1200);
+    const r = await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') });
+    expect(r.code).toBe(0);
+    expect(g(dir, 'show', '--name-only', '--format=%s', 'HEAD')).toContain(ACTIVE);
+    expect(g(dir, 'ls-tree', '--name-only', 'HEAD', '--', ACTIVE).trim()).toBe(ACTIVE);
+    expect(snapshot(dir, files)).toBe(before);
+  });
+
+  it('gives up after the bound, reports an error and leaves nothing behind', async () => {
+    const dir = tempRepo();
+    const lock = join(dir, '.git', 'index.lock');
+    writeFileSync(lock, '');
+    const head = g(dir, 'rev-parse', 'HEAD');
+    const r = await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: { ...sessionEnv('a'), OFFHOST_GIT_LOCK_WAIT_MS: '600' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('index.lock');
+    expect(existsSync(join(dir, ACTIVE))).toBe(false);
+    expect(g(dir, 'rev-parse', 'HEAD')).toBe(head);
+    expect(existsSync(lock)).toBe(true); // never removed by offhost
+    rmSync(lock);
+  });
+});
+
+describe('the notices folder', () => {
+  it('follows OFFHOST_NOTICES_DIR', async () => {
+    const dir = tempRepo();
+    mkdirSync(join(dir, 'docs'));
+    const r = await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: join(dir, 'docs'), env: { ...sessionEnv('a'), OFFHOST_NOTICES_DIR: 'ops/notices' } });
+    expect(r.code).toBe(0);
+    expect(existsSync(join(dir, `ops/notices/vm-active/lock-${VM}.md`))).toBe(true);
+  });
+});
