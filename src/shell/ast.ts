@@ -35,6 +35,10 @@ export type WordPart =
       op: string;
       /** The operand words of the operator (`${x:-$(cmd)}` -> one word whose part is a CommandSub). */
       operands: Word[];
+      /** (parser addition) `#` for `${#x}` (length), `!` for `${!x}` / `${!pre*}` (indirection). */
+      prefix?: '#' | '!';
+      /** (parser addition) The subscript of `${a[i]}` as a word (`@`, `*`, `$i`, `$(cmd)`...). */
+      index?: Word;
       span: Span;
     }
   /** $( … ) or `…`; `script` is the parsed inner command list. */
@@ -51,6 +55,8 @@ export interface Assignment {
   append: boolean;
   /** Index for `a[i]=v`, as written. */
   index?: string;
+  /** (parser addition) The same index parsed as a word, so substitutions in it (`a[$(cmd)]=v`) are seen. */
+  indexWord?: Word;
   /** The value for `x=v`; null for array assignments. */
   value: Word | null;
   /** Elements for `x=(a b c)`. */
