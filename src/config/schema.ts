@@ -5,7 +5,11 @@ import { z } from 'zod';
 
 const role = z.enum(['laptop', 'vm', 'ci']);
 const decision = z.enum(['allow', 'deny', 'reroute']);
-const globList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
+const globList = z
+  .union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
+    error: 'expected a glob or a list of globs (quote words YAML reads as other types: "true", "false", "null", numbers)',
+  })
+  .transform((v) => (Array.isArray(v) ? v : [v]));
 
 const flag = z
   .object({
@@ -93,7 +97,7 @@ const pathMap = z.array(z.object({ from: z.string().min(1), to: z.string().min(1
 export const routeSchema = z
   .object({
     /** One VM, or a pool: the first free one is taken (POLICY R4 option b). */
-    vms: z.array(z.string().regex(VM_ID, 'a route names test VMs by canonical id')).min(1),
+    vms: z.array(z.string().regex(VM_ID, 'a route names test VMs by canonical id s.<host>.<env>-<target>; production containers such as s.khost1.flow are never test VMs (POLICY R2)')).min(1),
     path_map: pathMap.optional(),
     description: z.string().optional(),
   })

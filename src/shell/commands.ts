@@ -404,6 +404,7 @@ function applyUnwrapped(
   span: Span,
   stdin: Field | null,
   wrapDepth: number,
+  emitSelf = true,
 ): void {
   switch (u.kind) {
     case 'none':
@@ -411,10 +412,10 @@ function applyUnwrapped(
       return;
     case 'many':
       emit(ctx, fields, env, cwd, span);
-      for (const item of u.items) applyUnwrapped(item, name, fields, env, cwd, st, ctx, span, null, wrapDepth);
+      for (const item of u.items) applyUnwrapped(item, name, fields, env, cwd, st, ctx, span, null, wrapDepth, false);
       return;
     case 'run': {
-      emit(ctx, fields, env, cwd, span);
+      if (emitSelf) emit(ctx, fields, env, cwd, span);
       const innerEnv = { ...env };
       for (const [k, v] of u.env ?? []) innerEnv[k] = v.value;
       let innerCwd = cwd;

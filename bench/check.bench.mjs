@@ -1,0 +1,100 @@
+// The guard's figures: classification throughput and per-command latency over the corpus, the
+// pathological lines (linear time), and `offhost check` as a whole process against `node -e 0`,
+// measured alternately in the same run (a ratio, so a noisy shared machine cancels out).
+import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const tmp = mkdtempSync(join(tmpdir(), 'offhost-bench-'));
+const out = join(tmp, 'guard.mjs');
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/policy/guard.ts'],
+  outfile: out,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+});
+const { loadGuard } = await import(pathToFileURL(out).href);
+
+const env = { HOME: '/home/koder', PATH: process.env.PATH };
+const guard = loadGuard({ cwd: '/home/koder/dev/koder', env, role: 'laptop' });
+const corpus = [];
+for (const g of ['true-positives', 'false-positives', 'bypasses', 'edge-cases']) {
+  for (const e of parseYaml(readFileSync(join(root, 'fixtures/corpus', `${g}.yaml`), 'utf8'))) {
+    corpus.push({ line: e.line, cwd: e.cwd ?? '/home/koder/dev/koder' });
+  }
+}
+// Lines past 4 KB (the pathological ones) are measured separately below.
+const typical = corpus.filter((e) => e.line.length < 4096);
+
+// Warm up, then throughput.
+for (let i = 0; i < 3; i++) for (const e of typical) guard.classify(e.line, { cwd: e.cwd });
+const rounds = 60;
+let t0 = process.hrtime.bigint();
+for (let r = 0; r < rounds; r++) for (const e of typical) guard.classify(e.line, { cwd: e.cwd });
+let ns = Number(process.hrtime.bigint() - t0);
+const perSec = (rounds * typical.length) / (ns / 1e9);
+
+// Latency per command.
+const lat = [];
+for (let r = 0; r < 20; r++) {
+  for (const e of typical) {
+    const s = process.hrtime.bigint();
+    guard.classify(e.line, { cwd: e.cwd });
+    lat.push(Number(process.hrtime.bigint() - s) / 1000);
+  }
+}
+lat.sort((a, b) => a - b);
+const pct = (p) => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))];
+
+function timeOne(line, n = 5) {
+  let best = Infinity;
+  for (let i = 0; i < n; i++) {
+    const s = process.hrtime.bigint();
+    guard.classify(line);
+    best = Math.min(best, Number(process.hrtime.bigint() - s) / 1e6);
+  }
+  return best;
+}
+const long = 'echo ' + 'abcdefgh '.repeat(100 * 1024 / 9) + '&& make build-safe';
+const nested = 'echo ' + '$('.repeat(40) + 'make build-safe';
+const longTime = timeOne(long);
+const nestedTime = timeOne(nested);
+
+console.log(`corpus: ${corpus.length} lines (${typical.length} typical)`);
+console.log(`throughput: ${Math.round(perSec).toLocaleString('en-US')} commands/s (target >= 100,000)`);
+console.log(`latency per command: p50 ${pct(50).toFixed(1)} us, p99 ${pct(99).toFixed(1)} us (target p99 < 50 us)`);
+console.log(`100 KB line: ${longTime.toFixed(2)} ms; 40 nested unclosed $(: ${nestedTime.toFixed(3)} ms (target < 20 ms each)`);
+
+// Whole process: offhost check against node -e 0, alternately.
+const bin = join(root, 'dist', 'offhost.mjs');
+const wall = (args) => {
+  const s = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { env: { ...env, OFFHOST_ROLE: 'laptop' }, cwd: tmp });
+  const ms = Number(process.hrtime.bigint() - s) / 1e6;
+  return { ms, status: r.status };
+};
+const base = [];
+const check = [];
+for (let i = 0; i < 3; i++) {
+  wall(['-e', '0']);
+  wall([bin, 'check', 'ls -la']);
+}
+for (let i = 0; i < 30; i++) {
+  base.push(wall(['-e', '0']).ms);
+  const r = wall([bin, 'check', 'cd ~/dev/koder/engines/lang/koda && make build-safe 2>&1 | tail -50']);
+  if (r.status !== 3) throw new Error(`offhost check exited ${r.status}, expected 3 (reroute)`);
+  check.push(r.ms);
+}
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+console.log(`whole process: node -e 0 ${median(base).toFixed(1)} ms, offhost check ${median(check).toFixed(1)} ms, ratio ${(median(check) / median(base)).toFixed(2)} (target <= 1.3)`);
+rmSync(tmp, { recursive: true, force: true });
