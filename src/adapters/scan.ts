@@ -99,7 +99,8 @@ export function scanSettings(config: unknown, env: NodeJS.ProcessEnv, noticesDir
   const c = (config && typeof config === 'object' ? config : {}) as Record<string, unknown>;
   const s = (c.scan && typeof c.scan === 'object' ? c.scan : {}) as Record<string, unknown>;
   const pick = (...keys: string[]) => keys.map((k) => s[k]).find((v) => v !== undefined);
-  const root = typeof c.root === 'string' ? c.root : typeof c.monorepoRoot === 'string' ? c.monorepoRoot : '~/dev/koder';
+  const vars = (c.vars && typeof c.vars === 'object' ? c.vars : {}) as Record<string, unknown>;
+  const root = [c.root, vars.root, c.monorepoRoot].find((v): v is string => typeof v === 'string' && v !== '') ?? '~/dev/koder';
   const dockerfile = pick('dockerfile_is_laptop', 'dockerfileIsLaptop', 'dockerfile');
   const laptopRoot = pick('laptop_root', 'laptopRoot');
   const ignore = [...(strings(pick('ignore')) ?? DEFAULT_IGNORE)];
@@ -263,12 +264,21 @@ export class Scanner {
     if (line) tries.push([line.text.trim(), cwd]);
     for (const [t, c] of tries) {
       const v = this.classify(t, c);
-      if (v.decision === 'reroute' && (v.rewrite || v.route?.command)) return (v.rewrite ?? v.route!.command)!;
+      if (v.decision === 'reroute' && (v.rewrite || v.route?.command)) return portable((v.rewrite ?? v.route!.command)!);
       if (v.decision === 'deny' && !isParseError(v)) return firstLine(v.reason);
     }
-    if (h.verdict.decision === 'reroute' && !text.trim().includes('\n')) return h.verdict.rewrite ?? h.verdict.route?.command ?? undefined;
+    const whole = h.verdict.rewrite ?? h.verdict.route?.command;
+    if (h.verdict.decision === 'reroute' && whole && !text.trim().includes('\n')) return portable(whole);
     return undefined;
   }
+}
+
+/**
+ * The guard writes `offhost run` with the path of the running bundle (in CI, a path on the runner):
+ * a suggestion for a person says `offhost run -- …`.
+ */
+export function portable(rewrite: string): string {
+  return rewrite.replace(/^(?:'[^']*\/offhost(?:\.mjs)?'|\S*\/offhost(?:\.mjs)?) run -- /, 'offhost run -- ');
 }
 
 function isParseError(v: Verdict): boolean {

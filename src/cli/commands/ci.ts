@@ -1,7 +1,100 @@
-// TEMPORARY placeholder while `offhost ci` is being built; replaced by its real module.
+// `offhost ci --base REF [--head REF] [--format stylish|json|sarif|github] [--now ISO] [--config FILE]
+//             [--notices-dir DIR] [--skew SECONDS] [--all-locks] [--no-scan] [--sarif FILE] [--no-summary]`
+// The pull-request policy check (src/adapters/ci.ts): lock hygiene commit by commit and at head, and
+// heavy commands the pull request writes into scripts, CI files, Dockerfiles and docs.
+// --base defaults to $OFFHOST_BASE, else origin/$GITHUB_BASE_REF inside a GitHub pull request.
+// Exit 0 clean (warnings allowed), 1 findings, 2 error (bad ref, not a repository, bad config).
+import { Command } from 'commander';
+import { isAbsolute } from 'node:path';
 import { UsageError } from '../../errors.js';
+import { loadGuard } from '../../policy/guard.js';
+import { Scanner, scanSettings } from '../../adapters/scan.js';
+import { runCi } from '../../adapters/ci.js';
+import { parseUtc } from '../../locks/schema.js';
 import type { Io } from '../io.js';
+import { emit, formatKind, parseWith } from '../../report/output.js';
 
-export async function run(_args: string[], _io: Io): Promise<number> {
-  throw new UsageError('`offhost ci` is not built yet');
+interface Opts {
+  base?: string;
+  head?: string;
+  format?: string;
+  now?: string;
+  config?: string;
+  noticesDir?: string;
+  skew?: string;
+  allLocks?: boolean;
+  scan: boolean;
+  sarif?: string;
+  summary: boolean;
+  color?: boolean;
+}
+
+export async function run(args: string[], io: Io): Promise<number> {
+  const cmd = new Command('offhost ci')
+    .description('pull-request policy check: VM lock hygiene commit by commit and at head, and heavy commands the pull request adds')
+    .option('--base <ref>', 'the base of the pull request (default $OFFHOST_BASE, else origin/$GITHUB_BASE_REF)')
+    .option('--head <ref>', 'the head of the pull request', 'HEAD')
+    .option('--format <kind>', 'stylish | json | sarif | github (default: github inside GitHub Actions, else stylish)')
+    .option('--now <iso>', "CI's clock: judge the state at head at this instant (ISO-8601 UTC)")
+    .option('--config <file>', 'offhost config file (default: offhost.config.yaml found upwards)')
+    .option('--notices-dir <dir>', 'notices folder relative to the repository root (default: config, else meta/context/notices)')
+    .option('--skew <seconds>', 'clock-skew margin in seconds (default: config, else 120)')
+    .option('--all-locks', 'check every active lock at head, not only those the pull request touches')
+    .option('--no-scan', 'skip the heavy-command scan')
+    .option('--sarif <file>', 'also write SARIF 2.1.0 to this file (for code scanning upload)')
+    .option('--no-summary', 'do not write the GitHub step summary ($GITHUB_STEP_SUMMARY)')
+    .option('--color', 'colour the stylish output')
+    .allowExcessArguments(false);
+  const early = parseWith(cmd, args, io);
+  if (early !== null) return early;
+  const opts = cmd.opts<Opts>();
+  const kind = formatKind(opts.format, io.env);
+  const base = opts.base ?? (io.env.OFFHOST_BASE || (io.env.GITHUB_BASE_REF ? `origin/${io.env.GITHUB_BASE_REF}` : undefined));
+  if (!base) throw new UsageError('--base REF is required (the commit the pull request is based on, e.g. origin/main)');
+  let now = io.clock.now();
+  if (opts.now !== undefined) {
+    const d = parseUtc(opts.now);
+    if (!d) throw new UsageError(`--now '${opts.now}' is not an ISO-8601 UTC timestamp; write it like 2026-05-19T22:30:00Z`);
+    now = d;
+  }
+  let skewSeconds: number | undefined;
+  if (opts.skew !== undefined) {
+    if (!/^\d+$/.test(opts.skew)) throw new UsageError(`--skew must be a whole number of seconds, not '${opts.skew}'`);
+    skewSeconds = Number(opts.skew);
+  }
+
+  // The question for scanned lines is what they would do on a laptop, not here in CI: role laptop.
+  const guard = loadGuard({ cwd: io.cwd, env: io.env, role: 'laptop', ...(opts.config ? { configFile: opts.config } : {}) });
+  const locksCfg = (guard.config as { locks?: { noticesDir?: string; skewSeconds?: number } }).locks ?? {};
+  const noticesDir = (opts.noticesDir ?? locksCfg.noticesDir ?? 'meta/context/notices').replace(/\\/g, '/').replace(/\/+$/, '');
+  if (isAbsolute(noticesDir) || noticesDir.split('/').includes('..')) {
+    throw new UsageError(`--notices-dir must be a folder inside the repository, relative to its root: '${noticesDir}'`);
+  }
+  skewSeconds ??= typeof locksCfg.skewSeconds === 'number' ? locksCfg.skewSeconds : undefined;
+  const scanner = opts.scan === false ? null : new Scanner({ classify: (l, at) => guard.classify(l, at), settings: scanSettings(guard.config, io.env, noticesDir), env: io.env });
+
+  const result = runCi({
+    cwd: io.cwd,
+    env: io.env,
+    base,
+    head: opts.head ?? 'HEAD',
+    now,
+    noticesDir,
+    ...(skewSeconds === undefined ? {} : { skewSeconds }),
+    allLocks: opts.allLocks === true,
+    scanner,
+  });
+  return emit(
+    result.findings,
+    {
+      kind,
+      root: result.root,
+      color: opts.color === true,
+      ...(opts.sarif ? { sarifFile: opts.sarif } : {}),
+      summary: opts.summary !== false,
+      title: `offhost ci: ${result.base.slice(0, 12)}..${result.head.slice(0, 12)}`,
+      footer: `offhost ci: ${result.commits} commit${result.commits === 1 ? '' : 's'}, ${result.stats.lockChanges} lock change${result.stats.lockChanges === 1 ? '' : 's'}, ${result.stats.scannedFiles} changed file${result.stats.scannedFiles === 1 ? '' : 's'} scanned, ${result.findings.length} finding${result.findings.length === 1 ? '' : 's'}\n`,
+    },
+    io,
+  );
 }

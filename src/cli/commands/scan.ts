@@ -1,7 +1,118 @@
-// TEMPORARY placeholder while `offhost scan` is being built; replaced by its real module.
+// `offhost scan [PATHS...] [--format stylish|json|sarif|github] [--config FILE] [--sarif FILE]`
+// Scans scripts, package.json scripts, Makefiles, CI files, Dockerfiles and Markdown instructions for
+// heavy commands that would run on a laptop without a VM route (whole files; `offhost ci` scans only the
+// lines a pull request adds). PATHS are files or folders (default: every file git tracks in the
+// repository at cwd, or every file under cwd outside a repository); lint-staged passes staged files.
+// Classification is always as on a laptop (role `laptop`), whatever OFFHOST_ROLE or CI say.
+// Exit 0 clean (warnings allowed), 1 findings, 2 error.
+import { Command } from 'commander';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { UsageError } from '../../errors.js';
+import { loadGuard } from '../../policy/guard.js';
+import { Scanner, scanSettings } from '../../adapters/scan.js';
+import type { Finding } from '../../types.js';
 import type { Io } from '../io.js';
+import { emit, formatKind, parseWith } from '../../report/output.js';
 
-export async function run(_args: string[], _io: Io): Promise<number> {
-  throw new UsageError('`offhost scan` is not built yet');
+interface Opts {
+  format?: string;
+  config?: string;
+  sarif?: string;
+  color?: boolean;
+  summary: boolean;
+}
+
+function repoRootOf(cwd: string, env: NodeJS.ProcessEnv): string | null {
+  const r = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd, env, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+function walk(dir: string, out: string[]): void {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    throw new UsageError(`cannot read ${dir}: ${(e as Error).message}`);
+  }
+  for (const e of entries) {
+    if (e.name === '.git' || e.name === 'node_modules') continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walk(p, out);
+    else if (e.isFile()) out.push(p);
+  }
+}
+
+export async function run(args: string[], io: Io): Promise<number> {
+  const cmd = new Command('offhost scan')
+    .description('scan scripts, CI files, Dockerfiles and docs for heavy commands that would run on a laptop')
+    .argument('[paths...]', 'files or folders (default: every tracked file of the repository)')
+    .option('--format <kind>', 'stylish | json | sarif | github (default: github inside GitHub Actions, else stylish)')
+    .option('--config <file>', 'offhost config file (default: offhost.config.yaml found upwards)')
+    .option('--sarif <file>', 'also write SARIF 2.1.0 to this file')
+    .option('--no-summary', 'do not write the GitHub step summary ($GITHUB_STEP_SUMMARY)')
+    .option('--color', 'colour the stylish output');
+  const early = parseWith(cmd, args, io);
+  if (early !== null) return early;
+  const opts = cmd.opts<Opts>();
+  const kind = formatKind(opts.format, io.env);
+  const paths = cmd.args;
+
+  const root = repoRootOf(io.cwd, io.env) ?? resolve(io.cwd);
+  const guard = loadGuard({ cwd: io.cwd, env: io.env, role: 'laptop', ...(opts.config ? { configFile: opts.config } : {}) });
+  const settings = scanSettings(guard.config, io.env, guard.config.locks?.noticesDir);
+  const scanner = new Scanner({ classify: (l, at) => guard.classify(l, at), settings, env: io.env });
+
+  let files: string[];
+  if (paths.length === 0) {
+    const r = spawnSync('git', ['ls-files', '-z', '--cached'], { cwd: root, env: io.env, maxBuffer: 2 ** 30 });
+    if (r.status === 0) files = r.stdout.toString('utf8').split('\0').filter(Boolean).map((p) => join(root, p));
+    else {
+      files = [];
+      walk(root, files);
+    }
+  } else {
+    files = [];
+    for (const p of paths) {
+      const abs = resolve(io.cwd, p);
+      let st;
+      try {
+        st = statSync(abs);
+      } catch {
+        throw new UsageError(`${p}: no such file or folder`);
+      }
+      if (st.isDirectory()) walk(abs, files);
+      else files.push(abs);
+    }
+  }
+
+  const findings: Finding[] = [];
+  for (const abs of files.sort()) {
+    let rel = relative(root, abs);
+    if (rel.startsWith('..') || isAbsolute(rel)) rel = abs; // outside the repository: shown as given
+    rel = rel.split(sep).join('/');
+    if (!scanner.wants(rel)) continue;
+    let text: string;
+    try {
+      if (statSync(abs).size > 1024 * 1024) continue;
+      text = readFileSync(abs, 'utf8');
+    } catch {
+      continue; // deleted or unreadable: nothing a heavy command can run from
+    }
+    findings.push(...scanner.scan({ path: rel, text }));
+  }
+  return emit(
+    findings,
+    {
+      kind,
+      root,
+      color: opts.color === true,
+      ...(opts.sarif ? { sarifFile: opts.sarif } : {}),
+      summary: opts.summary !== false,
+      title: 'offhost scan',
+      footer: `offhost scan: ${scanner.stats.files} file${scanner.stats.files === 1 ? '' : 's'} scanned, ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`,
+    },
+    io,
+  );
 }
