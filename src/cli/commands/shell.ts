@@ -1,7 +1,176 @@
-// TEMPORARY placeholder while `offhost shell` is being built; replaced by its real module.
-import { UsageError } from '../../errors.js';
+// `offhost shell [bash arguments]`: a drop-in `$SHELL` (see src/adapters/shell-wrapper.ts for what each
+// invocation does). Runs the real shell (`OFFHOST_REAL_SHELL`, default /bin/bash) with the original or the
+// rerouted command, or refuses with exit 126 and the reason on stderr.
+//
+// `offhost shell --check [--cwd DIR] [--] LINE`: the shell integration's check (hooks/offhost.bash|zsh):
+// exit 0 allow (no output), 3 reroute (stdout: the command to run instead), 126 refused (stdout: the reason).
+import { spawn } from 'node:child_process';
+import { readFileSync, realpathSync } from 'node:fs';
+import { basename, isAbsolute, resolve } from 'node:path';
+import { constants as osConstants } from 'node:os';
 import type { Io } from '../io.js';
+import type { Verdict } from '../../types.js';
+import { EXIT, UsageError } from '../../errors.js';
+import { type AuditRecord, HOOK_RULES, errorText, refusal, safeClassify } from '../../adapters/common.js';
+import { planShell, replaceAt } from '../../adapters/shell-wrapper.js';
+import { tryAppendAudit } from '../../adapters/audit-log.js';
+import { TEXT_MAX, makeClassifier } from '../../adapters/classifier.js';
 
-export async function run(_args: string[], _io: Io): Promise<number> {
-  throw new UsageError('`offhost shell` is not built yet');
+/** Nesting deeper than this is a loop (OFFHOST_REAL_SHELL pointing back at offhost-shell). */
+const MAX_DEPTH = 16;
+
+async function verdictFor(line: string, cwd: string, io: Io): Promise<Verdict> {
+  try {
+    const c = await makeClassifier({ env: io.env });
+    return safeClassify(c.classifyAt(cwd), line, { cwd, env: io.env });
+  } catch (err) {
+    return refusal(HOOK_RULES.internal, `offhost could not check this command: ${errorText(err)}`);
+  }
+}
+
+function audit(io: Io, cwd: string, command: string, v: Verdict): void {
+  const rec: AuditRecord = {
+    agent: 'shell',
+    session: io.env.OFFHOST_SESSION ?? null,
+    cwd,
+    command,
+    decision: v.decision,
+    rule: v.rule,
+    ...(v.decision !== 'allow' ? { reason: v.reason } : {}),
+    ...(v.rewrite ? { rewrite: v.rewrite } : {}),
+  };
+  tryAppendAudit(rec, io.env, io.stderr, io.clock.now());
+}
+
+async function check(args: string[], io: Io): Promise<number> {
+  let cwd = io.cwd;
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '--cwd') {
+      const d = args[++i];
+      if (d === undefined) throw new UsageError('--cwd needs a directory');
+      cwd = resolve(io.cwd, d);
+    } else if (a === '--') {
+      rest.push(...args.slice(i + 1));
+      break;
+    } else rest.push(a);
+  }
+  if (rest.length !== 1) throw new UsageError('usage: offhost shell --check [--cwd DIR] [--] LINE');
+  const line = rest[0] as string;
+  const v = await verdictFor(line, cwd, io);
+  audit(io, cwd, line, v);
+  if (v.decision === 'allow') return EXIT.ok;
+  if (v.decision === 'reroute') {
+    io.stdout(`${v.rewrite}\n`);
+    return EXIT.reroute;
+  }
+  io.stdout(`refused${v.rule ? ` (rule ${v.rule})` : ''}: ${v.reason}\n`);
+  return EXIT.refused;
+}
+
+/** Runs the real shell with stdio inherited (or `input` piped in), forwarding termination signals. */
+function runShell(shell: string, args: string[], io: Io, env: NodeJS.ProcessEnv, input?: Buffer): Promise<number> {
+  return new Promise((res) => {
+    const child = spawn(shell, args, { cwd: io.cwd, env, stdio: [input ? 'pipe' : 'inherit', 'inherit', 'inherit'] });
+    const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
+    const sigs: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
+    const handlers = sigs.map((s) => [s, forward(s)] as const);
+    for (const [s, h] of handlers) process.on(s, h);
+    const done = (code: number) => {
+      for (const [s, h] of handlers) process.off(s, h);
+      res(code);
+    };
+    child.on('error', (err) => {
+      io.stderr(`offhost shell: cannot run ${shell}: ${err.message}\n`);
+      done((err as NodeJS.ErrnoException).code === 'ENOENT' ? 127 : 126);
+    });
+    child.on('exit', (code, signal) => done(code ?? 128 + (signal ? signalNumber(signal) : 0)));
+    if (input && child.stdin) {
+      child.stdin.on('error', () => {}); // the shell may exit before reading all of it
+      child.stdin.end(input);
+    }
+  });
+}
+
+function signalNumber(sig: NodeJS.Signals): number {
+  const n = osConstants.signals[sig];
+  return typeof n === 'number' ? n : 1;
+}
+
+function refuse(io: Io, what: string, v: Verdict): number {
+  const rule = v.rule ? ` (rule ${v.rule})` : '';
+  let text = `offhost: refused${rule}: ${v.reason}\n`;
+  if (v.decision === 'reroute' && v.rewrite) text = `offhost: refused${rule}: ${what} must run on a VM: ${v.reason}\nrun instead:\n  ${v.rewrite}\n`;
+  io.stderr(text);
+  return EXIT.refused;
+}
+
+async function readAllStdin(): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of process.stdin) {
+    const b = c as Buffer;
+    size += b.length;
+    if (size > TEXT_MAX) return null;
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+export async function run(args: string[], io: Io): Promise<number> {
+  if (args[0] === '--check') return check(args.slice(1), io);
+
+  const real = io.env.OFFHOST_REAL_SHELL || '/bin/bash';
+  if (!isAbsolute(real)) throw new UsageError(`OFFHOST_REAL_SHELL must be an absolute path, not ${JSON.stringify(real)}`);
+  const depth = Number(io.env.OFFHOST_SHELL_DEPTH ?? '0') || 0;
+  if (depth >= MAX_DEPTH) {
+    io.stderr(`offhost shell: nested ${depth} deep; OFFHOST_REAL_SHELL (${real}) probably points back at offhost-shell\n`);
+    return EXIT.refused;
+  }
+  try {
+    if (/^offhost(-shell|\.mjs)?$/.test(basename(realpathSync(real)))) {
+      io.stderr(`offhost shell: OFFHOST_REAL_SHELL (${real}) is offhost itself; set it to the real shell, e.g. /bin/bash\n`);
+      return EXIT.refused;
+    }
+  } catch {
+    /* missing: runShell reports it */
+  }
+  const env = { ...io.env, OFFHOST_SHELL_DEPTH: String(depth + 1) };
+  const plan = planShell(args, Boolean(process.stdin.isTTY));
+
+  switch (plan.kind) {
+    case 'interactive':
+    case 'passthrough':
+      return runShell(real, args, io, env);
+    case 'command': {
+      const v = await verdictFor(plan.command, io.cwd, io);
+      audit(io, io.cwd, plan.command, v);
+      if (v.decision === 'allow') return runShell(real, args, io, env);
+      if (v.decision === 'reroute') return runShell(real, replaceAt(args, plan.commandIndex, v.rewrite as string), io, env);
+      return refuse(io, 'this command', v);
+    }
+    case 'script': {
+      let text: string;
+      try {
+        text = readFileSync(resolve(io.cwd, plan.file), 'utf8');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return runShell(real, args, io, env);
+        return refuse(io, 'this script', refusal(HOOK_RULES.internal, `cannot read script ${plan.file} to check it: ${errorText(err)}`));
+      }
+      const v = await verdictFor(text, io.cwd, io);
+      audit(io, io.cwd, `# script ${plan.file}\n${text}`, v);
+      if (v.decision === 'allow') return runShell(real, args, io, env);
+      return refuse(io, `script ${plan.file}`, v);
+    }
+    case 'stdin': {
+      const input = await readAllStdin();
+      if (input === null) return refuse(io, 'standard input', refusal(HOOK_RULES.budget, `the commands on standard input are longer than ${TEXT_MAX} bytes, more than offhost checks`));
+      const text = input.toString('utf8');
+      const v = await verdictFor(text, io.cwd, io);
+      audit(io, io.cwd, text, v);
+      if (v.decision === 'allow') return runShell(real, args, io, env, input);
+      return refuse(io, 'the commands on standard input', v);
+    }
+  }
 }

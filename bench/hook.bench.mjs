@@ -1,0 +1,63 @@
+// The hook as a whole process: wall time of one `node dist/offhost.mjs hook claude-code` call with a
+// typical allowed Bash command on stdin, against `node -e 0`, run alternately (so both see the same machine
+// load), N pairs. Prints both medians and their ratio (target: at most 1.3).
+//   node bench/hook.bench.mjs [pairs]        (npm run bench runs it after a build)
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'dist', 'offhost.mjs');
+if (!existsSync(bin)) {
+  console.error('dist/offhost.mjs is missing: run `npm run build` first');
+  process.exit(1);
+}
+const pairs = Number(process.argv[2]) || 30;
+const home = mkdtempSync(join(tmpdir(), 'offhost-bench-'));
+const cwd = join(home, 'dev', 'koder', 'engines', 'lang', 'koda');
+mkdirSync(cwd, { recursive: true });
+const event = JSON.stringify({
+  session_id: 'bench-session',
+  transcript_path: join(home, 't.jsonl'),
+  cwd,
+  permission_mode: 'default',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command: 'git status --short && grep -rn "TODO" src | head -20', description: 'status' },
+  tool_use_id: 'toolu_bench',
+});
+const env = { PATH: process.env.PATH, HOME: home, OFFHOST_ROLE: 'laptop', OFFHOST_AUDIT_LOG: join(home, 'audit.jsonl') };
+
+function time(args, input) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { input, env, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return { ms, stdout: r.stdout };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+// Warm-up (file cache), and check that the call is the no-output allow it should be.
+const first = time([bin, 'hook', 'claude-code'], event);
+if (first.stdout !== '') throw new Error(`expected no output for an allowed command, got ${first.stdout}`);
+time(['-e', '0']);
+
+const hook = [];
+const bare = [];
+for (let i = 0; i < pairs; i++) {
+  bare.push(time(['-e', '0']).ms);
+  hook.push(time([bin, 'hook', 'claude-code'], event).ms);
+}
+const mh = median(hook);
+const mb = median(bare);
+console.log(`hook claude-code (allowed Bash command), ${pairs} pairs alternating with node -e 0`);
+console.log(`  node -e 0:              median ${mb.toFixed(1)} ms`);
+console.log(`  offhost hook claude-code median ${mh.toFixed(1)} ms`);
+console.log(`  ratio                   ${(mh / mb).toFixed(2)} (target <= 1.3)`);
