@@ -1,7 +1,58 @@
-// TEMPORARY placeholder while `offhost init` is being built; replaced by its real module.
-import { UsageError } from '../../errors.js';
+// `offhost init`: a small dispatcher.
+//   offhost init [--husky] [--notices-dir D] [--dry-run]   husky + lint-staged pre-commit check (src/git/husky-init.ts)
+//   offhost init --agent <claude-code|codex|gemini> [--project DIR] [--dry-run]   agent hook settings (src/adapters/init-agent.ts)
+//   offhost init --shell <bash|zsh>                        prints the shell snippet (src/adapters/shell-snippet.ts)
+import { Command, CommanderError } from 'commander';
+import { EXIT, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 
-export async function run(_args: string[], _io: Io): Promise<number> {
-  throw new UsageError('`offhost init` is not built yet');
+interface Opts {
+  husky?: boolean;
+  agent?: string;
+  shell?: string;
+  noticesDir?: string;
+  project?: string;
+  dryRun?: boolean;
+}
+
+export async function run(args: string[], io: Io): Promise<number> {
+  const cmd = new Command('offhost init')
+    .description('set up a repository: husky + lint-staged lock checks (default), agent hooks, or shell integration')
+    .option('--husky', 'husky v9 pre-commit running lint-staged -> offhost lint --staged on the lock files (the default)')
+    .option('--agent <name>', 'write the pre-exec hook into the agent settings: claude-code, codex or gemini')
+    .option('--shell <shell>', 'print the shell integration snippet: bash or zsh')
+    .option('--notices-dir <dir>', 'notices folder for the lint-staged glob (default meta/context/notices)')
+    .option('--project <dir>', '--agent: project whose settings are written (default: the current folder)')
+    .option('--dry-run', 'print what would change, write nothing')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .allowExcessArguments(false);
+  try {
+    cmd.parse(args, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.help') return EXIT.ok;
+      throw new UsageError(e.message.replace(/^error: /, ''));
+    }
+    throw e;
+  }
+  const o = cmd.opts<Opts>();
+  const modes = [o.husky, o.agent !== undefined, o.shell !== undefined].filter(Boolean).length;
+  if (modes > 1) throw new UsageError('give one of --husky, --agent NAME, --shell SHELL');
+  if (o.agent !== undefined) {
+    const { initAgent } = await import('../../adapters/init-agent.js');
+    const opts: { project?: string; dryRun?: boolean } = {};
+    if (o.project !== undefined) opts.project = o.project;
+    if (o.dryRun) opts.dryRun = true;
+    return initAgent(o.agent, io, opts);
+  }
+  if (o.shell !== undefined) {
+    const { initShell } = await import('../../adapters/shell-snippet.js');
+    return initShell(o.shell, io);
+  }
+  const { initHusky } = await import('../../git/husky-init.js');
+  const opts: { noticesDir?: string; dryRun?: boolean } = {};
+  if (o.noticesDir !== undefined) opts.noticesDir = o.noticesDir;
+  if (o.dryRun) opts.dryRun = true;
+  return initHusky(io, opts);
 }
