@@ -87,7 +87,7 @@ export function sessionTag(agent: AgentName, sessionId: string | null, env: Node
   if (fromEnv && fromEnv.trim() !== '') return fromEnv;
   if (!sessionId) return null;
   const clean = sessionId.replace(/[^A-Za-z0-9._:@-]/g, '_').slice(0, 120);
-  return `${aiOf(agent)}-${clean}`;
+  return clean.startsWith(`${aiOf(agent)}-`) ? clean : `${aiOf(agent)}-${clean}`;
 }
 
 /**
@@ -156,7 +156,9 @@ export function parseEvent(raw: string): { event: Record<string, unknown> } | { 
   try {
     value = JSON.parse(raw);
   } catch (err) {
-    return { error: `hook event is not valid JSON (${errorText(err)}); truncated input?` };
+    // Node's own message varies between versions; keep ours stable (golden tests) and say what we got.
+    void err;
+    return { error: `hook event is not valid JSON (malformed or truncated input, ${raw.length} characters)` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { error: 'hook event is not a JSON object' };
