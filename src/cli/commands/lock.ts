@@ -6,6 +6,8 @@ import { EXIT, UsageError } from '../../errors.js';
 import type { Clock } from '../../types.js';
 import type { Io } from '../io.js';
 import { openRepo } from '../../git/repo.js';
+import { loadConfig } from '../../policy/guard.js';
+import type { ResolvedConfig } from '../../config/resolve.js';
 import { parseUtc, formatUtc, isCanonicalVmId, vmIdProblem } from '../../locks/schema.js';
 import {
   acquireFirstFree,
@@ -31,20 +33,35 @@ export interface LockSettings {
   remote?: string;
   branch?: string;
   skewSeconds?: number;
+  /** Poll interval for --wait, in seconds (R4: 30). */
+  pollSeconds?: number;
   /** Route or pool name -> VM ids, in order of preference. */
   pools: Map<string, string[]>;
 }
 
-/** Reads lock settings from the configuration (guard.config) and the environment. */
-export async function loadLockSettings(cwd: string, env: NodeJS.ProcessEnv): Promise<LockSettings> {
-  void cwd;
-  const s: LockSettings = { push: false, pools: new Map() };
+/** Reads lock settings from the configuration (`locks:` and `routes:` of offhost.config.yaml) and the environment. */
+export function loadLockSettings(cwd: string, env: NodeJS.ProcessEnv, configFile?: string): LockSettings {
+  const config = loadConfig(configFile === undefined ? { cwd, env } : { cwd, env, configFile });
+  return settingsFrom(config, env);
+}
+
+export function settingsFrom(config: ResolvedConfig, env: NodeJS.ProcessEnv): LockSettings {
+  const s: LockSettings = {
+    noticesDir: config.locks.noticesDir,
+    push: config.locks.push,
+    skewSeconds: config.locks.skewSeconds,
+    pollSeconds: config.locks.pollSeconds,
+    pools: new Map([...config.routes].map(([name, r]) => [name, [...r.vms]])),
+  };
   if (env.OFFHOST_NOTICES_DIR) s.noticesDir = env.OFFHOST_NOTICES_DIR;
-  if (env.OFFHOST_LOCK_PUSH && /^(1|true|yes)$/i.test(env.OFFHOST_LOCK_PUSH)) s.push = true;
+  if (env.OFFHOST_LOCK_PUSH !== undefined && env.OFFHOST_LOCK_PUSH !== '') s.push = /^(1|true|yes)$/i.test(env.OFFHOST_LOCK_PUSH);
   return s;
 }
 
 export interface CommonOpts {
+  config?: string;
+  /** Already loaded (offhost run passes the guard's). */
+  settings?: LockSettings;
   session?: string;
   ai?: string;
   now?: string;
@@ -74,7 +91,7 @@ export async function contextFor(
 ): Promise<{ ctx: LifecycleContext; settings: LockSettings }> {
   const cwd = o.cwd ? (await import('node:path')).resolve(io.cwd, o.cwd) : io.cwd;
   const repo = await openRepo(cwd);
-  const settings = await loadLockSettings(cwd, io.env);
+  const settings = o.settings ?? loadLockSettings(cwd, io.env, o.config);
   let session = o.session ?? io.env.OFFHOST_SESSION;
   let ai = o.ai ?? io.env.OFFHOST_AI;
   if (needSession) ({ session, ai } = checkSession(session, ai));
@@ -171,7 +188,8 @@ function common(c: Command): Command {
     .option('--session <tag>', 'session tag (default: $OFFHOST_SESSION)')
     .option('--ai <name>', 'agent: claude, codex, gemini, human, ... (default: $OFFHOST_AI, else human)')
     .option('--now <iso>', 'judge expiry at this instant instead of the clock (ISO-8601 UTC)')
-    .option('--cwd <dir>', 'work in the repository holding this directory');
+    .option('--cwd <dir>', 'work in the repository holding this directory')
+    .option('--config <file>', 'configuration file (default: offhost.config.yaml found upward, plus the user config)');
 }
 
 const USAGE = `Usage: offhost lock <subcommand> [options]
@@ -241,7 +259,7 @@ async function acquireCmd(args: string[], io: Io): Promise<number> {
     o.wait === undefined
       ? undefined
       : {
-          pollMs: seconds(o.poll ?? '30', '--poll') * 1000,
+          pollMs: seconds(o.poll ?? String(settings.pollSeconds ?? 30), '--poll') * 1000,
           ...(o.wait === 'forever' ? {} : { limitMs: seconds(o.wait, '--wait') * 1000 }),
         };
   const r = await acquireFirstFree(ctx, targets, ttl === undefined ? { reason: o.reason } : { reason: o.reason, ttlMinutes: ttl }, wait);

@@ -1,7 +1,245 @@
-// TEMPORARY placeholder while `offhost run` is being built; replaced by its real module.
-import { UsageError } from '../../errors.js';
+// `offhost run [options] -- COMMAND`: classify COMMAND as `offhost check` does, then
+//   allow   -> run it here (bash -c), exit with its status;
+//   deny    -> print the reason, exit 1;
+//   reroute -> probe the backend (missing tool: setup hint, exit 69, never run locally), take the route VM's
+//              lock (a pool: the first free VM) unless this session holds it already, run the route's
+//              command, refresh the heartbeat while it runs (intervals under ttl/3), archive the lock when
+//              it ends (success, failure, SIGINT/SIGTERM), exit with the command's status (130/143 when
+//              interrupted).
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { EXIT, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
+import { loadGuard } from '../../policy/guard.js';
+import { mapPath, probeBackend, renderLine } from '../../routes/index.js';
+import type { VmSpec } from '../../routes/index.js';
+import {
+  acquireFirstFree,
+  describeHolder,
+  heartbeat,
+  heartbeatIntervalMs,
+  release,
+  startHeartbeats,
+  type LockTarget,
+} from '../../locks/lifecycle.js';
+import { DEFAULT_TTL_MINUTES } from '../../locks/schema.js';
+import { contextFor, reportAcquire, settingsFrom } from './lock.js';
 
-export async function run(_args: string[], _io: Io): Promise<number> {
-  throw new UsageError('`offhost run` is not built yet');
+const USAGE = `Usage: offhost run [--session S] [--ai A] [--reason R] [--cwd DIR] [--ttl MIN] [--wait[=SECONDS]] [--push] -- COMMAND
+
+Classifies COMMAND as \`offhost check\` does. allow: runs it here. deny: refuses (exit 1). reroute: takes the
+route VM's lock, runs the command on the VM, keeps the lock's heartbeat fresh, archives the lock at the end,
+and exits with the command's status (130/143 when interrupted; 69 when the VM's tool is missing).
+`;
+
+interface RunOpts {
+  session?: string;
+  ai?: string;
+  reason?: string;
+  cwd?: string;
+  ttl?: string;
+  heartbeat?: string;
+  wait?: string;
+  poll?: string;
+  push?: boolean;
+  role?: string;
+  config?: string;
+}
+
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: 143, SIGHUP: 129 };
+const SIGNO: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };
+
+/** Runs `bash -c line` with inherited stdio; forwards SIGINT/SIGTERM/SIGHUP; resolves with the exit status. */
+export function runBash(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; signal: string | null; interrupted: string | null }> {
+  return new Promise((res, rej) => {
+    const child = spawn('bash', ['-c', line], { cwd, env, stdio: 'inherit' });
+    let interrupted: string | null = null;
+    const forward = (sig: NodeJS.Signals) => {
+      interrupted ??= sig;
+      try {
+        child.kill(sig);
+      } catch {
+        /* already gone */
+      }
+    };
+    const sigs: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    const handlers = sigs.map((s) => {
+      const h = () => forward(s);
+      process.on(s, h);
+      return [s, h] as const;
+    });
+    const cleanup = () => {
+      for (const [s, h] of handlers) process.off(s, h);
+    };
+    child.on('error', (e) => {
+      cleanup();
+      rej(e);
+    });
+    child.on('close', (code, signal) => {
+      cleanup();
+      const status = code ?? (signal ? 128 + (SIGNO[signal] ?? 1) : 1);
+      res({ code: status, signal, interrupted });
+    });
+  });
+}
+
+function parse(args: string[], io: Io): { o: RunOpts; line: string } {
+  const dd = args.indexOf('--');
+  const optArgs = (dd === -1 ? args : args.slice(0, dd)).map((a) => (a === '--wait' ? '--wait=forever' : a));
+  const cmd = new Command('offhost run')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .argument('[command...]')
+    .option('--session <tag>', 'session tag (default: $OFFHOST_SESSION)')
+    .option('--ai <name>', 'agent name (default: $OFFHOST_AI, else human)')
+    .option('--reason <text>', 'why, for the lock (default: the command line)')
+    .option('--cwd <dir>', 'run as if from this directory')
+    .option('--ttl <minutes>', 'ttl_minutes of the lock taken (default 120)')
+    .option('--heartbeat <seconds>', 'heartbeat interval (default: a quarter of the ttl; must be under ttl/3)')
+    .option('--wait [seconds]', 'wait while another session holds the VM')
+    .option('--poll <seconds>', 'poll interval while waiting (default 30)')
+    .option('--push', 'push the lock to the shared remote')
+    .option('--no-push', 'do not push even if the configuration says so')
+    .option('--role <role>', 'laptop, vm or ci')
+    .option('--config <file>', 'configuration file');
+  try {
+    cmd.parse(optArgs, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed') throw new HelpShown();
+      throw new UsageError(`${err.message.replace(/^error: /, '')}\n${USAGE}`);
+    }
+    throw err;
+  }
+  const words = dd === -1 ? cmd.args : [...cmd.args, ...args.slice(dd + 1)];
+  if (words.length === 0) throw new UsageError(`missing COMMAND\n${USAGE}`);
+  return { o: cmd.opts<RunOpts>(), line: words.join(' ') };
+}
+
+class HelpShown extends Error {}
+
+export async function run(args: string[], io: Io): Promise<number> {
+  if (args[0] === '--help' || args[0] === '-h') {
+    io.stdout(USAGE);
+    return EXIT.ok;
+  }
+  let parsed: { o: RunOpts; line: string };
+  try {
+    parsed = parse(args, io);
+  } catch (err) {
+    if (err instanceof HelpShown) return EXIT.ok;
+    throw err;
+  }
+  const { o, line } = parsed;
+  const cwd = o.cwd ? resolve(io.cwd, o.cwd) : io.cwd;
+  const guard = loadGuard({
+    cwd,
+    env: io.env,
+    ...(o.role !== undefined ? { role: o.role as never } : {}),
+    ...(o.config !== undefined ? { configFile: o.config } : {}),
+  });
+  const v = guard.classify(line, { cwd, env: io.env });
+
+  if (v.decision === 'allow') {
+    const r = await runBash(line, cwd, io.env);
+    return r.interrupted ? (SIGNAL_EXIT[r.interrupted] ?? r.code) : r.code;
+  }
+  if (v.decision === 'deny') {
+    io.stderr(`offhost run: refused${v.rule ? ` (${v.rule})` : ''}: ${v.reason}\n`);
+    return EXIT.deny;
+  }
+
+  // reroute
+  const route = v.route;
+  if (!route) throw new UsageError('the guard rerouted the command without a route');
+  const config = guard.config;
+  const routeCfg = config.routes.get(route.name);
+  const candidates = routeCfg?.vms.length ? routeCfg.vms : [route.vm];
+  for (const id of candidates) {
+    const spec = config.vms.get(id);
+    if (!spec) continue;
+    const hint = probeBackend(spec, io.env);
+    if (hint) {
+      io.stderr(`offhost run: ${v.reason}\noffhost run: cannot reach ${id}: \`${hint.tool}\` is missing. Nothing was run.\n${hint.message}\n`);
+      return EXIT.backendMissing;
+    }
+  }
+
+  let ttl = DEFAULT_TTL_MINUTES;
+  if (o.ttl !== undefined) {
+    ttl = Number(o.ttl);
+    if (!Number.isInteger(ttl) || ttl <= 0) throw new UsageError(`--ttl must be a positive whole number of minutes, not '${o.ttl}'`);
+  }
+  const intervalMs = heartbeatIntervalMs(ttl, o.heartbeat === undefined ? undefined : Number(o.heartbeat) * 1000);
+  const settings = settingsFrom(config, io.env);
+  const common = { settings, ...(o.session ? { session: o.session } : {}), ...(o.ai ? { ai: o.ai } : {}), cwd, ...(o.push !== undefined ? { push: o.push } : {}) };
+  const { ctx } = await contextFor(io, common, true);
+  const targets: LockTarget[] = candidates.map((vm) => ({ kind: 'vm', vm }));
+  const wait =
+    o.wait === undefined
+      ? undefined
+      : {
+          pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000,
+          ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }),
+        };
+  const reason = o.reason ?? `offhost run (${v.rule ?? 'reroute'}): ${line.length > 200 ? `${line.slice(0, 197)}...` : line}`;
+  const got = await acquireFirstFree(ctx, targets, { reason, ttlMinutes: ttl }, wait);
+  if (got.status === 'held') return reportAcquire(got, ctx, io);
+  const vmId = got.target;
+  const took = got.status === 'acquired';
+  io.stderr(
+    took
+      ? `offhost run: ${v.reason}\noffhost run: holding ${vmId} (lock ${got.file}); running on the VM\n`
+      : `offhost run: ${v.reason}\noffhost run: this session already holds ${vmId}; running on the VM\n`,
+  );
+
+  // The command for the VM actually taken (a pool may give another VM than the route's first).
+  let command = route.command;
+  if (vmId !== route.vm) {
+    const spec = config.vms.get(vmId) as VmSpec | undefined;
+    if (!spec) throw new UsageError(`route ${route.name}: VM ${vmId} has no entry in the configuration's vms`);
+    const mappings = [...(routeCfg?.pathMap ?? []), ...config.pathMap];
+    const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, mappings) } : {};
+    command = renderLine(spec, line, route.cwd, env);
+  }
+
+  const target: LockTarget = { kind: 'vm', vm: vmId };
+  const beats = startHeartbeats({
+    clock: ctx.clock,
+    intervalMs,
+    beat: async () => {
+      try {
+        const r = await heartbeat(ctx, target);
+        if (r.status === 'held') io.stderr(`offhost run: WARNING: the lock was taken over: ${describeHolder(r.holder, ctx.clock.now())}\n`);
+        else if (r.status === 'absent') io.stderr(`offhost run: WARNING: the lock file ${r.file} is gone\n`);
+      } catch (err) {
+        io.stderr(`offhost run: heartbeat failed (will retry): ${(err as Error).message}\n`);
+      }
+    },
+  });
+  let result: { code: number; signal: string | null; interrupted: string | null };
+  try {
+    result = await runBash(command, cwd, io.env);
+  } finally {
+    await beats.stop();
+  }
+  if (took) {
+    // Ignore further signals while archiving, so an impatient second Ctrl-C cannot leave the lock behind.
+    const ignore = () => io.stderr('offhost run: releasing the VM lock, one moment...\n');
+    process.on('SIGINT', ignore);
+    process.on('SIGTERM', ignore);
+    try {
+      const r = await release(ctx, target);
+      if (r.status === 'released') io.stderr(`offhost run: released ${vmId} (archived as ${r.archive})\n`);
+      else if (r.status === 'held') io.stderr(`offhost run: WARNING: not released, the lock is another session's now: ${describeHolder(r.holder, ctx.clock.now())}\n`);
+    } catch (err) {
+      io.stderr(`offhost run: WARNING: could not release ${vmId}: ${(err as Error).message}\nRun \`offhost lock release ${vmId}\`.\n`);
+    } finally {
+      process.off('SIGINT', ignore);
+      process.off('SIGTERM', ignore);
+    }
+  }
+  if (result.interrupted) return SIGNAL_EXIT[result.interrupted] ?? result.code;
+  return result.code;
 }
