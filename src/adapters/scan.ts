@@ -234,8 +234,13 @@ export class Scanner {
       seen.add(key);
       const shown = oneLine(sn.text.slice(h.start, h.end));
       const suggestion = this.suggest(sn.text, h, cwd);
-      const what =
-        h.decision === 'reroute'
+      // The guard refuses what it cannot read statically (a program or directory from a variable) where
+      // it could be heavy. Written into a file that is a doubt, not a fact: a warning (exit 0), so that
+      // `$(CC)` in a recipe or `"$@"` in a wrapper script does not fail a pull request.
+      const uncertain = h.rule === 'unknown-program' || (h.decision === 'deny' && (h.command.program === null || h.command.cwd === null));
+      const what = uncertain
+        ? 'may run heavy work on the laptop (offhost cannot tell statically)'
+        : h.decision === 'reroute'
           ? 'runs heavy work on the laptop instead of its VM'
           : 'is refused on a laptop';
       const f: Finding = {
@@ -243,7 +248,7 @@ export class Scanner {
         line: pos.line,
         column: pos.column,
         ruleId: h.rule ?? 'heavy-command',
-        severity: 'error',
+        severity: uncertain ? 'warning' : 'error',
         message: `${describe(kind, sn)}: \`${shown}\` ${what}: ${firstLine(h.verdict.reason)}`,
       };
       if (endPos.line !== pos.line || endPos.column !== pos.column) {

@@ -92,7 +92,7 @@ describe('Makefile', () => {
       'make -C engines/lang/koda build -j4',
       'cd ./x && \\\n  make build-safe',
       'for f in *.c; do echo $f; done',
-      '${CC} -o ${MAKE_AUTO} ${MAKE_AUTO}',
+      'cc -o ${MAKE_AUTO} ${MAKE_AUTO}',
       'make kasm',
     ]);
     expect(sns.every((s) => s.cwd === 'engines')).toBe(true);

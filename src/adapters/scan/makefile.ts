@@ -4,9 +4,9 @@
 //   - the `@`, `-`, `+` prefixes are removed;
 //   - `$$` becomes `$` (make's escape for the shell's `$`);
 //   - make variables are expanded where the Makefile itself says what they are: `$(MAKE)` -> `make`,
-//     `$(CURDIR)` -> `.` (the recipe runs there), `X = …`/`X := …`/`X ?= …`/`X += …` defined in the file
-//     (recursively, depth-limited);
-//   - any other reference (`$(CC)`, `$@`, `$(shell …)`, `$(wildcard …)`) becomes a shell parameter
+//     `$(CURDIR)` -> `.` (the recipe runs there), `X = …`/`X := …`/`X ?= …`/`X += …` defined in the file,
+//     then make's built-in defaults (`$(CC)` -> `cc`, `$(RM)` -> `rm -f`, ...), recursively, depth-limited;
+//   - any other reference (`$(KODA_DIR)`, `$@`, `$(shell …)`, `$(wildcard …)`) becomes a shell parameter
 //     `${NAME}` (or `${MAKE_EXPR}`), i.e. a word whose value is unknown. Left as `$(X)` it would read to
 //     the shell as a command substitution running a program named X, which is wrong both ways: it would
 //     invent a command and hide the argument. An unknown word lets the guard decide on what is known
@@ -16,6 +16,13 @@
 import { dirOf, lineStarts, SnippetBuilder, type Snippet } from './snippet.js';
 
 const ASSIGN = /^(?:(?:override|export|private)\s+)*([A-Za-z_][A-Za-z0-9_.-]*)\s*(::?=|:::=|\?=|\+=|!=|=)\s*(.*)$/;
+/** GNU make's built-in values (`make -p`) for the variables recipes use as programs. */
+const MAKE_DEFAULTS: [string, string][] = [
+  ['CC', 'cc'], ['CXX', 'g++'], ['CPP', '$(CC) -E'], ['AR', 'ar'], ['AS', 'as'], ['LD', 'ld'], ['RM', 'rm -f'],
+  ['FC', 'f77'], ['LEX', 'lex'], ['YACC', 'yacc'], ['MAKEINFO', 'makeinfo'], ['TEX', 'tex'], ['CO', 'co'], ['GET', 'get'],
+  ['PC', 'pc'], ['M2C', 'm2c'], ['CWEAVE', 'cweave'], ['CTANGLE', 'ctangle'], ['WEAVE', 'weave'], ['TANGLE', 'tangle'],
+  ['LINT', 'lint'], ['ECHO', 'echo'],
+];
 const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function isMakefile(path: string): boolean {
@@ -34,7 +41,7 @@ export function extractMakefile(path: string, text: string): Snippet[] {
     const end = i + 1 < starts.length ? starts[i + 1]! - 1 : text.length;
     return { text: text.slice(s, end).replace(/\r$/, ''), start: s };
   });
-  const vars = new Map<string, string>([['MAKE', 'make'], ['CURDIR', '.']]);
+  const vars = new Map<string, string>([['MAKE', 'make'], ['CURDIR', '.'], ...MAKE_DEFAULTS]);
   const recipes: { parts: Phys[]; target: string }[] = [];
   let inRule = false;
   let target = '';
