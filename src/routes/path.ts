@@ -22,7 +22,7 @@ export function mapPath(path: string, mappings: readonly { from: string; to: str
     if (matches && (best === null || from.length > best.from.length)) best = { from, to: m.to };
   }
   if (best === null) return path;
-  const rest = path.slice(best.from.length); // '' or '/…'
+  const rest = best.from === '' && path === '/' ? '' : path.slice(best.from.length); // '' or '/…'
   const to = trimTrailingSlashes(best.to);
   const out = to + rest;
   return out === '' ? '/' : out;

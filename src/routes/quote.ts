@@ -13,7 +13,8 @@
 // This is the whole algorithm, small enough to verify by reading:
 //  1. the empty string -> '';
 //  2. only [A-Za-z0-9_@%+:,./-] -> as is (none of these is special to any POSIX shell in any position;
-//     '=' is left out so that a first word can never become an assignment, '~' for tilde expansion);
+//     '=' is left out so that a first word can never become an assignment, '~' for tilde expansion),
+//     except the reserved words (if, then, for, time, …), which are keywords as a first word;
 //  3. no single quote inside -> '…' (inside single quotes nothing at all is special, newlines included);
 //  4. single quotes but none of $ ` " \ ! -> "…" (inside double quotes only $ ` " \ are special, and
 //     ! for bash history in interactive shells); this keeps a second layer readable:
@@ -22,11 +23,13 @@
 
 const SAFE = /^[A-Za-z0-9_@%+:,./-]+$/;
 const DOUBLE_QUOTE_SPECIAL = /[$`"\\!]/;
+// bash's reserved words (a superset of POSIX's) made of SAFE characters.
+const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'case', 'esac', 'for', 'select', 'while', 'until', 'do', 'done', 'in', 'function', 'time', 'coproc']);
 
 export function quote(s: string): string {
   if (s.includes('\0')) throw new TypeError('cannot quote a string containing NUL');
   if (s === '') return "''";
-  if (SAFE.test(s)) return s;
+  if (SAFE.test(s) && !RESERVED.has(s)) return s;
   if (!s.includes("'")) return `'${s}'`;
   if (!DOUBLE_QUOTE_SPECIAL.test(s)) return `"${s}"`;
   return s
