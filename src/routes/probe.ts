@@ -29,14 +29,21 @@ export function findOnPath(tool: string, env: NodeJS.ProcessEnv): string | null 
 
 function setupMessage(vm: VmSpec, tool: string): string {
   const route = `route ${vm.id} (backend ${vm.backend})`;
-  const behind = vm.host ? ` on ${vm.host}` : '';
   switch (tool) {
-    case 'ssh':
+    case 'ssh': {
+      const dest = vm.host ?? vm.instance ?? '<host>';
+      const why =
+        vm.backend === 'ssh' ? `to reach ${dest}` : vm.backend === 'lima' ? 'limactl reaches the guest with it' : `${vm.backend} runs on ${dest} behind ssh`;
       return [
-        `${route} needs \`ssh\` (the OpenSSH client) on PATH${behind ? `: ${vm.backend === 'ssh' ? '' : `${vm.backend} runs`}${behind} behind ssh` : ''}.`,
+        `${route} needs \`ssh\` (the OpenSSH client) on PATH: ${why}.`,
         'Install it: Debian/Ubuntu `sudo apt install openssh-client`; Fedora `sudo dnf install openssh-clients`; Arch `sudo pacman -S openssh`; macOS ships it.',
-        `Then make \`ssh ${vm.host ?? vm.instance ?? '<host>'} true\` work without a prompt: a \`Host\` entry in ~/.ssh/config (HostName, User, IdentityFile) and your key in the remote ~/.ssh/authorized_keys (\`ssh-copy-id\`).`,
+        ...(vm.backend === 'lima'
+          ? []
+          : [
+              `Then make \`ssh ${dest} true\` work without a prompt: a \`Host ${dest}\` entry in ~/.ssh/config (HostName, User, IdentityFile) and your public key in the remote ~/.ssh/authorized_keys (\`ssh-copy-id ${dest}\`).`,
+            ]),
       ].join('\n');
+    }
     case 'incus':
       return [
         `${route} needs \`incus\` on PATH to run \`incus exec ${vm.instance ?? '<instance>'}\` on this machine.`,
