@@ -55,7 +55,11 @@ export function decideCommand(cmd: SimpleCommand, rules: Rule[], role: Role): Co
 export function decide(commands: SimpleCommand[], rules: Rule[], role: Role): LineDecision {
   const decided = commands.map((c) => decideCommand(c, rules, role));
   let top: CommandDecision | null = null;
-  for (const d of decided) if (!top || RANK[d.decision] > RANK[top.decision]) top = d;
+  // Strictest wins; on a tie, a command some rule decided explains the verdict better than one no rule
+  // knew (`npx vitest` is allowed by r1-unit-tests, not by npx having no rule).
+  for (const d of decided) {
+    if (!top || RANK[d.decision] > RANK[top.decision] || (RANK[d.decision] === RANK[top.decision] && !top.rule && d.rule)) top = d;
+  }
   if (!top) return { decision: 'allow', rule: null, reason: 'the line runs no command', route: null, commands: decided };
   if (top.decision === 'reroute') {
     const routes = new Set(decided.filter((d) => d.decision === 'reroute').map((d) => d.rule!.route));

@@ -9,8 +9,15 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import type { Layer } from '../config/resolve.js';
 
-export function compileGlob(glob: string): CompiledGlob {
+/** A glob on a path (cwd): `*` stays within one path segment, `**` crosses them. */
+export function compilePathGlob(glob: string): CompiledGlob {
   const re = picomatch.makeRe(glob, { dot: true });
+  return { source: re.source, flags: re.flags };
+}
+
+/** A glob on a word (program, argument, option value, env value): `*` matches `/` too, as in bash. */
+export function compileGlob(glob: string): CompiledGlob {
+  const re = picomatch.makeRe(glob, { dot: true, bash: true });
   return { source: re.source, flags: re.flags };
 }
 
@@ -30,7 +37,7 @@ export function layerFromConfig(cfg: ConfigFile, file: string, text?: string): L
     seen.add(r.id);
     const line = lineOfRule(text, r.id);
     const spec = { ...r, source: { file, ...(line ? { line } : {}) } } as RuleSpec;
-    rules.push(compileRule(spec, compileGlob));
+    rules.push(compileRule(spec, compileGlob, compilePathGlob));
   }
   const { rules: _r, ...rest } = cfg;
   return { ...rest, file, rules };

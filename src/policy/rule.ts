@@ -100,8 +100,8 @@ export const varToken = (name: string): string => `__OFFHOST_VAR_${name}__`;
 export type GlobCompiler = (glob: string) => CompiledGlob;
 
 /** Compiles a rule's globs with `compile` (picomatch, at build time or for user packs). */
-export function compileRule(spec: RuleSpec, compile: GlobCompiler): CompiledRule {
-  const withVars = (g: string): CompiledGlob => compile(g.replace(/\{([a-z][a-z0-9_]*)\}/g, (_, n: string) => varToken(n)));
+export function compileRule(spec: RuleSpec, compile: GlobCompiler, compilePath: GlobCompiler = compile): CompiledRule {
+  const withVars = (g: string): CompiledGlob => compilePath(g.replace(/\{([a-z][a-z0-9_]*)\}/g, (_, n: string) => varToken(n)));
   const flag = (f: FlagSpec) => ({ names: f.names, ...(f.values ? { values: f.values.map(compile) } : {}) });
   const m = (s: MatchSpec): CompiledMatch => ({
     ...(s.program

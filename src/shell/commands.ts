@@ -25,6 +25,12 @@ interface State extends Scope {
   cwd: string | null;
   oldpwd: string | null;
   dirStack: (string | null)[];
+  /** Variables exported in this shell: they reach the environment of every later command. */
+  exported: Set<string>;
+  /** `alias name=value` definitions (expanded whether or not expand_aliases is on: fail closed). */
+  aliases: Map<string, string>;
+  /** `shopt -s expand_aliases` was seen (bash -c does not expand aliases otherwise). */
+  expandAliases: boolean;
 }
 
 interface Ctx {
@@ -46,7 +52,7 @@ const LOOP_UNROLL_LIMIT = 32;
 export class NestedParseError extends ParseError {}
 
 function clone(st: State): State {
-  return { cwd: st.cwd, oldpwd: st.oldpwd, dirStack: [...st.dirStack], vars: new Map(st.vars) };
+  return { cwd: st.cwd, oldpwd: st.oldpwd, dirStack: [...st.dirStack], vars: new Map(st.vars), exported: new Set(st.exported), aliases: new Map(st.aliases), expandAliases: st.expandAliases };
 }
 
 /** After branches that may or may not run, what differs between them becomes unknown. */
@@ -93,7 +99,7 @@ function initialState(cwd: string | null, env: Record<string, string | undefined
   const vars = new Map<string, VarValue>();
   if (env.HOME !== undefined) vars.set('HOME', env.HOME);
   if (cwd !== null) vars.set('PWD', cwd);
-  return { cwd, oldpwd: env.OLDPWD ?? null, dirStack: [], vars };
+  return { cwd, oldpwd: env.OLDPWD ?? null, dirStack: [], vars, exported: new Set(), aliases: new Map(), expandAliases: false };
 }
 
 function tick(ctx: Ctx, span: Span): void {
@@ -335,8 +341,16 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Field
   runFields(fields, env, st.cwd, st, ctx, span, stdin, 0);
 }
 
-function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd: string | null, span: Span): void {
+function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd: string | null, span: Span, st?: State): void {
   const prog = fields[0]!;
+  if (st && st.exported.size > 0) {
+    const exported: Record<string, string> = {};
+    for (const k of st.exported) {
+      const v = st.vars.get(k);
+      if (v !== undefined && v !== null) exported[k] = v;
+    }
+    env = { ...exported, ...env };
+  }
   const unknown: number[] = [];
   fields.forEach((f, i) => {
     if (!f.known) unknown.push(i);
@@ -369,17 +383,55 @@ function runFields(
   const name = basenameOf(prog);
   if (wrapDepth > 64) throw new NestedParseError('wrappers nested more than 64 deep', positionAt(ctx.text, span.start));
 
-  if (name !== null && prog.known && wrapDepth === 0 && DIR_BUILTINS.has(name)) {
+  // `cd` moves this shell only when run directly or through `builtin`/`command` (not `sudo cd`,
+  // which fails and leaves the directory as it was).
+  if (name !== null && prog.known && DIR_BUILTINS.has(name) && (wrapDepth === 0 || ctx.via.every((v) => v === 'builtin' || v === 'command'))) {
     changeDir(name, fields.slice(1), st);
-    emit(ctx, fields, env, cwd, span);
+    emit(ctx, fields, env, cwd, span, st);
     return;
   }
   if (name !== null && prog.known && DECLARE.has(name)) {
+    const exporting = name === 'export' || fields.some((f) => f.known && /^-[a-zA-Z]*x/.test(f.value));
     for (const f of fields.slice(1)) {
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(f.value);
       if (m) st.vars.set(m[1]!, f.known ? m[2]! : null);
-      else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.value) && name !== 'export') st.vars.set(f.value, null);
+      else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.value) && !exporting) st.vars.set(f.value, null);
+      const n = m ? m[1]! : /^[A-Za-z_][A-Za-z0-9_]*$/.test(f.value) ? f.value : null;
+      if (n && exporting) st.exported.add(n);
     }
+  }
+  if (name === 'shopt' && prog.known && fields.some((f) => f.value === '-s') && fields.some((f) => f.value === 'expand_aliases' || !f.known)) {
+    st.expandAliases = true;
+  }
+  if (name === 'alias' && prog.known) {
+    for (const f of fields.slice(1)) {
+      const m = /^([^=\s]+)=(.*)$/s.exec(f.value);
+      if (m) st.aliases.set(m[1]!, f.known ? m[2]! : '\u0000unknown');
+    }
+  }
+  if (name !== null && prog.known && wrapDepth === 0 && st.expandAliases && st.aliases.has(name)) {
+    // An alias is text put in place of the word: walk `value args...` in this same shell. Whether it
+    // applies depends on where the line breaks (bash reads a whole line first), so the command as
+    // written is judged too: fail closed both ways.
+    emitSpecial(name, fields, env, cwd, st, ctx, span);
+    const value = st.aliases.get(name)!;
+    st.aliases.delete(name); // an alias is not expanded inside itself
+    try {
+      const rest = fields.slice(1);
+      runScript(
+        { value: [value, ...rest.map((r) => r.value)].join(' '), known: value !== '\u0000unknown' && rest.every((r) => r.known) },
+        'eval',
+        cwd,
+        env,
+        st,
+        ctx,
+        span,
+        `alias ${name}`,
+      );
+    } finally {
+      st.aliases.set(name, value);
+    }
+    return;
   }
   if (name !== null && (name === 'unset' || name === 'read' || name === 'mapfile' || name === 'readarray')) {
     for (const f of fields.slice(1)) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.value)) st.vars.set(f.value, null);
@@ -411,11 +463,11 @@ function applyUnwrapped(
       emitSpecial(name, fields, env, cwd, st, ctx, span);
       return;
     case 'many':
-      emit(ctx, fields, env, cwd, span);
+      emit(ctx, fields, env, cwd, span, st);
       for (const item of u.items) applyUnwrapped(item, name, fields, env, cwd, st, ctx, span, null, wrapDepth, false);
       return;
     case 'run': {
-      if (emitSelf) emit(ctx, fields, env, cwd, span);
+      if (emitSelf) emit(ctx, fields, env, cwd, span, st);
       const innerEnv = { ...env };
       for (const [k, v] of u.env ?? []) innerEnv[k] = v.value;
       let innerCwd = cwd;
@@ -426,13 +478,13 @@ function applyUnwrapped(
       return;
     }
     case 'script': {
-      emit(ctx, fields, env, cwd, span);
+      emit(ctx, fields, env, cwd, span, st);
       const innerCwd = u.cwd ? resolveDir(cwd, u.cwd) : cwd;
       runScript(u.text, u.via, innerCwd, env, st, ctx, span);
       return;
     }
     case 'stdin-script': {
-      emit(ctx, fields, env, cwd, span);
+      emit(ctx, fields, env, cwd, span, st);
       const text = stdin ?? { value: '', known: false };
       runScript(text, `${u.via} <stdin`, cwd, env, st, ctx, span);
       return;
@@ -441,10 +493,10 @@ function applyUnwrapped(
 }
 
 /** Parses a string that a shell (or eval) will run, and walks it in its own scope. */
-function runScript(text: Field, via: string, cwd: string | null, env: Record<string, string>, st: State, ctx: Ctx, span: Span): void {
+function runScript(text: Field, via: string, cwd: string | null, env: Record<string, string>, st: State, ctx: Ctx, span: Span, label = via): void {
   if (!text.known) {
     // What runs cannot be known: report an unknown program, the rules decide what that means.
-    withVia(ctx, via, () => emit(ctx, [{ value: text.value, known: false }], env, cwd, span));
+    withVia(ctx, label, () => emit(ctx, [{ value: text.value, known: false }], env, cwd, span, st));
     return;
   }
   if (ctx.shellDepth + 1 > ctx.maxShellDepth) {
@@ -466,7 +518,7 @@ function runScript(text: Field, via: string, cwd: string | null, env: Record<str
   ctx.outerSpan = span;
   ctx.shellDepth++;
   try {
-    withVia(ctx, via, () => walkList(script, inner, ctx));
+    withVia(ctx, label, () => walkList(script, inner, ctx));
   } finally {
     ctx.shellDepth--;
     ctx.outerSpan = savedSpan;
@@ -527,10 +579,24 @@ function emitSpecial(
       }
       if (target) dir = resolveDir(dir, target);
     }
-    emit(ctx, fields, env, dir, span);
+    // make -f DIR/Makefile builds that directory's project: judge it as run there.
+    let makefile: Field | null = null;
+    for (let i = 1; i < fields.length; i++) {
+      const f = fields[i]!;
+      if (f.known && f.value === '--') break;
+      if (f.known && (f.value === '-f' || f.value === '--file' || f.value === '--makefile')) makefile = fields[++i] ?? null;
+      else if (f.known && /^--(file|makefile)=/.test(f.value)) makefile = { value: f.value.slice(f.value.indexOf('=') + 1), known: true };
+      else if (f.known && /^-f./.test(f.value)) makefile = { value: f.value.slice(2), known: true };
+    }
+    if (makefile && makefile.value.includes('/')) {
+      const file = resolveDir(dir, makefile);
+      dir = file === null ? null : posix.dirname(file);
+    } else if (makefile && !makefile.known) dir = null;
+    emit(ctx, fields, env, dir, span, st);
     return;
   }
-  emit(ctx, fields, env, cwd, span);
+  emit(ctx, fields, env, cwd, span, st);
+  if (name === 'ssh') sshToLocalhost(fields, env, cwd, st, ctx, span);
   if (name === 'ssh' || name === 'scp' || name === 'sftp') {
     for (let i = 1; i < fields.length; i++) {
       const f = fields[i]!;
@@ -541,4 +607,31 @@ function emitSpecial(
       if (m) runScript({ value: m[2]!, known: fields[i]!.known }, `ssh -o ${m[1]}`, cwd, env, st, ctx, span);
     }
   }
+}
+
+const SSH_VALUE_OPTS = new Set(['-B', '-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-P', '-p', '-Q', '-R', '-S', '-W', '-w']);
+const LOCAL_HOSTS = /^(?:[^@]*@)?(localhost|localhost\.localdomain|127(?:\.\d{1,3}){3}|::1|\[::1\]|0\.0\.0\.0|ip6-localhost)$/i;
+
+/** `ssh localhost 'make build'` runs on this machine: judge the remote command as local. */
+function sshToLocalhost(fields: Field[], env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
+  let i = 1;
+  while (i < fields.length) {
+    const v = fields[i]!.value;
+    if (v === '--') {
+      i++;
+      break;
+    }
+    if (!v.startsWith('-') || v.length < 2) break;
+    i += SSH_VALUE_OPTS.has(v) ? 2 : 1;
+  }
+  const host = fields[i];
+  if (!host) return;
+  // A destination from a variable is taken as remote (what R1 allows); only a literal local host is local.
+  if (!host.known || !LOCAL_HOSTS.test(host.value) || i + 1 >= fields.length) return;
+  // sshd starts the command in the login directory (HOME), through the user's shell.
+  runScript(joinFields(fields.slice(i + 1)), `ssh ${host.value}`, st.vars.get('HOME') ?? null, env, st, ctx, span);
+}
+
+function joinFields(fields: Field[]): Field {
+  return { value: fields.map((f) => f.value).join(' '), known: fields.every((f) => f.known) };
 }

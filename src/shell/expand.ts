@@ -114,10 +114,11 @@ export function expandWord(word: Word, scope: Scope, home: string | null): Field
   if (first && first.unquoted && !first.expansion && first.text.startsWith('~')) {
     const m = /^~([^/]*)(\/.*)?$/s.exec(first.text);
     if (m) {
-      const user = m[1] ?? '';
-      if (user === '' && home !== null) first.text = home + (m[2] ?? '');
-      else if (user === '' || !home || !home.endsWith('/' + user)) first.known = false;
-      else first.text = home + (m[2] ?? '');
+      // `~` is $HOME as the line has it (it may have been reassigned); `~user` needs the password
+      // database, which offhost does not read: unknown.
+      const h = scope.vars.has('HOME') ? (scope.vars.get('HOME') ?? null) : home;
+      if ((m[1] ?? '') === '' && h !== null) first.text = h + (m[2] ?? '');
+      else first.known = false;
     }
   }
   const fields: Field[] = [];

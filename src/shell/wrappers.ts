@@ -62,7 +62,6 @@ const SPECS: Record<string, Spec> = {
   time: { value: ['-f', '--format', '-o', '--output'] },
   command: { value: [], noCommand: ['-v', '-V'] },
   exec: { value: ['-a'] },
-  builtin: { value: [] },
   stdbuf: { value: ['-i', '--input', '-o', '--output', '-e', '--error'] },
   taskset: { value: ['-c', '--cpu-list'], noCommand: ['-p', '--pid'], skip: 1 },
   chrt: { value: ['-T', '--sched-runtime', '-P', '--sched-period', '-D', '--sched-deadline'], noCommand: ['-p', '--pid', '-m', '--max'], skip: 1 },
@@ -81,7 +80,12 @@ const SPECS: Record<string, Spec> = {
   'sg': { value: [], skip: 1 },
   'nix-shell': { value: ['-p', '--packages', '-A', '--attr', '-I', '--arg', '--argstr'], scriptOption: ['--run', '--command'] },
   'dbus-run-session': { value: ['--config-file', '--dbus-daemon'] },
+  // util-linux script(1): `script -qc 'make build' /dev/null` runs the string through a shell.
+  script: { value: ['-c', '--command', '-E', '--echo', '-I', '--log-in', '-O', '--log-out', '-B', '--log-io', '-T', '--log-timing', '-m', '--logging-format'], scriptOption: ['-c', '--command'], noCommand: ['-V', '--version', '-h', '--help'] },
 };
+
+/** Shell builtins `builtin X` can run (anything else is an error: nothing runs). */
+const BUILTINS = new Set(['cd', 'pushd', 'popd', 'echo', 'printf', 'eval', 'exec', 'source', '.', 'command', 'builtin', 'export', 'declare', 'typeset', 'local', 'readonly', 'read', 'test', '[', 'true', 'false', ':', 'type', 'hash', 'set', 'shopt', 'unset', 'alias', 'unalias', 'trap', 'wait', 'kill', 'let', 'mapfile', 'readarray', 'pwd', 'times', 'ulimit', 'umask', 'jobs', 'fg', 'bg', 'disown', 'suspend', 'enable', 'help', 'history', 'fc', 'dirs', 'getopts', 'shift', 'return', 'exit', 'break', 'continue', 'caller', 'complete', 'compgen', 'compopt', 'bind', 'logout']);
 
 /** Shells that take `-c STRING`, read a script file, or read stdin. */
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'fish', 'busybox', 'rbash', 'oksh', 'loksh', 'pdksh']);
@@ -114,6 +118,12 @@ function scan(argv: Field[], spec: Spec): { index: number; opts: [string, Field 
     if (f.known && f.value === '--') {
       i++;
       break;
+    }
+    if (spec.assignments && f.known && f.value === '-') {
+      // `env -` is `env -i`.
+      opts.push(['-i', null]);
+      i++;
+      continue;
     }
     if (isOpt(f)) {
       const v = f.value;
@@ -253,9 +263,20 @@ function parallel(argv: Field[]): Unwrapped {
   while (end < argv.length && !(argv[end]!.known && /^:::+\+?$|^::::$/.test(argv[end]!.value))) end++;
   const inner = argv.slice(s.index, end);
   if (inner.length === 0) return { kind: 'stdin-script', via: 'parallel' };
-  // GNU parallel runs the command through a shell, with the inputs substituted for {} or appended.
+  // GNU parallel runs the command through a shell, with each input put in place of {} (or appended).
   const text = inner.map((a) => a.value).join(' ');
-  return { kind: 'script', via: 'parallel', text: { value: text, known: inner.every((a) => a.known) }, extraUnknownArg: true };
+  const known = inner.every((a) => a.known);
+  const inputs = argv.slice(end + 1);
+  const sep = argv[end]?.value;
+  const placeholder = /\{[^{}\s]*\}/g;
+  const hasPlaceholder = /\{[^{}\s]*\}/.test(text);
+  const withInput = (input: string) => (hasPlaceholder ? text.replace(placeholder, () => input) : `${text} ${input}`);
+  if (sep === ':::' && inputs.length > 0 && inputs.length <= 32 && inputs.every((a) => a.known && !a.value.startsWith(':::'))) {
+    const quoteWord = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
+    return { kind: 'many', items: inputs.map((a) => ({ kind: 'script' as const, via: 'parallel', text: { value: withInput(quoteWord(a.value)), known } })) };
+  }
+  // Inputs from stdin or files: an unknown variable stands in for each one.
+  return { kind: 'script', via: 'parallel', text: { value: withInput('"$__OFFHOST_UNKNOWN_INPUT"'), known } };
 }
 
 function packageRunner(name: string, argv: Field[]): Unwrapped {
@@ -265,11 +286,21 @@ function packageRunner(name: string, argv: Field[]): Unwrapped {
     if (!sub?.known || !['exec', 'x'].includes(sub.value)) return { kind: 'none' };
     start = 2;
   } else if (name === 'pnpm' || name === 'yarn' || name === 'bun') {
+    // Global options before the command: `pnpm --filter web exec playwright test`, `yarn --cwd app …`.
+    let k = 1;
+    while (k < argv.length && argv[k]!.known && argv[k]!.value.startsWith('-')) {
+      const v = argv[k]!.value;
+      k += /^(--filter|-F|--dir|-C|--cwd|--workspace|--reporter|--loglevel)$/.test(v) ? 2 : 1;
+    }
+    const sub = argv[k];
     if (!sub) return { kind: 'none' };
-    if (!sub.known) return { kind: 'run', via: name, argv: argv.slice(1) };
-    if (['exec', 'dlx', 'x'].includes(sub.value)) start = 2;
-    else if (sub.value.startsWith('-') || PNPM_OWN.has(sub.value)) return { kind: 'none' };
+    if (!sub.known) return { kind: 'run', via: name, argv: argv.slice(k) };
+    // `yarn run X` runs a script named X or, failing that, the binary X: judge it as the binary.
+    if (['exec', 'dlx', 'x'].includes(sub.value) || (name === 'yarn' && sub.value === 'run')) start = k + 1;
+    else if (k > 1 && !sub.value.startsWith('-') && !PNPM_OWN.has(sub.value)) start = k;
+    else if (PNPM_OWN.has(sub.value)) return { kind: 'none' };
     else if (name === 'bun' && /\.(m?[jt]sx?|cjs)$/.test(sub.value)) return { kind: 'none' };
+    else start = k;
   }
   const s = scan([argv[0]!, ...argv.slice(start)], { value: ['-p', '--package', '-c', '--call', '--registry', '--cache', '--userconfig', '--workspace', '-w', '--filter', '-F', '--dir', '-C'], scriptOption: ['-c', '--call'] });
   if (!s) return { kind: 'none' };
@@ -292,6 +323,20 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
   if (program === 'xargs') return xargs(argv);
   if (program === 'parallel') return parallel(argv);
   if (PACKAGE_RUNNERS.has(program)) return packageRunner(program, argv);
+  if (program === 'builtin') {
+    const inner = argv[1];
+    if (!inner) return { kind: 'none' };
+    if (inner.known && !BUILTINS.has(inner.value)) return { kind: 'none' }; // bash: not a shell builtin
+    return { kind: 'run', via: 'builtin', argv: argv.slice(1) };
+  }
+  if (program === 'fvm') {
+    // Flutter Version Management: `fvm flutter test`, `fvm dart test`, `fvm exec flutter test`.
+    const sub = argv[1];
+    if (sub?.known && (sub.value === 'flutter' || sub.value === 'dart')) return { kind: 'run', via: 'fvm', argv: argv.slice(1) };
+    if (sub?.known && sub.value === 'exec' && argv.length > 2) return { kind: 'run', via: 'fvm exec', argv: argv.slice(2) };
+    if (sub?.known && sub.value === 'spawn' && argv.length > 3) return { kind: 'run', via: 'fvm spawn', argv: [{ value: 'flutter', known: true }, ...argv.slice(3)] };
+    return { kind: 'none' };
+  }
   const spec = SPECS[program];
   if (!spec) return { kind: 'none' };
   // taskset -c LIST replaces the MASK positional.
@@ -327,5 +372,5 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
 
 /** Whether `program` is one the walker must look inside. */
 export function isWrapper(program: string): boolean {
-  return SHELLS.has(program) || program === 'eval' || program === 'find' || program === 'xargs' || program === 'parallel' || PACKAGE_RUNNERS.has(program) || Object.hasOwn(SPECS, program);
+  return SHELLS.has(program) || program === 'eval' || program === 'find' || program === 'xargs' || program === 'parallel' || program === 'builtin' || program === 'fvm' || PACKAGE_RUNNERS.has(program) || Object.hasOwn(SPECS, program);
 }
