@@ -350,7 +350,8 @@ function addedLines(git: Git, from: string, to: string, paths: string[]): Map<st
     let current: Set<number> | null = null;
     for (const line of buf.toString('utf8').split('\n')) {
       if (line.startsWith('+++ ')) {
-        const p = line.slice(4);
+        // Git ends the name with a tab when it holds a space (GNU diff's convention).
+        const p = line.slice(4).replace(/\t$/, '');
         if (p === '/dev/null') current = null;
         else {
           const path = unquoteC(p).replace(/^b\//, '');
