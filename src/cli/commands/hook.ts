@@ -1,7 +1,6 @@
 // `offhost hook claude-code|codex|gemini [--mode rewrite|suggest] [--allow-rewrite] [--role R] [--config F]`
 // A pre-exec hook: the agent's event JSON on stdin, its protocol's answer on stdout (src/adapters/*).
 // Fails closed: anything that goes wrong before an answer is written is a refusal in the agent's terms.
-import { Command, CommanderError, Option } from 'commander';
 import type { Io } from '../io.js';
 import type { Role } from '../../types.js';
 import { UsageError } from '../../errors.js';
@@ -40,25 +39,55 @@ interface Parsed {
   classifyOnly: boolean;
 }
 
+/**
+ * Hand-parsed rather than with commander (the CLI's usual parser): this runs before every shell command an
+ * agent issues, and loading commander costs about 5 ms of a start-up budget of a few ms.
+ */
 function parseArgs(args: string[]): Parsed {
-  const cmd = new Command('hook')
-    .exitOverride()
-    .configureOutput({ writeOut: () => {}, writeErr: () => {} })
-    .argument('[agent]', `one of ${AGENTS.join(', ')}`)
-    .addOption(new Option('--mode <mode>', 'how a reroute is answered').choices(['rewrite', 'suggest']))
-    .option('--allow-rewrite', 'claude-code rewrite mode: answer allow instead of ask', false)
-    .addOption(new Option('--role <role>').choices(['laptop', 'vm', 'ci']))
-    .option('--config <file>')
-    .addOption(new Option('--classify-only').hideHelp().default(false))
-    .allowExcessArguments(false);
-  try {
-    cmd.parse(args, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) throw new UsageError(err.message.replace(/^error: /, ''));
-    throw err;
+  const p: Parsed = { allowRewrite: false, classifyOnly: false };
+  const value = (i: number, name: string): string => {
+    const v = args[i + 1];
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`option '${name}' needs a value`);
+    return v;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    const eq = a.startsWith('--') ? a.indexOf('=') : -1;
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    const inline = eq > 0 ? a.slice(eq + 1) : undefined;
+    const take = (): string => inline ?? value(i++, name);
+    switch (name) {
+      case '--mode': {
+        const m = take();
+        if (m !== 'rewrite' && m !== 'suggest') throw new UsageError(`--mode must be rewrite or suggest (got '${m}')`);
+        p.mode = m;
+        break;
+      }
+      case '--allow-rewrite':
+        p.allowRewrite = true;
+        break;
+      case '--role': {
+        const r = take();
+        if (!['laptop', 'vm', 'ci'].includes(r)) throw new UsageError(`--role must be laptop, vm or ci (got '${r}')`);
+        p.role = r;
+        break;
+      }
+      case '--config':
+        p.config = take();
+        break;
+      case '--classify-only':
+        p.classifyOnly = true;
+        break;
+      case '-h':
+      case '--help':
+        throw new UsageError(`usage: offhost hook ${AGENTS.join('|')} [--mode rewrite|suggest] [--allow-rewrite] [--role laptop|vm|ci] [--config FILE]`);
+      default:
+        if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+        if (p.agent !== undefined) throw new UsageError(`unexpected argument '${a}'`);
+        p.agent = a;
+    }
   }
-  const o = cmd.opts<{ mode?: string; allowRewrite: boolean; role?: string; config?: string; classifyOnly: boolean }>();
-  return { agent: cmd.args[0], ...o };
+  return p;
 }
 
 function isAgent(s: string | undefined): s is AgentName {
