@@ -15,7 +15,7 @@ mkdirSync(dist, { recursive: true });
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };
 
 // 1. The config loader, as CommonJS so the bundle can require() it synchronously on demand.
-await build({ ...common, entryPoints: ['src/policy/layer-loader.ts'], outfile: 'dist/config-loader.cjs', format: 'cjs', minifySyntax: true });
+await build({ ...common, entryPoints: ['src/policy/config-loader-entry.ts'], outfile: 'dist/config-loader.cjs', format: 'cjs', minifySyntax: true });
 
 // 2. Compile and self-test the built-in pack (a small bundle run once, here).
 await build({ ...common, entryPoints: ['scripts/compile-builtin.ts'], outfile: 'dist/.compile-builtin.mjs', format: 'esm',
@@ -40,15 +40,31 @@ const lazyLoader = {
         function load() {
           if (mod) return mod;
           let dir = dirname(fileURLToPath(import.meta.url));
-          if (basename(dir) === 'chunks') dir = dirname(dir);
+          if (basename(dir) === 'chunks' || basename(dir) === 'commands') dir = dirname(dir);
           mod = createRequire(import.meta.url)(join(dir, 'config-loader.cjs'));
           return mod;
         }
         export function loadLayer(file) { return load().loadLayer(file); }
-        export function builtinLayerFromSource() { return load().builtinLayerFromSource(); }
+        export function builtinLayerFromSource() { throw new Error('the built-in pack is compiled into the bundle'); }
       `,
       loader: 'js',
     }));
+  },
+};
+const banner = {
+  // Bundled CommonJS dependencies call require(); give the ESM files one.
+  js: "import { createRequire as __offhostCreateRequire } from 'node:module'; const require = __offhostCreateRequire(import.meta.url);",
+};
+const define = { __OFFHOST_BUILTIN__: JSON.stringify(builtin) };
+const COLD = ['rules', 'lock', 'run', 'lint', 'init', 'scan', 'ci'];
+// The entry: dispatcher + hot commands (check, explain, hook, shell) in ONE file, cold commands external.
+const coldExternal = {
+  name: 'cold-commands-external',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/commands\/[a-z]+\.js$/ }, (a) => {
+      const name = a.path.slice('./commands/'.length, -3);
+      return COLD.includes(name) ? { path: `./commands/${name}.mjs`, external: true } : undefined;
+    });
   },
 };
 await build({
@@ -56,16 +72,25 @@ await build({
   entryPoints: { offhost: 'src/cli/bin.ts' },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
+  format: 'esm',
+  minifySyntax: true,
+  define,
+  plugins: [lazyLoader, coldExternal],
+  banner,
+});
+// 4. Cold commands: one file each under dist/commands/, shared code split into dist/chunks/.
+await build({
+  ...common,
+  entryPoints: Object.fromEntries(COLD.map((c) => [`commands/${c}`, `src/cli/commands/${c}.ts`])),
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
   splitting: true,
   format: 'esm',
   minifySyntax: true,
   chunkNames: 'chunks/[name]-[hash]',
-  define: { __OFFHOST_BUILTIN__: JSON.stringify(builtin) },
+  define,
   plugins: [lazyLoader],
-  banner: {
-    // Bundled CommonJS dependencies call require(); give the ESM chunks one.
-    js: "import { createRequire as __offhostCreateRequire } from 'node:module'; const require = __offhostCreateRequire(import.meta.url);",
-  },
+  banner,
 });
 const entry = join(dist, 'offhost.mjs');
 writeFileSync(entry, '#!/usr/bin/env node\n' + readFileSync(entry, 'utf8'));

@@ -3,17 +3,23 @@
 import { EXIT, exitCodeFor, OffhostError } from '../errors.js';
 import type { CommandModule, Io } from './io.js';
 import { systemClock } from '../types.js';
+// The hot paths (run before every command an agent executes) are in the entry file itself; the rest are
+// separate files loaded on demand (scripts/build.mjs makes the cold imports external).
+import * as check from './commands/check.js';
+import * as explain from './commands/explain.js';
+import * as hook from './commands/hook.js';
+import * as shell from './commands/shell.js';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
-  check: { summary: 'classify one command line: allow, deny or reroute', load: () => import('./commands/check.js') },
-  explain: { summary: 'show the commands found in a line and the rule that decided each', load: () => import('./commands/explain.js') },
+  check: { summary: 'classify one command line: allow, deny or reroute', load: async () => check },
+  explain: { summary: 'show the commands found in a line and the rule that decided each', load: async () => explain },
   rules: { summary: 'list the rules in force, or test their examples', load: () => import('./commands/rules.js') },
   lock: { summary: 'acquire, heartbeat, release, inspect VM locks (POLICY R3/R4)', load: () => import('./commands/lock.js') },
   run: { summary: 'run a command here, or on its VM under the VM lock', load: () => import('./commands/run.js') },
   lint: { summary: 'validate lock files and the staged lock transition', load: () => import('./commands/lint.js') },
   init: { summary: 'set up husky + lint-staged, agent hooks or shell integration', load: () => import('./commands/init.js') },
-  hook: { summary: 'pre-exec hook for claude-code, codex or gemini (event JSON on stdin)', load: () => import('./commands/hook.js') },
-  shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', load: () => import('./commands/shell.js') },
+  hook: { summary: 'pre-exec hook for claude-code, codex or gemini (event JSON on stdin)', load: async () => hook },
+  shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', load: async () => shell },
   scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => import('./commands/scan.js') },
   ci: { summary: 'pull-request policy check: lock hygiene and heavy commands', load: () => import('./commands/ci.js') },
 };
