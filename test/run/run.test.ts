@@ -1,0 +1,274 @@
+// `offhost run` end to end: a real monorepo in a temp HOME, the built CLI as a child process, and the
+// VM stand-ins (ssh, incus) first on PATH, which run the command "on the VM" (here) and log it.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { standinPath, readStandinLog } from '../helpers/standins.js';
+import { BIN, ACTIVE, ARCHIVE_DIR, VM, archives, cleanEnv, configure, ensureBuilt, g, offhost, type Result } from '../locks/lifecycle-helpers.js';
+
+beforeAll(() => ensureBuilt());
+
+interface Mono {
+  home: string;
+  repo: string;
+  koda: string;
+  out: string;
+  log: string;
+  env: Record<string, string>;
+}
+
+/**
+ * HOME/dev/koder (the monorepo, a git repository) with engines/lang/koda/Makefile whose `build-safe`
+ * copies the active lock file to OUT/during.md (proof the lock was held while it ran), sleeps OUT/sleep
+ * seconds and exits with OUT/code.
+ */
+function monorepo(session = 'run-session'): Mono {
+  const home = mkdtempSync(join(tmpdir(), 'offhost-run-home-'));
+  const repo = join(home, 'dev', 'koder');
+  const koda = join(repo, 'engines', 'lang', 'koda');
+  const out = join(home, 'out');
+  mkdirSync(koda, { recursive: true });
+  mkdirSync(out);
+  g(repo, 'init', '-q', '-b', 'main');
+  configure(repo);
+  const lock = join(repo, ACTIVE);
+  writeFileSync(
+    join(koda, 'Makefile'),
+    [
+      'build-safe:',
+      `\t@echo "building in $$(pwd)"`,
+      `\t@cat '${lock}' > '${out}/during.md' 2>/dev/null || echo none > '${out}/during.md'`,
+      `\t@touch '${out}/started'`,
+      `\t@sleep $$(cat '${out}/sleep' 2>/dev/null || echo 0)`,
+      `\t@exit $$(cat '${out}/code' 2>/dev/null || echo 0)`,
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(repo, 'README.md'), 'monorepo\n');
+  g(repo, 'add', '.');
+  g(repo, 'commit', '-q', '-m', 'init');
+  const log = join(out, 'standin.log');
+  const env = {
+    ...(cleanEnv() as Record<string, string>),
+    HOME: home,
+    PATH: `${standinPath()}:${process.env.PATH}`,
+    OFFHOST_ROLE: 'laptop',
+    OFFHOST_SESSION: session,
+    OFFHOST_AI: 'claude',
+    OFFHOST_STANDIN_LOG: log,
+  };
+  return { home, repo, koda, out, log, env };
+}
+
+function runIn(m: Mono, args: string[], env: Record<string, string> = {}) {
+  return offhost(['run', ...args], { cwd: m.koda, baseEnv: { ...m.env, ...env } });
+}
+
+function spawnRun(m: Mono, args: string[]) {
+  const child = spawn(process.execPath, [BIN, 'run', ...args], { cwd: m.koda, env: m.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  // 'exit', not 'close': the stand-in VM's own children (sleep) may outlive it holding the pipes.
+  const done = new Promise<Result>((res) => child.on('exit', (code, signal) => setTimeout(() => res({ code, signal, stdout, stderr }), 50)));
+  return { child, done };
+}
+
+async function until(cond: () => boolean, ms = 20_000): Promise<void> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > ms) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function subjects(repo: string): string[] {
+  return g(repo, 'log', '--format=%s').trim().split('\n');
+}
+
+describe('offhost run, reroute', () => {
+  it('runs the command on the VM under the lock, archives the lock after, passes the exit status', async () => {
+    const m = monorepo();
+    const r = await runIn(m, ['--', 'make build-safe']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`building in ${m.koda}`);
+    // It went through ssh -> incus exec on the route's VM, in the same path (R6).
+    const log = readStandinLog(m.log);
+    expect(log.map((e) => e.tool)).toEqual(['ssh', 'incus']);
+    expect(log[0]!.host).toBe('khost1');
+    expect(log[1]!.instance).toBe('dev-linux-koda');
+    expect(log[1]!.argv).toEqual(['bash', '-c', 'make build-safe']);
+    expect(log[1]!.cwd).toBe(m.koda);
+    // The lock was held (by this session) while the command ran ...
+    const during = readFileSync(join(m.out, 'during.md'), 'utf8');
+    expect(during).toContain(`vm: ${VM}`);
+    expect(during).toContain('session: run-session');
+    // ... and archived afterwards, never deleted.
+    expect(existsSync(join(m.repo, ACTIVE))).toBe(false);
+    const arch = archives(m.repo);
+    expect(arch).toHaveLength(1);
+    expect(readFileSync(join(m.repo, ARCHIVE_DIR, arch[0]!), 'utf8')).toContain('## Released');
+    expect(subjects(m.repo).slice(0, 2)).toEqual([`offhost: release ${VM} (run-session)`, `offhost: lock ${VM} for run-session`]);
+    expect(g(m.repo, 'status', '--porcelain')).toBe('');
+
+    // Several words after -- are joined into one line; the whole line runs on the VM.
+    const failed = await runIn(m, ['--', 'make', 'build-safe;', 'exit', '7']);
+    expect(failed.code).toBe(7);
+    // make's own status (2 when a recipe fails) passes through too.
+    writeFileSync(join(m.out, 'code'), '5');
+    expect((await runIn(m, ['--', 'make build-safe'])).code).toBe(2);
+    expect(existsSync(join(m.repo, ACTIVE))).toBe(false);
+    expect(archives(m.repo)).toHaveLength(3);
+  });
+
+  it('SIGTERM mid-run: forwarded to the command, the lock is still archived, exit 143', async () => {
+    const m = monorepo();
+    writeFileSync(join(m.out, 'sleep'), '8');
+    const { child, done } = spawnRun(m, ['--', 'make build-safe']);
+    await until(() => existsSync(join(m.out, 'started')));
+    expect(existsSync(join(m.repo, ACTIVE))).toBe(true);
+    child.kill('SIGTERM');
+    const r = await done;
+    expect(r.code, r.stderr).toBe(143);
+    expect(existsSync(join(m.repo, ACTIVE))).toBe(false);
+    expect(archives(m.repo)).toHaveLength(1);
+    expect(subjects(m.repo)[0]).toBe(`offhost: release ${VM} (run-session)`);
+  });
+
+  it('SIGINT mid-run: exit 130, lock archived', async () => {
+    const m = monorepo();
+    writeFileSync(join(m.out, 'sleep'), '8');
+    const { child, done } = spawnRun(m, ['--', 'make build-safe']);
+    await until(() => existsSync(join(m.out, 'started')));
+    child.kill('SIGINT');
+    const r = await done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(existsSync(join(m.repo, ACTIVE))).toBe(false);
+    expect(archives(m.repo)).toHaveLength(1);
+  });
+
+  it('refreshes the heartbeat while the command runs', async () => {
+    const m = monorepo();
+    writeFileSync(join(m.out, 'sleep'), '3');
+    const r = await runIn(m, ['--ttl', '1', '--heartbeat', '0.5', '--', 'make build-safe']);
+    expect(r.code, r.stderr).toBe(0);
+    const beats = subjects(m.repo).filter((s) => s.startsWith('offhost: heartbeat'));
+    expect(beats.length).toBeGreaterThanOrEqual(2);
+    const arch = readFileSync(join(m.repo, ARCHIVE_DIR, archives(m.repo)[0]!), 'utf8');
+    expect(arch).toMatch(/^heartbeat: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+    expect(arch).toContain('ttl_minutes: 1');
+    // An interval that is not under ttl/3 is refused before anything happens.
+    const bad = await runIn(m, ['--ttl', '1', '--heartbeat', '20', '--', 'make build-safe']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('ttl_minutes/3');
+  });
+
+  it('another session holds the VM: exit 1 naming it, nothing runs', async () => {
+    const m = monorepo();
+    const held = await offhost(['lock', 'acquire', VM, '--reason', 'flutter soak, FL-3'], { cwd: m.repo, baseEnv: { ...m.env, OFFHOST_SESSION: 'other' } });
+    expect(held.code).toBe(0);
+    const r = await runIn(m, ['--', 'make build-safe']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('held by session other');
+    expect(r.stderr).toContain('flutter soak, FL-3');
+    expect(readStandinLog(m.log)).toEqual([]);
+    expect(readFileSync(join(m.repo, ACTIVE), 'utf8')).toContain('session: other');
+  });
+
+  it('this session already holds the VM: runs, and leaves the lock in place', async () => {
+    const m = monorepo();
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'a long session'], { cwd: m.repo, baseEnv: m.env })).code).toBe(0);
+    const r = await runIn(m, ['--', 'make build-safe']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('already holds');
+    expect(existsSync(join(m.repo, ACTIVE))).toBe(true);
+    expect(archives(m.repo)).toEqual([]);
+  });
+
+  it('missing backend tool: setup hint, exit 69, no lock, nothing runs', async () => {
+    const m = monorepo();
+    const empty = mkdtempSync(join(tmpdir(), 'offhost-empty-path-'));
+    const r = await runIn(m, ['--', 'make build-safe'], { PATH: empty });
+    expect(r.code).toBe(69);
+    expect(r.stderr).toContain('ssh');
+    expect(r.stderr).toContain('Nothing was run');
+    expect(existsSync(join(m.out, 'started'))).toBe(false);
+    expect(subjects(m.repo)).toEqual(['init']);
+  });
+
+  it('no session: usage error saying how to set one, nothing runs', async () => {
+    const m = monorepo();
+    const env = { ...m.env };
+    delete (env as Record<string, string | undefined>).OFFHOST_SESSION;
+    const r = await offhost(['run', '--', 'make build-safe'], { cwd: m.koda, baseEnv: env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('OFFHOST_SESSION');
+    expect(existsSync(join(m.out, 'started'))).toBe(false);
+  });
+
+  it('a pool: takes the first free VM and runs there', async () => {
+    const m = monorepo();
+    writeFileSync(
+      join(m.repo, 'offhost.config.yaml'),
+      [
+        'vms:',
+        '  - { id: s.khost1.dev-linux-koda-1, backend: incus, host: khost1, instance: dev-linux-koda-1 }',
+        '  - { id: s.khost1.dev-linux-koda-2, backend: incus, host: khost1, instance: dev-linux-koda-2 }',
+        'routes:',
+        '  koda:',
+        '    vms: [s.khost1.dev-linux-koda-1, s.khost1.dev-linux-koda-2]',
+        '',
+      ].join('\n'),
+    );
+    g(m.repo, 'add', 'offhost.config.yaml');
+    g(m.repo, 'commit', '-q', '-m', 'pool');
+    const other = { ...m.env, OFFHOST_SESSION: 'other' };
+    const a = await offhost(['lock', 'acquire', 'koda', '--reason', 'pool member one'], { cwd: m.repo, baseEnv: other });
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stdout).toContain('s.khost1.dev-linux-koda-1');
+    const r = await runIn(m, ['--', 'make build-safe']);
+    expect(r.code, r.stderr).toBe(0);
+    const log = readStandinLog(m.log);
+    expect(log[1]!.instance).toBe('dev-linux-koda-2');
+    expect(readFileSync(join(m.out, 'during.md'), 'utf8')).toBe('none\n'); // the Makefile looks at the -koda lock path
+    expect(archives(m.repo)).toEqual(['lock-s.khost1.dev-linux-koda-2-' + new Date().toISOString().slice(0, 10) + '.md']);
+    // Both taken: exit 1.
+    // (The same session asking for the pool again gets the VM it holds: a no-op.)
+    expect((await offhost(['lock', 'acquire', 'koda', '--reason', 'again'], { cwd: m.repo, baseEnv: other })).stdout).toContain('s.khost1.dev-linux-koda-1 is already held by this session');
+    expect((await offhost(['lock', 'acquire', 'koda', '--reason', 'two'], { cwd: m.repo, baseEnv: { ...m.env, OFFHOST_SESSION: 'third' } })).code).toBe(0);
+    const both = await runIn(m, ['--', 'make build-safe']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/held by session (other|third)/);
+  });
+});
+
+describe('offhost run, allow and deny', () => {
+  it('allow: runs here with bash and passes the exit status', async () => {
+    const m = monorepo();
+    const r = await runIn(m, ['--', `echo hello > '${m.out}/here.txt'; exit 3`]);
+    expect(r.code).toBe(3);
+    expect(readFileSync(join(m.out, 'here.txt'), 'utf8')).toBe('hello\n');
+    expect(readStandinLog(m.log)).toEqual([]);
+    expect(subjects(m.repo)).toEqual(['init']);
+  });
+
+  it('deny: prints the reason, exit 1, runs nothing', async () => {
+    const m = monorepo();
+    const r = await runIn(m, ['--', 'qemu-system-x86_64 -hda win10.qcow2']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('qemu-windows');
+    expect(r.stderr).toContain('s.khost1.dev-win10');
+    expect(subjects(m.repo)).toEqual(['init']);
+  });
+
+  it('role ci: nothing reroutes, the command runs here', async () => {
+    const m = monorepo();
+    const r = await runIn(m, ['--', 'make build-safe'], { OFFHOST_ROLE: '', CI: 'true' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readStandinLog(m.log)).toEqual([]);
+    expect(subjects(m.repo)).toEqual(['init']);
+  });
+});
