@@ -2,7 +2,20 @@
 //
 // A job is kept as argv + cwd + env until the very end and quoted exactly once for every shell that
 // re-splits it: the laptop's bash (renderJob's result is a bash command line) plus whatever the
-// backend adds (ssh's remote shell, `sh -c` for tart, …; Backend.layersFor tells how many).
+// backend adds (Backend.layersFor). What each backend renders (argv, before the laptop quoting):
+//
+//   incus      incus exec INST [--user UID] --cwd DIR [--env K=V]… -- argv…          (0 layers)
+//   incus+host ssh HOST -- q(incus) q(exec) … q(argv)…                                (1: ssh's remote shell)
+//   docker     docker exec [-u U] -w DIR [-e K=V]… CTR argv…   (+host: as incus)     (0 / 1)
+//   ssh        ssh [-l U] HOST -- SCRIPT                                             (1)
+//   tart       tart exec VM sh -c SCRIPT                                             (1: sh -c)
+//   lima       limactl shell --workdir DIR INST -- exec [env -- K=V…] argv…          (0: limactl quotes)
+//   multipass  multipass exec INST --working-directory DIR -- exec [env -- K=V…] argv…  (0: multipass quotes)
+//   template   the user's bash line with {placeholders} (./backends/template.ts)     (the tool's)
+//
+// SCRIPT = `cd -- DIR && exec [env -- K=V …] argv…`, each word quoted for one POSIX shell (./script.ts);
+// q = quote (./quote.ts). cwd must be absolute (map it first with mapPath), env names portable.
+// Remote shells are assumed POSIX (sh, bash, dash, zsh, ksh); fish and csh login shells are not.
 import { ConfigError } from '../errors.js';
 import { BACKENDS } from './backends/index.js';
 import { quoteArgv } from './quote.js';

@@ -5,6 +5,12 @@ import { quote } from './quote.js';
 import type { Job, VmSpec } from './types.js';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** No lone surrogates: the string survives the trip to UTF-8 bytes (argv) unchanged. */
+function wellFormed(s: string): boolean {
+  return !LONE_SURROGATE.test(s);
+}
 
 /** Throws ConfigError unless the job can be rendered faithfully. */
 export function checkJob(job: Job): void {
@@ -12,17 +18,19 @@ export function checkJob(job: Job): void {
   for (const a of job.argv) {
     if (typeof a !== 'string') throw new ConfigError('route: argv elements must be strings');
     if (a.includes('\0')) throw new ConfigError('route: an argv element contains a NUL byte');
+    if (!wellFormed(a)) throw new ConfigError('route: an argv element is not valid Unicode (lone surrogate): it cannot be passed on as UTF-8');
   }
   if (typeof job.cwd !== 'string' || !job.cwd.startsWith('/')) {
     throw new ConfigError(`route: the working directory must be an absolute path, got ${JSON.stringify(job.cwd)}`);
   }
+  if (!wellFormed(job.cwd)) throw new ConfigError('route: the working directory is not valid Unicode (lone surrogate)');
   if (job.cwd.includes('\0')) throw new ConfigError('route: the working directory contains a NUL byte');
   for (const [k, v] of Object.entries(job.env ?? {})) {
     if (!ENV_NAME.test(k)) {
       throw new ConfigError(`route: environment variable name ${JSON.stringify(k)} is not a portable name ([A-Za-z_][A-Za-z0-9_]*)`);
     }
-    if (typeof v !== 'string' || v.includes('\0')) {
-      throw new ConfigError(`route: environment variable ${k} must be a string without NUL bytes`);
+    if (typeof v !== 'string' || v.includes('\0') || !wellFormed(v)) {
+      throw new ConfigError(`route: environment variable ${k} must be a valid Unicode string without NUL bytes`);
     }
   }
 }

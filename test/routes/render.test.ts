@@ -59,6 +59,8 @@ describe('refusals (ConfigError, nothing rendered)', () => {
     ['env name with a dash', { ...JOB, env: { 'A-B': '1' } }],
     ['env name starting with a digit', { ...JOB, env: { '1A': '1' } }],
     ['NUL in an env value', { ...JOB, env: { A: 'x\0' } }],
+    ['lone surrogate in argv', { ...JOB, argv: ['make', 'a\uD800b'] }],
+    ['lone surrogate in an env value', { ...JOB, env: { A: '\uDC00' } }],
   ] as [string, Job][])('%s', (_name, job) => {
     expect(() => renderJob(KODA, job)).toThrow(ConfigError);
   });
