@@ -26,6 +26,8 @@ export function fakeHome(): FakeHome {
   const home = mkdtempSync(join(tmpdir(), 'offhost-hooks-home-'));
   const koda = join(home, 'dev', 'koder', 'engines', 'lang', 'koda');
   mkdirSync(koda, { recursive: true });
+  // `offhost run` commits lock files: git needs an identity in this HOME.
+  writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Offhost Test\n\temail = test@offhost.invalid\n[init]\n\tdefaultBranch = main\n');
   writeFileSync(join(koda, 'Makefile'), 'build-safe:\n\t@echo building\n');
   const localBin = join(home, 'local-bin');
   mkdirSync(localBin);

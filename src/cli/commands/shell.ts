@@ -11,10 +11,21 @@ import { constants as osConstants } from 'node:os';
 import type { Io } from '../io.js';
 import type { Verdict } from '../../types.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { type AuditRecord, HOOK_RULES, errorText, refusal, safeClassify } from '../../adapters/common.js';
+import { type AuditRecord, HOOK_RULES, errorText, refusal, safeClassify, shQuote } from '../../adapters/common.js';
 import { planShell, replaceAt } from '../../adapters/shell-wrapper.js';
 import { tryAppendAudit } from '../../adapters/audit-log.js';
 import { TEXT_MAX, makeClassifier } from '../../adapters/classifier.js';
+
+/**
+ * The lock session for a rerouted command when the caller set none: `offhost run` needs one to name who
+ * holds the VM. `shell-<user>` is stable across one user's commands, so a second command finds the lock
+ * its own.
+ */
+function defaultSession(env: NodeJS.ProcessEnv): string | null {
+  if (env.OFFHOST_SESSION) return null;
+  const user = (env.USER || env.LOGNAME || 'user').replace(/[^A-Za-z0-9._-]/g, '_');
+  return `shell-${user}`;
+}
 
 /** Nesting deeper than this is a loop (OFFHOST_REAL_SHELL pointing back at offhost-shell). */
 const MAX_DEPTH = 16;
@@ -62,7 +73,8 @@ async function check(args: string[], io: Io): Promise<number> {
   audit(io, cwd, line, v);
   if (v.decision === 'allow') return EXIT.ok;
   if (v.decision === 'reroute') {
-    io.stdout(`${v.rewrite}\n`);
+    const session = defaultSession(io.env);
+    io.stdout(`${session ? `OFFHOST_SESSION=${shQuote(session)} ` : ''}${v.rewrite}\n`);
     return EXIT.reroute;
   }
   io.stdout(`refused${v.rule ? ` (rule ${v.rule})` : ''}: ${v.reason}\n`);
@@ -147,7 +159,10 @@ export async function run(args: string[], io: Io): Promise<number> {
       const v = await verdictFor(plan.command, io.cwd, io);
       audit(io, io.cwd, plan.command, v);
       if (v.decision === 'allow') return runShell(real, args, io, env);
-      if (v.decision === 'reroute') return runShell(real, replaceAt(args, plan.commandIndex, v.rewrite as string), io, env);
+      if (v.decision === 'reroute') {
+        const session = defaultSession(env);
+        return runShell(real, replaceAt(args, plan.commandIndex, v.rewrite as string), io, session ? { ...env, OFFHOST_SESSION: session } : env);
+      }
       return refuse(io, 'this command', v);
     }
     case 'script': {

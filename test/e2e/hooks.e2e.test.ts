@@ -1,0 +1,116 @@
+// End to end, the way the agents do it: the hook runs as a child process with the event JSON on stdin (fresh
+// process per call); what it returns is then executed through real bash with stand-in `ssh`/`incus` first on
+// PATH. The heavy tool (a fake `make` that logs argv, cwd and whether it saw the laptop's environment) must
+// run "on the VM" (through incus exec, in the VM's fresh environment) with the right argv and cwd, and never
+// on the laptop.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readStandinLog, standinEnv } from '../helpers/standins.js';
+import { type FakeHome, fakeHome, hookEnv, initMonorepo, offhostOnPath, requireBuild, runHook } from './hooks-helpers.js';
+
+let h: FakeHome;
+let offhostDir: string;
+beforeAll(() => {
+  requireBuild();
+  h = fakeHome();
+  initMonorepo(h);
+  offhostDir = offhostOnPath(h);
+});
+
+const makeRuns = () => {
+  try {
+    return readFileSync(h.localLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { argv: string[]; cwd: string; laptop: boolean });
+  } catch {
+    return [];
+  }
+};
+
+/** Runs a command line the way the agent's Bash tool would: bash -c, in cwd, laptop environment. */
+function agentRuns(command: string, cwd: string, log: string) {
+  const env = standinEnv({ log, home: h.home, extraPath: [offhostDir, h.localBin], env: { OFFHOST_ROLE: 'laptop', LAPTOP_MARKER: '1', OFFHOST_AUDIT_LOG: h.audit } });
+  return spawnSync('bash', ['-c', command], { cwd, env, encoding: 'utf8', timeout: 60_000 });
+}
+
+function event(agent: 'claude-code' | 'codex' | 'gemini', command: string, cwd: string, extra: Record<string, unknown> = {}) {
+  if (agent === 'gemini') {
+    return JSON.stringify({ session_id: 'g-1', transcript_path: '/tmp/t', cwd, hook_event_name: 'BeforeTool', timestamp: new Date().toISOString(), tool_name: 'run_shell_command', tool_input: { command, ...extra } });
+  }
+  return JSON.stringify({ session_id: 'sess-1', transcript_path: '/tmp/t', cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, ...extra }, tool_use_id: 'tu-1' });
+}
+
+function expectRanOnVm(log: string, before: number) {
+  const runs = makeRuns().slice(before);
+  expect(runs, 'the heavy tool ran exactly once').toHaveLength(1);
+  expect(runs[0]).toEqual({ argv: ['build-safe'], cwd: h.koda, laptop: false });
+  const entries = readStandinLog(log);
+  const incus = entries.find((e) => e.tool === 'incus' && e.instance === 'dev-linux-koda');
+  expect(incus, `incus exec dev-linux-koda in ${JSON.stringify(entries)}`).toBeTruthy();
+  expect(entries.some((e) => e.tool === 'ssh')).toBe(true);
+}
+
+describe('hook output executed through bash with stand-in ssh/incus', () => {
+  it('control: without the hook the fake make runs on the laptop (the marker works)', () => {
+    const before = makeRuns().length;
+    const r = agentRuns('make build-safe', h.koda, join(h.home, 'control.log'));
+    expect(r.status).toBe(0);
+    expect(makeRuns().slice(before)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: true }]);
+  });
+
+  it('claude-code (rewrite): updatedInput.command runs make on the VM, with the session in the lock', () => {
+    const r = runHook('claude-code', event('claude-code', 'make build-safe', h.koda, { description: 'build' }), hookEnv(h));
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout).hookSpecificOutput;
+    expect(out.permissionDecision).toBe('ask');
+    expect(out.updatedInput.description).toBe('build');
+    expect(out.updatedInput.command).toContain('OFFHOST_SESSION=claude-sess-1');
+    const log = join(h.home, 'claude.log');
+    const before = makeRuns().length;
+    const run = agentRuns(out.updatedInput.command, h.koda, log);
+    expect(run.status, run.stderr).toBe(0);
+    expectRanOnVm(log, before);
+    // The VM lock was taken and released in this agent session's name (commits in the monorepo).
+    const gitLog = spawnSync('git', ['log', '--format=%s'], { cwd: join(h.home, 'dev', 'koder'), encoding: 'utf8' }).stdout;
+    expect(gitLog).toMatch(/s\.khost1\.dev-linux-koda.*claude-sess-1/);
+  });
+
+  it('codex (suggest): the command in the deny reason runs make on the VM', () => {
+    // Codex sends its shell tool's argv joined (shlex_join); `-c`, not `-lc`, here only because a login
+    // shell on this test machine resets PATH from /etc/profile and would not find the fake make.
+    const r = runHook('codex', event('codex', "bash -c 'make build-safe'", h.koda), hookEnv(h));
+    const out = JSON.parse(r.stdout).hookSpecificOutput;
+    expect(out.permissionDecision).toBe('deny');
+    const command = String(out.permissionDecisionReason).split('\n').at(-1) as string;
+    expect(command).toMatch(/^export OFFHOST_SESSION=codex-sess-1 OFFHOST_AI=codex; /);
+    const log = join(h.home, 'codex.log');
+    const before = makeRuns().length;
+    const run = agentRuns(command, h.koda, log);
+    expect(run.status, run.stderr).toBe(0);
+    expectRanOnVm(log, before);
+  });
+
+  it('gemini (rewrite, dir_path): tool_input.command runs make on the VM in the right directory', () => {
+    const root = join(h.home, 'dev', 'koder');
+    const r = runHook('gemini', event('gemini', 'make build-safe', root, { dir_path: 'engines/lang/koda' }), hookEnv(h));
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.hookSpecificOutput.tool_input.dir_path).toBe('engines/lang/koda');
+    const log = join(h.home, 'gemini.log');
+    const before = makeRuns().length;
+    const run = agentRuns(out.hookSpecificOutput.tool_input.command, h.koda, log);
+    expect(run.status, run.stderr).toBe(0);
+    expectRanOnVm(log, before);
+  });
+
+  it('every decision went to the audit log', () => {
+    const lines = readFileSync(h.audit, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const hooks = lines.filter((l) => l.agent !== 'shell');
+    expect(hooks.map((l) => [l.agent, l.decision, l.rule])).toEqual([
+      ['claude-code', 'reroute', 'koda-make'],
+      ['codex', 'reroute', 'koda-make'],
+      ['gemini', 'reroute', 'koda-make'],
+    ]);
+    expect(hooks[0]).toMatchObject({ session: 'claude-sess-1', cwd: h.koda, command: 'make build-safe', mode: 'rewrite' });
+  });
+});
