@@ -21,7 +21,7 @@ function code(s: string): string {
   return `${fence}${pad}${cell(s)}${pad}${fence}`;
 }
 
-export function stepSummary(findings: readonly Finding[], opts: FormatOptions & { title?: string } = {}): string {
+export function stepSummary(findings: readonly Finding[], opts: FormatOptions & { title?: string; maxBytes?: number } = {}): string {
   const { errors, warnings } = counts(findings);
   const title = opts.title ?? 'offhost';
   const out = [`## ${cell(title)}`, ''];
@@ -31,11 +31,19 @@ export function stepSummary(findings: readonly Finding[], opts: FormatOptions & 
   }
   out.push(`${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}.`, '');
   out.push('| Severity | File | Line | Rule | Message | Use instead |', '|---|---|---|---|---|---|');
-  for (const f of sortFindings(findings)) {
+  // GitHub refuses a step summary over 1 MiB: stop well before, and say how many rows were left out.
+  const limit = opts.maxBytes ?? 900 * 1024;
+  let size = Buffer.byteLength(out.join('\n'));
+  const sorted = sortFindings(findings);
+  for (const [i, f] of sorted.entries()) {
     const pos = f.line ? `${f.line}${f.column ? `:${f.column}` : ''}` : '';
-    out.push(
-      `| ${f.severity} | ${code(relPath(f.file, opts.root))} | ${pos} | ${code(f.ruleId)} | ${cell(f.message)} | ${f.suggestion ? code(f.suggestion) : ''} |`,
-    );
+    const row = `| ${f.severity} | ${code(relPath(f.file, opts.root))} | ${pos} | ${code(f.ruleId)} | ${cell(f.message)} | ${f.suggestion ? code(f.suggestion) : ''} |`;
+    size += Buffer.byteLength(row) + 1;
+    if (size > limit) {
+      out.push('', `… and ${sorted.length - i} more finding${sorted.length - i === 1 ? '' : 's'}: the summary is cut at GitHub's size limit; the json or sarif output has them all.`);
+      break;
+    }
+    out.push(row);
   }
   out.push('');
   return out.join('\n');

@@ -167,5 +167,8 @@ describe('step summary', () => {
     expect(last).not.toContain('\n');
     expect(last.split(/(?<!\\)\|/).length).toBe(8); // 6 cells, no stray pipes
     expect(stepSummary([])).toContain('No findings');
+    const cut = stepSummary(many, { maxBytes: 2000 });
+    expect(cut).toMatch(/… and \d+ more findings: the summary is cut/);
+    expect(Buffer.byteLength(cut)).toBeLessThan(2400);
   });
 });

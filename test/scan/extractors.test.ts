@@ -176,6 +176,7 @@ describe('GitLab CI', () => {
     '.tpl:',
     '  script:',
     '    - - lb build',
+    '    - !reference [build, script]',
     '',
   ].join('\n');
   const sns = extract('gitlab-ci', '.gitlab-ci.yml', text);

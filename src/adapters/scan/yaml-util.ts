@@ -65,6 +65,8 @@ export function addScalar(b: SnippetBuilder, node: Scalar, text: string, ghExpr 
 /** The scalars of a string-or-list-of-strings node (nested lists flattened, as GitLab does). */
 export function scalarsOf(node: Node | null | undefined): Scalar[] {
   if (!node) return [];
+  // `!reference [.job, script]` (GitLab) points at another job's lines, scanned where they are written.
+  if (node.tag === '!reference') return [];
   if (isScalar(node)) return typeof node.value === 'string' ? [node] : [];
   if (isSeq(node)) return node.items.flatMap((i) => scalarsOf(i as Node));
   return [];
