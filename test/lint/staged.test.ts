@@ -193,4 +193,16 @@ describe('offhost lint --staged', () => {
     expect(existsSync(join(dir, '.git', 'index.lock'))).toBe(false);
     rmSync(dir, { recursive: true, force: true });
   });
+
+  it('does not depend on the role (OFFHOST_ROLE, CI)', () => {
+    const dir = initRepo();
+    write(dir, ACTIVE, lockText({ ai: 'Claude' }));
+    git(dir, 'add', '.');
+    const outs = [{}, { CI: 'true' }, { OFFHOST_ROLE: 'laptop' }, { OFFHOST_ROLE: 'vm', CI: 'true' }, { OFFHOST_ROLE: 'ci' }].map((env) => {
+      const r = offhost(['lint', '--staged', '--now', NOW, '--format', 'json'], dir, env);
+      return `${r.status} ${r.stdout}`;
+    });
+    expect(new Set(outs).size).toBe(1);
+    expect(outs[0]!.startsWith('1 ')).toBe(true);
+  });
 });
