@@ -120,7 +120,7 @@ export function fileExists(path: string): boolean {
 export interface MutexOptions {
   /** Give up after this long (ms). */
   timeoutMs?: number;
-  /** A holder older than this (ms) whose process cannot be checked is taken as stale. */
+  /** A holder on another host older than this (ms) is taken as stale (same host: only a dead pid is). */
   staleMs?: number;
 }
 
@@ -152,8 +152,11 @@ export async function withMutex<T>(gitDir: string, fn: () => Promise<T>, opts: M
       const [pidS, host, atS] = held.trim().split(' ');
       const pid = Number(pidS);
       const at = Number(atS);
-      const dead = host === hostname() && Number.isInteger(pid) && pid > 0 && !alive(pid);
-      const old = Number.isFinite(at) && Date.now() - at > staleMs;
+      // Broken only when its holder is provably gone: a dead process on this host, or (a checkout on a
+      // shared file system) a holder on another host that has kept it far longer than any lock step takes.
+      const sameHost = host === hostname();
+      const dead = sameHost && Number.isInteger(pid) && pid > 0 && !alive(pid);
+      const old = !sameHost && Number.isFinite(at) && Date.now() - at > staleMs;
       if (dead || old) {
         // Break it only if it is still the same holder (rename is atomic; then check what we took).
         const grab = `${path}.${process.pid}.stale`;
