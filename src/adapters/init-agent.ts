@@ -101,6 +101,29 @@ function isOurs(command: unknown, agent: AgentName): boolean {
   return /offhost/.test(command) && new RegExp(`\\bhook\\s+'?${agent.replace('-', '\\-')}'?(\\s|$)`).test(command);
 }
 
+/**
+ * Where JSON.parse gave up, when its message has no position (Node 20's "Unexpected token" messages): the
+ * shortest prefix whose error is not just "the input ended early", found by bisection.
+ */
+function syntaxErrorOffset(text: string): number {
+  const endsEarly = (n: number): boolean => {
+    try {
+      JSON.parse(text.slice(0, n));
+      return true;
+    } catch (err) {
+      return /end of (JSON )?input|Unterminated|Expected .* after|Bad control character/i.test(err instanceof Error ? err.message : '') ;
+    }
+  };
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (endsEarly(mid + 1)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Parses a settings file; invalid JSON becomes a ConfigError with file:line:column. */
 export function readSettings(path: string): Record<string, unknown> {
   if (!existsSync(path)) return {};
@@ -123,7 +146,7 @@ export function readSettings(path: string): Record<string, unknown> {
       line = p.line;
       column = p.column;
     } else {
-      const p = positionAt(text, text.length);
+      const p = positionAt(text, syntaxErrorOffset(text));
       line = p.line;
       column = p.column;
     }

@@ -96,8 +96,9 @@ function isAgent(s: string | undefined): s is AgentName {
 
 async function readStdinBounded(io: Io): Promise<{ text: string } | { error: string }> {
   let timer: NodeJS.Timeout | undefined;
+  const ms = Number(io.env.OFFHOST_HOOK_STDIN_MS) > 0 ? Number(io.env.OFFHOST_HOOK_STDIN_MS) : STDIN_DEADLINE_MS;
   const deadline = new Promise<{ error: string }>((res) => {
-    timer = setTimeout(() => res({ error: `no end of input after ${STDIN_DEADLINE_MS / 1000} s` }), STDIN_DEADLINE_MS);
+    timer = setTimeout(() => res({ error: `the hook input did not end within ${ms} ms (truncated or stalled input)` }), ms);
     timer.unref();
   });
   try {
