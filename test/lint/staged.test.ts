@@ -198,7 +198,8 @@ describe('offhost lint --staged', () => {
     const dir = initRepo();
     write(dir, ACTIVE, lockText({ ai: 'Claude' }));
     git(dir, 'add', '.');
-    const outs = [{}, { CI: 'true' }, { OFFHOST_ROLE: 'laptop' }, { OFFHOST_ROLE: 'vm', CI: 'true' }, { OFFHOST_ROLE: 'ci' }].map((env) => {
+    const envs: Record<string, string>[] = [{}, { CI: 'true' }, { OFFHOST_ROLE: 'laptop' }, { OFFHOST_ROLE: 'vm', CI: 'true' }, { OFFHOST_ROLE: 'ci' }];
+    const outs = envs.map((env) => {
       const r = offhost(['lint', '--staged', '--now', NOW, '--format', 'json'], dir, env);
       return `${r.status} ${r.stdout}`;
     });
