@@ -97,4 +97,27 @@ describe('offhost shell as $SHELL', () => {
     expect(d.status).toBe(126);
     expect(d.stdout).toMatch(/^refused/);
   });
+
+  it('offhost init --shell bash, sourced by a real interactive bash: a heavy line runs on the VM instead', () => {
+    const env = { PATH: process.env.PATH ?? '', HOME: h.home, OFFHOST_ROLE: 'laptop', OFFHOST_AUDIT_LOG: h.audit };
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { env, encoding: 'utf8' });
+    expect(snippet.status, snippet.stderr).toBe(0);
+    const rc = join(h.home, 'offhost.bashrc');
+    writeFileSync(rc, `PS1='$ '\n${snippet.stdout}`);
+    const log = join(h.home, 'terminal-standin.log');
+    const before = makeRuns().length;
+    const r = spawnSync('bash', ['--noprofile', '--rcfile', rc, '-i'], {
+      cwd: h.koda,
+      input: 'echo typed\nmake build-safe\nqemu-system-x86_64 -hda win10.qcow2\necho end\n',
+      encoding: 'utf8',
+      env: standinEnv({ log, home: h.home, extraPath: [offhostDir, h.localBin], env: { OFFHOST_ROLE: 'laptop', LAPTOP_MARKER: '1', OFFHOST_AUDIT_LOG: h.audit, HISTFILE: join(h.home, 'hist') } }),
+      timeout: 60_000,
+    });
+    expect(r.stdout).toContain('typed\n');
+    expect(r.stdout).toContain('end\n');
+    expect(r.stderr).toContain('offhost: rerouted; running instead:');
+    expect(r.stderr).toMatch(/offhost: refused \(rule qemu-windows\)/);
+    expect(makeRuns().slice(before)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: false }]);
+    expect(readStandinLog(log).some((e) => e.tool === 'incus' && e.instance === 'dev-linux-koda')).toBe(true);
+  });
 });
