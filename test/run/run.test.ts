@@ -178,6 +178,31 @@ describe('offhost run, reroute', () => {
     expect(readFileSync(join(m.repo, ACTIVE), 'utf8')).toContain('session: other');
   });
 
+  it('--wait: runs once the holder releases; a SIGTERM while waiting ends the wait without taking the lock', async () => {
+    const m = monorepo();
+    const other = { ...m.env, OFFHOST_SESSION: 'other' };
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'busy'], { cwd: m.repo, baseEnv: other })).code).toBe(0);
+    const w = spawnRun(m, ['--wait', '--poll', '0.2', '--', 'make build-safe']);
+    await until(() => w.child.stderr !== null && existsSync(join(m.repo, ACTIVE)));
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(existsSync(join(m.out, 'started'))).toBe(false);
+    expect((await offhost(['lock', 'release', VM], { cwd: m.repo, baseEnv: other })).code).toBe(0);
+    const r = await w.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(m.out, 'started'))).toBe(true);
+    expect(r.stderr).toContain('waiting');
+
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'busy again'], { cwd: m.repo, baseEnv: other })).code).toBe(0);
+    const before = g(m.repo, 'rev-parse', 'HEAD');
+    const w2 = spawnRun(m, ['--wait', '--poll', '0.2', '--', 'make build-safe']);
+    await new Promise((r) => setTimeout(r, 1500));
+    w2.child.kill('SIGTERM');
+    const r2 = await w2.done;
+    expect(r2.code).toBe(143);
+    expect(g(m.repo, 'rev-parse', 'HEAD')).toBe(before);
+    expect(readFileSync(join(m.repo, ACTIVE), 'utf8')).toContain('session: other');
+  });
+
   it('this session already holds the VM: runs, and leaves the lock in place', async () => {
     const m = monorepo();
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'a long session'], { cwd: m.repo, baseEnv: m.env })).code).toBe(0);

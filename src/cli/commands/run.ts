@@ -6,7 +6,7 @@
 //              command, refresh the heartbeat while it runs (intervals under ttl/3), archive the lock when
 //              it ends (success, failure, SIGINT/SIGTERM), exit with the command's status (130/143 when
 //              interrupted).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { EXIT, UsageError } from '../../errors.js';
@@ -14,6 +14,8 @@ import type { Io } from '../io.js';
 import { loadGuard } from '../../policy/guard.js';
 import { mapPath, probeBackend, renderLine } from '../../routes/index.js';
 import type { VmSpec } from '../../routes/index.js';
+import type { Verdict } from '../../types.js';
+import type { ResolvedConfig, RouteConfig } from '../../config/resolve.js';
 import {
   acquireFirstFree,
   describeHolder,
@@ -21,10 +23,11 @@ import {
   heartbeatIntervalMs,
   release,
   startHeartbeats,
+  type LifecycleContext,
   type LockTarget,
 } from '../../locks/lifecycle.js';
 import { DEFAULT_TTL_MINUTES } from '../../locks/schema.js';
-import { contextFor, reportAcquire, settingsFrom } from './lock.js';
+import { contextFor, reportAcquire, settingsFrom, type LockSettings } from './lock.js';
 
 const USAGE = `Usage: offhost run [--session S] [--ai A] [--reason R] [--cwd DIR] [--ttl MIN] [--wait[=SECONDS]] [--push] -- COMMAND
 
@@ -50,36 +53,56 @@ interface RunOpts {
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: 143, SIGHUP: 129 };
 const SIGNO: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };
 
-/** Runs `bash -c line` with inherited stdio; forwards SIGINT/SIGTERM/SIGHUP; resolves with the exit status. */
-export function runBash(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; signal: string | null; interrupted: string | null }> {
-  return new Promise((res, rej) => {
-    const child = spawn('bash', ['-c', line], { cwd, env, stdio: 'inherit' });
-    let interrupted: string | null = null;
-    const forward = (sig: NodeJS.Signals) => {
-      interrupted ??= sig;
+/**
+ * SIGINT/SIGTERM/SIGHUP for the whole of `offhost run`: remembered while the lock is being taken (the
+ * command is then not started), forwarded to the command while it runs, and held off while the lock is
+ * archived (so an impatient second Ctrl-C cannot leave the lock behind).
+ */
+class Signals {
+  interrupted: NodeJS.Signals | null = null;
+  private child: ChildProcess | null = null;
+  private releasing = false;
+  private readonly handlers: [NodeJS.Signals, () => void][];
+  constructor(private readonly io: Io) {
+    this.handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]).map((sig) => {
+      const h = () => this.on(sig);
+      process.on(sig, h);
+      return [sig, h];
+    });
+  }
+  private on(sig: NodeJS.Signals): void {
+    this.interrupted ??= sig;
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) {
       try {
-        child.kill(sig);
+        this.child.kill(sig);
       } catch {
         /* already gone */
       }
-    };
-    const sigs: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-    const handlers = sigs.map((s) => {
-      const h = () => forward(s);
-      process.on(s, h);
-      return [s, h] as const;
-    });
-    const cleanup = () => {
-      for (const [s, h] of handlers) process.off(s, h);
-    };
+    } else if (this.releasing) this.io.stderr('offhost run: archiving the VM lock, one moment...\n');
+  }
+  setChild(c: ChildProcess | null): void {
+    this.child = c;
+  }
+  setReleasing(): void {
+    this.releasing = true;
+  }
+  dispose(): void {
+    for (const [sig, h] of this.handlers) process.off(sig, h);
+  }
+}
+
+/** Runs `bash -c line` with inherited stdio; resolves with its exit status (128+n when killed by signal n). */
+export function runBash(line: string, cwd: string, env: NodeJS.ProcessEnv, signals?: Signals): Promise<number> {
+  return new Promise((res, rej) => {
+    const child = spawn('bash', ['-c', line], { cwd, env, stdio: 'inherit' });
+    signals?.setChild(child);
     child.on('error', (e) => {
-      cleanup();
+      signals?.setChild(null);
       rej(e);
     });
     child.on('close', (code, signal) => {
-      cleanup();
-      const status = code ?? (signal ? 128 + (SIGNO[signal] ?? 1) : 1);
-      res({ code: status, signal, interrupted });
+      signals?.setChild(null);
+      res(code ?? (signal ? 128 + (SIGNO[signal] ?? 1) : 1));
     });
   });
 }
@@ -118,6 +141,7 @@ function parse(args: string[], io: Io): { o: RunOpts; line: string } {
 }
 
 class HelpShown extends Error {}
+class Interrupted extends Error {}
 
 export async function run(args: string[], io: Io): Promise<number> {
   if (args[0] === '--help' || args[0] === '-h') {
@@ -142,8 +166,13 @@ export async function run(args: string[], io: Io): Promise<number> {
   const v = guard.classify(line, { cwd, env: io.env });
 
   if (v.decision === 'allow') {
-    const r = await runBash(line, cwd, io.env);
-    return r.interrupted ? (SIGNAL_EXIT[r.interrupted] ?? r.code) : r.code;
+    const signals = new Signals(io);
+    try {
+      const code = await runBash(line, cwd, io.env, signals);
+      return signals.interrupted ? (SIGNAL_EXIT[signals.interrupted] ?? code) : code;
+    } finally {
+      signals.dispose();
+    }
   }
   if (v.decision === 'deny') {
     io.stderr(`offhost run: refused${v.rule ? ` (${v.rule})` : ''}: ${v.reason}\n`);
@@ -175,6 +204,33 @@ export async function run(args: string[], io: Io): Promise<number> {
   const settings = settingsFrom(config, io.env);
   const common = { settings, ...(o.session ? { session: o.session } : {}), ...(o.ai ? { ai: o.ai } : {}), cwd, ...(o.push !== undefined ? { push: o.push } : {}) };
   const { ctx } = await contextFor(io, common, true);
+  const signals = new Signals(io);
+  try {
+    return await underLock(io, ctx, signals, { v, line, o, settings, candidates, routeCfg, config, ttl, intervalMs });
+  } finally {
+    signals.dispose();
+  }
+}
+
+async function underLock(
+  io: Io,
+  ctx: LifecycleContext,
+  signals: Signals,
+  a: {
+    v: Verdict;
+    line: string;
+    o: RunOpts;
+    settings: LockSettings;
+    candidates: string[];
+    routeCfg: RouteConfig | undefined;
+    config: ResolvedConfig;
+    ttl: number;
+    intervalMs: number;
+  },
+): Promise<number> {
+  const { v, line, o, settings, candidates, routeCfg, config, ttl, intervalMs } = a;
+  const route = v.route!;
+  const cwd = o.cwd ? resolve(io.cwd, o.cwd) : io.cwd;
   const targets: LockTarget[] = candidates.map((vm) => ({ kind: 'vm', vm }));
   const wait =
     o.wait === undefined
@@ -182,12 +238,43 @@ export async function run(args: string[], io: Io): Promise<number> {
       : {
           pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000,
           ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }),
+          // A signal while waiting for the VM ends the wait.
+          sleep: async (ms: number) => {
+            const end = Date.now() + ms;
+            while (Date.now() < end) {
+              if (signals.interrupted) throw new Interrupted();
+              await new Promise((r) => setTimeout(r, Math.min(100, end - Date.now())));
+            }
+          },
         };
   const reason = o.reason ?? `offhost run (${v.rule ?? 'reroute'}): ${line.length > 200 ? `${line.slice(0, 197)}...` : line}`;
-  const got = await acquireFirstFree(ctx, targets, { reason, ttlMinutes: ttl }, wait);
+  let got: Awaited<ReturnType<typeof acquireFirstFree>>;
+  try {
+    got = await acquireFirstFree(ctx, targets, { reason, ttlMinutes: ttl }, wait);
+  } catch (err) {
+    if (err instanceof Interrupted) return SIGNAL_EXIT[signals.interrupted!] ?? EXIT.interrupted;
+    throw err;
+  }
   if (got.status === 'held') return reportAcquire(got, ctx, io);
   const vmId = got.target;
   const took = got.status === 'acquired';
+  const target: LockTarget = { kind: 'vm', vm: vmId };
+  const archive = async (): Promise<void> => {
+    if (!took) return;
+    signals.setReleasing();
+    try {
+      const r = await release(ctx, target);
+      if (r.status === 'released') io.stderr(`offhost run: released ${vmId} (archived as ${r.archive})\n`);
+      else if (r.status === 'held') io.stderr(`offhost run: WARNING: not released, the lock is another session's now: ${describeHolder(r.holder, ctx.clock.now())}\n`);
+    } catch (err) {
+      io.stderr(`offhost run: WARNING: could not release ${vmId}: ${(err as Error).message}\nRun \`offhost lock release ${vmId}\`.\n`);
+    }
+  };
+  if (signals.interrupted) {
+    // Interrupted while the lock was being taken: do not start the command.
+    await archive();
+    return SIGNAL_EXIT[signals.interrupted] ?? EXIT.interrupted;
+  }
   io.stderr(
     took
       ? `offhost run: ${v.reason}\noffhost run: holding ${vmId} (lock ${got.file}); running on the VM\n`
@@ -197,14 +284,18 @@ export async function run(args: string[], io: Io): Promise<number> {
   // The command for the VM actually taken (a pool may give another VM than the route's first).
   let command = route.command;
   if (vmId !== route.vm) {
-    const spec = config.vms.get(vmId) as VmSpec | undefined;
-    if (!spec) throw new UsageError(`route ${route.name}: VM ${vmId} has no entry in the configuration's vms`);
-    const mappings = [...(routeCfg?.pathMap ?? []), ...config.pathMap];
-    const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, mappings) } : {};
-    command = renderLine(spec, line, route.cwd, env);
+    try {
+      const spec = config.vms.get(vmId) as VmSpec | undefined;
+      if (!spec) throw new UsageError(`route ${route.name}: VM ${vmId} has no entry in the configuration's vms`);
+      const mappings = [...(routeCfg?.pathMap ?? []), ...config.pathMap];
+      const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, mappings) } : {};
+      command = renderLine(spec, line, route.cwd, env);
+    } catch (err) {
+      await archive();
+      throw err;
+    }
   }
 
-  const target: LockTarget = { kind: 'vm', vm: vmId };
   const beats = startHeartbeats({
     clock: ctx.clock,
     intervalMs,
@@ -218,28 +309,12 @@ export async function run(args: string[], io: Io): Promise<number> {
       }
     },
   });
-  let result: { code: number; signal: string | null; interrupted: string | null };
+  let code: number;
   try {
-    result = await runBash(command, cwd, io.env);
+    code = await runBash(command, cwd, io.env, signals);
   } finally {
     await beats.stop();
+    await archive();
   }
-  if (took) {
-    // Ignore further signals while archiving, so an impatient second Ctrl-C cannot leave the lock behind.
-    const ignore = () => io.stderr('offhost run: releasing the VM lock, one moment...\n');
-    process.on('SIGINT', ignore);
-    process.on('SIGTERM', ignore);
-    try {
-      const r = await release(ctx, target);
-      if (r.status === 'released') io.stderr(`offhost run: released ${vmId} (archived as ${r.archive})\n`);
-      else if (r.status === 'held') io.stderr(`offhost run: WARNING: not released, the lock is another session's now: ${describeHolder(r.holder, ctx.clock.now())}\n`);
-    } catch (err) {
-      io.stderr(`offhost run: WARNING: could not release ${vmId}: ${(err as Error).message}\nRun \`offhost lock release ${vmId}\`.\n`);
-    } finally {
-      process.off('SIGINT', ignore);
-      process.off('SIGTERM', ignore);
-    }
-  }
-  if (result.interrupted) return SIGNAL_EXIT[result.interrupted] ?? result.code;
-  return result.code;
+  return signals.interrupted ? (SIGNAL_EXIT[signals.interrupted] ?? code) : code;
 }
