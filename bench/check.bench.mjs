@@ -21,6 +21,8 @@ await build({
   platform: 'node',
   target: 'node20',
   logLevel: 'warning',
+  // The built-in pack as the real bundle has it (compiled by `npm run build`).
+  define: { __OFFHOST_BUILTIN__: readFileSync(join(root, 'dist', 'builtin-pack.json'), 'utf8') },
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 });
 const { loadGuard } = await import(pathToFileURL(out).href);
@@ -79,9 +81,9 @@ console.log(`100 KB line: ${longTime.toFixed(2)} ms; 40 nested unclosed $(: ${ne
 const bin = join(root, 'dist', 'offhost.mjs');
 const wall = (args) => {
   const s = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { env: { ...env, OFFHOST_ROLE: 'laptop' }, cwd: tmp });
+  const r = spawnSync(process.execPath, args, { env: { ...env, OFFHOST_ROLE: 'laptop' }, cwd: tmp, encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - s) / 1e6;
-  return { ms, status: r.status };
+  return { ms, status: r.status, stderr: r.stderr };
 };
 const base = [];
 const check = [];
@@ -92,7 +94,7 @@ for (let i = 0; i < 3; i++) {
 for (let i = 0; i < 30; i++) {
   base.push(wall(['-e', '0']).ms);
   const r = wall([bin, 'check', 'cd ~/dev/koder/engines/lang/koda && make build-safe 2>&1 | tail -50']);
-  if (r.status !== 3) throw new Error(`offhost check exited ${r.status}, expected 3 (reroute)`);
+  if (r.status !== 3) throw new Error(`offhost check exited ${r.status}, expected 3 (reroute): ${r.stderr}`);
   check.push(r.ms);
 }
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];

@@ -33,11 +33,15 @@ export class OffhostError extends Error {
 
 /** The command line is not valid bash (or exceeds a limit): carries the position. */
 export class ParseError extends OffhostError {
-  constructor(
-    message: string,
-    readonly position: Position,
-  ) {
+  readonly position: Position;
+  constructor(message: string, position: Position) {
+    // A parse error is input, not a bug: no stack trace (capturing one deep in a recursive descent
+    // costs more than the whole classification).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`${message} at line ${position.line}, column ${position.column}`);
+    Error.stackTraceLimit = limit;
+    this.position = position;
     this.name = 'ParseError';
   }
   /** The message without the position suffix. */

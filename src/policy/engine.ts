@@ -28,9 +28,49 @@ function describe(cmd: SimpleCommand): string {
   return text.length > 80 ? text.slice(0, 77) + '...' : text;
 }
 
+interface RuleIndex {
+  byProgram: Map<string, Rule[]>;
+  /** Rules with wildcard program globs or no program condition: tried for every program. */
+  general: Rule[];
+  /** Rules that can match a program that cannot be known. */
+  unknown: Rule[];
+  cache: Map<string, Rule[]>;
+}
+
+const indexes = new WeakMap<Rule[], Map<Role, RuleIndex>>();
+
+/** The rules worth trying for `program`, in their original order (ties go to the earlier rule). */
+function candidates(rules: Rule[], role: Role, program: string | null): Rule[] {
+  let perRole = indexes.get(rules);
+  if (!perRole) indexes.set(rules, (perRole = new Map()));
+  let idx = perRole.get(role);
+  if (!idx) {
+    idx = { byProgram: new Map(), general: [], unknown: [], cache: new Map() };
+    for (const r of rules) {
+      if (!r.roles.includes(role)) continue;
+      if (r.programs.any || r.programs.patterns) idx.general.push(r);
+      if (r.programs.unknown || r.programs.any) idx.unknown.push(r);
+      for (const p of r.programs.literal) {
+        const l = idx.byProgram.get(p);
+        if (!l) idx.byProgram.set(p, [r]);
+        else if (!l.includes(r)) l.push(r);
+      }
+    }
+    perRole.set(role, idx);
+  }
+  if (program === null) return idx.unknown;
+  let c = idx.cache.get(program);
+  if (!c) {
+    const specific = idx.byProgram.get(program) ?? [];
+    c = specific.length === 0 ? idx.general : rules.filter((r) => specific.includes(r) || idx!.general.includes(r));
+    if (idx.cache.size < 10_000) idx.cache.set(program, c);
+  }
+  return c;
+}
+
 export function decideCommand(cmd: SimpleCommand, rules: Rule[], role: Role): CommandDecision {
   let best: CommandDecision | null = null;
-  for (const rule of rules) {
+  for (const rule of candidates(rules, role, cmd.program)) {
     if (!rule.roles.includes(role)) continue;
     const tri = matchRule(rule, cmd);
     if (tri === 'no') continue;

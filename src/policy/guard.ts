@@ -131,7 +131,8 @@ function denied(rule: string, reason: string, commands: Verdict['commands'] = []
 
 export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: string; env: NodeJS.ProcessEnv }): Guard {
   const explain: Guard['explain'] = (line, at) => {
-    const cwd = resolve(at?.cwd ?? defaults.cwd);
+    const given = at?.cwd ?? defaults.cwd;
+    const cwd = given.startsWith('/') && !given.includes('/.') && !given.includes('//') ? given : resolve(given);
     const env = at?.env ?? defaults.env;
     let commands: SimpleCommand[];
     try {

@@ -92,6 +92,30 @@ export interface CompiledRule extends Omit<RuleSpec, 'match' | 'roles' | 'unknow
   roles: Role[];
   unknown: UnknownPolicy;
   match: CompiledMatch;
+  /** Which programs the rule can match at all, so the engine tries only the rules that can apply. */
+  programs: ProgramIndex;
+}
+
+/** literal: exact basenames; patterns: the rule also has wildcard globs; any: no program condition. */
+export interface ProgramIndex {
+  literal: string[];
+  patterns: boolean;
+  unknown: boolean;
+  any: boolean;
+}
+
+const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
+
+function programIndex(m: MatchSpec): ProgramIndex {
+  if (m.program) {
+    const globs = m.program.filter((p) => p !== '<unknown>');
+    return { literal: globs.filter((g) => !GLOB_CHARS.test(g)), patterns: globs.some((g) => GLOB_CHARS.test(g)), unknown: m.program.includes('<unknown>'), any: false };
+  }
+  if (m.any_of && m.any_of.length > 0) {
+    const alts = m.any_of.map(programIndex);
+    return { literal: alts.flatMap((a) => a.literal), patterns: alts.some((a) => a.patterns), unknown: alts.some((a) => a.unknown), any: alts.some((a) => a.any) };
+  }
+  return { literal: [], patterns: false, unknown: true, any: true };
 }
 
 /** The placeholder a `{var}` becomes inside a compiled glob, replaced when the pack is hydrated. */
@@ -127,5 +151,5 @@ export function compileRule(spec: RuleSpec, compile: GlobCompiler, compilePath: 
     ...(s.any_of ? { anyOf: s.any_of.map(m) } : {}),
   });
   const { match, roles, unknown, ...rest } = spec;
-  return { ...rest, roles: roles ?? ['laptop'], unknown: unknown ?? 'deny', match: m(match) };
+  return { ...rest, roles: roles ?? ['laptop'], unknown: unknown ?? 'deny', match: m(match), programs: programIndex(match) };
 }
