@@ -105,7 +105,16 @@ export function parse(text: string, limits?: ParseLimits): Script {
   }
   const nul = text.indexOf('\0');
   if (nul >= 0) throw new ParseError('NUL byte in input', positionAt(text, nul));
-  return new Parser(text, maxDepth, 0, null, null).parseScript();
+  const parser = new Parser(text, maxDepth, 0, null, null);
+  try {
+    return parser.parseScript();
+  } catch (e) {
+    // only reachable with a huge maxDepth: report a stack overflow like the depth limit
+    if (e instanceof RangeError) {
+      throw new ParseError('nesting too deep: out of stack space', positionAt(text, parser.offset()));
+    }
+    throw e;
+  }
 }
 
 // Token kinds.
@@ -182,6 +191,8 @@ class Parser {
   /** Results of substitutions parsed during a `$((`/`((` attempt, by start offset (no re-parse). */
   private memo: Map<number, { part: WordPart; end: number }> | null = null;
   private arithAttempt = 0;
+  /** How many `$(`/`<(`/`>(` bodies are being parsed (heredoc delimiters may be followed by `)` there). */
+  private comsubDepth = 0;
 
   // The current (peeked) token.
   private tkValid = false;
@@ -205,6 +216,11 @@ class Parser {
   ) {
     this.len = text.length;
     this.depth = depth;
+  }
+
+  /** The current offset (for errors raised outside the parser). */
+  offset(): number {
+    return Math.min(this.pos, this.text.length);
   }
 
   // ---------------------------------------------------------------- errors, depth
@@ -326,7 +342,7 @@ class Parser {
     for (;;) {
       const c = i < len ? text.charCodeAt(i) : -1;
       if (c === C_SPACE || c === C_TAB) i++;
-      else if (c === C_BACKSLASH && i + 1 < len && text.charCodeAt(i + 1) === C_NL) i += 2;
+      else if (c === C_BACKSLASH && (i + 1 >= len || text.charCodeAt(i + 1) === C_NL)) i = Math.min(i + 2, len);
       else if (c === C_HASH) {
         const nl = text.indexOf('\n', i);
         i = nl < 0 || nl > len ? len : nl;
@@ -376,9 +392,11 @@ class Parser {
         op = c1 === C_AMP ? '&&' : c1 === C_GT ? (c2 === C_GT ? '&>>' : '&>') : '&';
         break;
       case C_PIPE:
+        if (mode === M_REGEX) break;
         op = c1 === C_PIPE ? '||' : c1 === C_AMP ? '|&' : '|';
         break;
       case C_LPAREN:
+        if (mode === M_REGEX) break;
         op = '(';
         break;
       case C_RPAREN:
@@ -483,7 +501,8 @@ class Parser {
       if (
         i > start &&
         (c < 0 || (c < 128 && META[c] === 1)) &&
-        !(c === C_LPAREN && (mode === M_EXTPAT || mode === M_REGEX))
+        !(c === C_LPAREN && (mode === M_EXTPAT || mode === M_REGEX)) &&
+        !(c === C_PIPE && mode === M_REGEX)
       ) {
         const raw = text.slice(start, i);
         this.pos = i;
@@ -613,9 +632,7 @@ class Parser {
           lit += text.slice(runStart, i);
         }
         if (i + 1 >= len) {
-          // a trailing backslash is literal
-          if (litStart < 0) litStart = i;
-          lit += '\\';
+          // a backslash at the very end of the input is dropped (bash reads it as a line continuation)
           i++;
           runStart = i;
           continue;
@@ -878,7 +895,9 @@ class Parser {
     this.tkValid = false;
     const saved = this.pending;
     this.pending = [];
+    this.comsubDepth++;
     const script = this.parseList(0);
+    this.comsubDepth--;
     if (this.peek(M_ASSIGN) !== T_OP || this.top() !== ')') {
       if (this.tkKind === T_EOF) this.fail("syntax error: unexpected end of file, `)' expected to close `$('", start);
       this.unexpected();
@@ -898,7 +917,9 @@ class Parser {
     this.tkValid = false;
     const saved = this.pending;
     this.pending = [];
+    this.comsubDepth++;
     const script = this.parseList(0);
+    this.comsubDepth--;
     if (this.peek(M_ASSIGN) !== T_OP || this.top() !== ')') {
       if (this.tkKind === T_EOF) this.fail(`syntax error: unexpected end of file, \`)' expected to close \`${op}'`, start);
       this.unexpected();
@@ -1303,6 +1324,17 @@ class Parser {
         end = lineEnd < len ? lineEnd + 1 : len;
         break;
       }
+      if (this.comsubDepth > 0 && joined === null && text.startsWith(delim, s)) {
+        // bash 5.2: inside `$( … )` a line `EOF)` (or `EOF  )`) ends the body; `)` is read as input
+        let k = s + delim.length;
+        while (k < lineEnd && (text.charCodeAt(k) === C_SPACE || text.charCodeAt(k) === C_TAB)) k++;
+        if (k < lineEnd && text.charCodeAt(k) === C_RPAREN) {
+          bodyEnd = lineStart;
+          end = s + delim.length;
+          i = end;
+          break;
+        }
+      }
       body += joined !== null ? joined + (lineEnd < len ? '\n' : '') : text.slice(s, lineEnd < len ? lineEnd + 1 : len);
       i = lineEnd < len ? lineEnd + 1 : len;
     }
@@ -1499,8 +1531,8 @@ class Parser {
           return this.parseCond();
         case 'coproc':
           return this.parseCoproc();
-        case ']]':
-          break; // an ordinary word outside [[ ]]
+        case 'time':
+          break; // ordinary words here (`time` after `|` is the external command, like bash)
         default:
           this.unexpected();
       }
@@ -1890,9 +1922,11 @@ class Parser {
       const save = this.pos;
       this.next();
       k = this.peek(M_ASSIGN);
-      if (k !== T_OP && compoundStart()) {
+      if (compoundStart()) {
         name = w.raw;
         body = this.parseCommand();
+      } else if (this.reserved() !== null) {
+        this.unexpected(); // bash recognises reserved words after `coproc WORD`
       } else {
         this.pos = save;
         this.tkValid = false;
@@ -1984,7 +2018,8 @@ class Parser {
     if (k !== T_WORD) this.condError(openAt);
     const w = this.tkWord!;
     const raw = w.raw;
-    if (raw === ']]') this.condError(openAt);
+    // bash accepts an empty term before `]]`: `[[ ]]`, `[[ a && ]]`, `[[ ! ]]` (false at run time)
+    if (raw === ']]') return;
     if (raw === '!') {
       this.enter(w.span.start);
       this.condWords.push(w);
@@ -1996,7 +2031,7 @@ class Parser {
     this.next();
     this.condWords.push(w);
     if (COND_UNARY.has(raw)) {
-      if (this.peek(M_COND) !== T_WORD) {
+      if (this.peek(M_COND) !== T_WORD || this.tkWord!.raw === ']]') {
         if (this.tkKind === T_EOF) this.condError(openAt);
         this.fail(`syntax error: unexpected argument \`${this.tokenText()}' to conditional unary operator`, this.tkStart);
       }
@@ -2026,7 +2061,7 @@ class Parser {
       if (k2 === T_EOF) this.condError(openAt);
       this.fail(`syntax error: conditional binary operator expected, found \`${this.tokenText()}'`, this.tkStart);
     }
-    if (this.peek(mode) !== T_WORD) {
+    if (this.peek(mode) !== T_WORD || this.tkWord!.raw === ']]') {
       if (this.tkKind === T_EOF) this.condError(openAt);
       this.fail(`syntax error: unexpected argument \`${this.tokenText()}' to conditional binary operator`, this.tkStart);
     }
