@@ -77,6 +77,11 @@ if (last.status !== 1 || !last.stdout.length) {
   console.error(`unexpected exit ${last.status}: ${last.stderr}`);
   process.exitCode = 1;
 }
+const footer = spawnSync(process.execPath, [bin, 'ci', '--base', 'main', '--head', 'pr', '--now', now], {
+  cwd: dir,
+  env: { PATH: process.env.PATH, HOME: '/home/koder', CI: 'true' },
+  maxBuffer: 1 << 30,
+}).stderr.toString().trim();
 const findings = last.stdout.length ? JSON.parse(last.stdout.toString()) : [];
 const byRule = {};
 for (const f of findings) byRule[f.ruleId] = (byRule[f.ruleId] ?? 0) + 1;
@@ -85,4 +90,5 @@ const ms = (x) => `${(x / 1000).toFixed(2)} s`;
 console.log(`repository: ${COMMITS} commits, 1,000 lock files, 1,000 scripts (built in ${ms(built)} with git fast-import)`);
 console.log(`offhost ci --format json, whole process: median ${ms(times[1])} (min ${ms(times[0])}, max ${ms(times[2])}); target < 10 s`);
 console.log(`findings: ${findings.length} ${JSON.stringify(byRule)}`);
+console.log(footer);
 if (process.env.KEEP) console.log(dir); else rmSync(dir, { recursive: true, force: true });

@@ -117,15 +117,22 @@ interface RawChange {
   newId: string;
   status: string;
   path: string;
+  /** The path before a rename or copy (else the same as path). */
+  oldPath: string;
 }
 
-/** Parses `--raw -z` entries (no renames): `:mode mode old new S\0path\0`. */
+/**
+ * Parses `--raw -z` entries: `:mode mode old new S\0path\0`, or for renames and copies
+ * `:mode mode old new R86\0old path\0new path\0` (the new path is kept).
+ */
 function rawEntries(tokens: string[], i: number): { changes: RawChange[]; next: number } {
   const changes: RawChange[] = [];
   while (i < tokens.length && tokens[i]!.startsWith(':')) {
     const f = tokens[i]!.slice(1).split(' ');
-    changes.push({ oldId: f[2]!, newId: f[3]!, status: f[4]!, path: tokens[i + 1]! });
-    i += 2;
+    const status = f[4]!;
+    const two = status.startsWith('R') || status.startsWith('C');
+    changes.push({ oldId: f[2]!, newId: f[3]!, status, path: tokens[i + (two ? 2 : 1)]!, oldPath: tokens[i + 1]! });
+    i += two ? 3 : 2;
   }
   return { changes, next: i };
 }
@@ -277,8 +284,11 @@ export function runCi(opts: CiOptions): CiResult {
   }
 
   // --- 2 & 3. what the pull request changes: merge-base..head -----------------------------------------
-  const raw = splitZ(git.ok(['diff', '--raw', '-z', '--no-renames', '--no-abbrev', '--no-ext-diff', '--no-textconv', mergeBase, head, '--']));
+  // Renames are followed for the scan (a moved script adds only the lines it changes); the lock checks
+  // below look at both paths of a rename through the per-commit transitions already.
+  const raw = splitZ(git.ok(['diff', '--raw', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--no-textconv', mergeBase, head, '--']));
   const prChanges = rawEntries(raw, 0).changes;
+
 
   // 2. state at head.
   const headState = states.get(head);
@@ -314,7 +324,8 @@ export function runCi(opts: CiOptions): CiResult {
     const scanner = opts.scanner;
     const candidates = prChanges.filter((x) => !ZERO.test(x.newId) && x.status !== 'D' && scanner.wants(x.path) && !x.path.startsWith(`${notices}/`));
     if (candidates.length) {
-      const added = addedLines(git, mergeBase, head, candidates.map((c) => c.path));
+      // Both sides of a rename, so that git pairs them and reports only the lines that changed.
+      const added = addedLines(git, mergeBase, head, [...new Set(candidates.flatMap((c) => [c.path, c.oldPath]))]);
       const withLines = candidates.filter((c) => added.get(c.path)?.size);
       const blobs = git.blobs(withLines.map((c) => c.newId));
       for (const c of withLines) {
@@ -344,7 +355,7 @@ function addedLines(git: Git, from: string, to: string, paths: string[]): Map<st
   for (let k = 0; k < paths.length; k += CHUNK) {
     const buf = git.ok([
       '-c', 'core.quotePath=false',
-      'diff', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', '--src-prefix=a/', '--dst-prefix=b/',
+      'diff', '-U0', '-M', '--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/',
       from, to, '--', ...paths.slice(k, k + CHUNK),
     ]);
     let current: Set<number> | null = null;

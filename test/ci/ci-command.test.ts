@@ -16,14 +16,14 @@ import { active, archive, basePr, lockText, Repo } from './repo.js';
 interface Scenario {
   name: string;
   base?: Record<string, string>;
-  pr: Record<string, string>;
+  pr: Record<string, string | null>;
   expect: string[];
 }
 const scenarios = parse(readFileSync(join(ROOT, 'fixtures/ci/scan-scenarios.yaml'), 'utf8')) as Scenario[];
 const repos: Repo[] = [];
 afterAll(() => repos.forEach((r) => r.cleanup()));
 
-function prRepo(s: Pick<Scenario, 'base' | 'pr'>): Repo {
+function prRepo(s: { base?: Record<string, string>; pr: Record<string, string | null> }): Repo {
   const r = basePr(s.base ?? {});
   repos.push(r);
   r.commit(s.pr, 'pull request');
