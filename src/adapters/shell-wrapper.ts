@@ -16,8 +16,13 @@
 // - commands on standard input (`-s`, or no command and stdin is not a terminal, e.g. `printf 'make\n' |
 //   $SHELL`): read in full (up to 1 MiB, else refused), classified as a script, and fed to the real shell
 //   on its stdin when allowed; refused on deny or reroute (same reason as scripts).
-// - an interactive shell (no command, stdin is a terminal, or `-i` without `-c`): passed through to the real
-//   shell unchecked; a person types there, and `offhost init --shell bash|zsh` covers that case.
+// - an interactive shell (no command and stdin is a terminal): passed through to the real shell unchecked;
+//   a person types there, and `offhost init --shell bash|zsh` covers that case. `-i` with stdin on a pipe is
+//   treated as commands on stdin (an agent driving a shell), not as a person.
+// - a long-lived shell fed over a pipe (commands written one at a time, stdin never closed) is not supported:
+//   the input is refused (126) when it has not ended after OFFHOST_SHELL_STDIN_MS (default 30 s), instead of
+//   running anything unchecked.
+// - `--version`, `--help`: passed through.
 // - anything unparseable in the arguments (`-c` without COMMAND, an unknown `--option`): passed through when
 //   it cannot run a command (the real shell reports the usage error), never checked-and-let-through.
 
@@ -36,6 +41,7 @@ export function planShell(args: readonly string[], stdinIsTty: boolean): ShellPl
   let cflag = false;
   let sflag = false;
   let iflag = false;
+  let versionOrHelp = false;
   let i = 0;
   // Long options come first in bash; accept them anywhere before the first operand, like bash does for
   // the ones it knows.
@@ -46,6 +52,7 @@ export function planShell(args: readonly string[], stdinIsTty: boolean): ShellPl
       break;
     }
     if (a.startsWith('--')) {
+      if (a === '--version' || a === '--help') versionOrHelp = true;
       if (TAKES_ARG_LONG.has(a)) i++;
       i++;
       continue;
@@ -68,9 +75,13 @@ export function planShell(args: readonly string[], stdinIsTty: boolean): ShellPl
     if (i >= args.length) return { kind: 'passthrough', why: '-c without a command string' };
     return { kind: 'command', command: args[i] as string, commandIndex: i, interactive: iflag };
   }
-  if (sflag) return { kind: 'stdin' };
+  if (versionOrHelp) return { kind: 'passthrough', why: '--version / --help' };
+  if (sflag) return stdinIsTty ? { kind: 'interactive' } : { kind: 'stdin' };
   if (i < args.length) return { kind: 'script', file: args[i] as string, fileIndex: i };
-  if (iflag || stdinIsTty) return { kind: 'interactive' };
+  // A person at a terminal. `-i` on a pipe is not one: an agent can drive a persistent interactive shell
+  // through a pipe, and that must be checked like any other commands on stdin.
+  if (stdinIsTty) return { kind: 'interactive' };
+  void iflag;
   return { kind: 'stdin' };
 }
 

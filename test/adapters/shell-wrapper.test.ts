@@ -24,9 +24,12 @@ describe('planShell', () => {
     expect(planShell(['-e', 'build.sh'], true)).toEqual({ kind: 'script', file: 'build.sh', fileIndex: 1 });
     expect(planShell(['--', '-weird.sh'], false)).toEqual({ kind: 'script', file: '-weird.sh', fileIndex: 1 });
     expect(planShell([], false)).toEqual({ kind: 'stdin' });
-    expect(planShell(['-s', 'arg'], true)).toEqual({ kind: 'stdin' });
+    expect(planShell(['-s', 'arg'], false)).toEqual({ kind: 'stdin' });
     expect(planShell([], true)).toEqual({ kind: 'interactive' });
-    expect(planShell(['-i'], false)).toEqual({ kind: 'interactive' });
+    expect(planShell(['-i'], true)).toEqual({ kind: 'interactive' });
+    expect(planShell(['-i'], false)).toEqual({ kind: 'stdin' });
+    expect(planShell(['-s'], false)).toEqual({ kind: 'stdin' });
+    expect(planShell(['--version'], false)).toMatchObject({ kind: 'passthrough' });
     expect(planShell(['-l'], true)).toEqual({ kind: 'interactive' });
     expect(planShell(['-c'], false)).toMatchObject({ kind: 'passthrough' });
   });

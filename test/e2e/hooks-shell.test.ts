@@ -77,6 +77,18 @@ describe('offhost shell as $SHELL', () => {
     expect(makeRuns().length).toBe(before);
   });
 
+  it('a shell kept open on a pipe (-i, stdin never closed) is refused at the deadline, not run unchecked', async () => {
+    const { spawn } = await import('node:child_process');
+    const env = standinEnv({ home: h.home, extraPath: [offhostDir, h.localBin], env: { OFFHOST_BIN: BIN, OFFHOST_NODE: process.execPath, OFFHOST_ROLE: 'laptop', OFFHOST_AUDIT_LOG: h.audit, OFFHOST_SHELL_STDIN_MS: '400' } });
+    const child = spawn(SHELL, ['-i'], { env, cwd: h.koda });
+    child.stdin.write('make build-safe\n'); // and keep it open, the way a persistent agent shell does
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const status = await new Promise<number | null>((res) => child.on('exit', res));
+    expect(status).toBe(126);
+    expect(stderr).toContain('long-lived shell fed over a pipe is not supported');
+  });
+
   it('script files are checked: light ones run with their arguments, heavy ones are refused', () => {
     writeFileSync(join(h.home, 'light.sh'), 'echo "light $1"\n');
     writeFileSync(join(h.home, 'heavy.sh'), `cd ${h.koda}\nmake build-safe\n`);

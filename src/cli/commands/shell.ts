@@ -118,16 +118,31 @@ function refuse(io: Io, what: string, v: Verdict): number {
   return EXIT.refused;
 }
 
-async function readAllStdin(): Promise<Buffer | null> {
+/** All of stdin; 'too-big' past TEXT_MAX, 'no-end' when it has not ended by the deadline. */
+async function readAllStdin(deadlineMs: number): Promise<Buffer | 'too-big' | 'no-end'> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const c of process.stdin) {
-    const b = c as Buffer;
-    size += b.length;
-    if (size > TEXT_MAX) return null;
-    chunks.push(b);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'no-end'>((res) => {
+    timer = setTimeout(() => res('no-end'), deadlineMs);
+  });
+  const read = (async (): Promise<Buffer | 'too-big'> => {
+    for await (const c of process.stdin) {
+      const b = c as Buffer;
+      size += b.length;
+      if (size > TEXT_MAX) return 'too-big';
+      chunks.push(b);
+    }
+    return Buffer.concat(chunks);
+  })();
+  try {
+    const r = await Promise.race([read, late]);
+    if (r !== 'no-end' && r !== 'too-big') return r;
+    process.stdin.destroy();
+    return r;
+  } finally {
+    clearTimeout(timer);
   }
-  return Buffer.concat(chunks);
 }
 
 export async function run(args: string[], io: Io): Promise<number> {
@@ -179,8 +194,16 @@ export async function run(args: string[], io: Io): Promise<number> {
       return refuse(io, `script ${plan.file}`, v);
     }
     case 'stdin': {
-      const input = await readAllStdin();
-      if (input === null) return refuse(io, 'standard input', refusal(HOOK_RULES.budget, `the commands on standard input are longer than ${TEXT_MAX} bytes, more than offhost checks`));
+      const ms = Number(io.env.OFFHOST_SHELL_STDIN_MS) > 0 ? Number(io.env.OFFHOST_SHELL_STDIN_MS) : 30_000;
+      const input = await readAllStdin(ms);
+      if (input === 'too-big') return refuse(io, 'standard input', refusal(HOOK_RULES.budget, `the commands on standard input are longer than ${TEXT_MAX} bytes, more than offhost checks`));
+      if (input === 'no-end') {
+        return refuse(
+          io,
+          'standard input',
+          refusal(HOOK_RULES.budget, `the commands on standard input did not end within ${ms} ms; offhost checks a script on stdin as a whole, so a long-lived shell fed over a pipe is not supported (run each command with -c)`),
+        );
+      }
       const text = input.toString('utf8');
       const v = await verdictFor(text, io.cwd, io);
       audit(io, io.cwd, text, v);
