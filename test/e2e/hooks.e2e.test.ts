@@ -83,6 +83,9 @@ describe('hook output executed through bash with stand-in ssh/incus', () => {
     expect(out.permissionDecision).toBe('deny');
     const command = String(out.permissionDecisionReason).split('\n').at(-1) as string;
     expect(command).toMatch(/^export OFFHOST_SESSION=codex-sess-1 OFFHOST_AI=codex; /);
+    // The agent then runs the suggested command as its next tool call: the hook must let it through.
+    const again = runHook('codex', event('codex', command, h.koda), hookEnv(h));
+    expect(again).toMatchObject({ status: 0, stdout: '' });
     const log = join(h.home, 'codex.log');
     const before = makeRuns().length;
     const run = agentRuns(command, h.koda, log);
@@ -109,6 +112,7 @@ describe('hook output executed through bash with stand-in ssh/incus', () => {
     expect(hooks.map((l) => [l.agent, l.decision, l.rule])).toEqual([
       ['claude-code', 'reroute', 'koda-make'],
       ['codex', 'reroute', 'koda-make'],
+      ['codex', 'allow', null],
       ['gemini', 'reroute', 'koda-make'],
     ]);
     expect(hooks[0]).toMatchObject({ session: 'claude-sess-1', cwd: h.koda, command: 'make build-safe', mode: 'rewrite' });
