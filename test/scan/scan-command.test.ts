@@ -56,3 +56,22 @@ describe('offhost scan (real guard)', () => {
     await expect(run(['--config', 'nope.yaml'], t2.io)).rejects.toMatchObject({ exitCode: 2 });
   });
 });
+
+describe('config keys (offhost.config.yaml)', () => {
+  it('scan.dockerfile_is_laptop: false, scan.ignore and scan.vm_globs', async () => {
+    const dir = copyFixture('heavy');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${dir}/offhost.config.yaml`, "scan:\n  dockerfile_is_laptop: false\n  ignore: ['docs/**']\n  vm_globs: ['tools/**', '.github/**', '.gitlab-ci.yml']\n");
+    const t = testIo(dir);
+    await run(['--format', 'json'], t.io);
+    const files = (JSON.parse(t.out()) as JsonFinding[]).map((x) => x.file);
+    expect(files).toEqual(['Makefile', 'README.md', 'engines/lang/koda/build.sh', 'web/package.json']);
+  });
+
+  it('HOME comes from the environment: the repository is placed at <root> = ~/dev/koder under it', async () => {
+    const dir = copyFixture('heavy');
+    const t = testIo(dir, { HOME: '/home/someone-else' });
+    await run(['--format', 'json', 'engines'], t.io);
+    expect((JSON.parse(t.out()) as JsonFinding[]).map((x) => x.ruleId)).toEqual(['koda-make']);
+  });
+});
