@@ -203,6 +203,14 @@ describe('offhost run, reroute', () => {
     expect(readFileSync(join(m.repo, ACTIVE), 'utf8')).toContain('session: other');
   });
 
+  it('from a directory in no repository: the lock goes to the configured monorepo root', async () => {
+    const m = monorepo();
+    const r = await offhost(['run', '--', `make -C ${m.koda} build-safe`], { cwd: m.out, baseEnv: m.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(m.out, 'during.md'), 'utf8')).toContain('session: run-session');
+    expect(archives(m.repo)).toHaveLength(1);
+  });
+
   it('this session already holds the VM: runs, and leaves the lock in place', async () => {
     const m = monorepo();
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'a long session'], { cwd: m.repo, baseEnv: m.env })).code).toBe(0);

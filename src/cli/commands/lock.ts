@@ -5,7 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { EXIT, UsageError } from '../../errors.js';
 import type { Clock } from '../../types.js';
 import type { Io } from '../io.js';
-import { openRepo } from '../../git/repo.js';
+import { openRepo, type Repo } from '../../git/repo.js';
 import { loadConfig } from '../../policy/guard.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
 import { parseUtc, formatUtc, isCanonicalVmId, vmIdProblem } from '../../locks/schema.js';
@@ -33,6 +33,8 @@ export interface LockSettings {
   remote?: string;
   branch?: string;
   skewSeconds?: number;
+  /** The monorepo root from the configuration (where locks live when cwd is in no repository). */
+  root?: string;
   /** Poll interval for --wait, in seconds (R4: 30). */
   pollSeconds?: number;
   /** Route or pool name -> VM ids, in order of preference. */
@@ -53,6 +55,7 @@ export function settingsFrom(config: ResolvedConfig, env: NodeJS.ProcessEnv): Lo
     pollSeconds: config.locks.pollSeconds,
     pools: new Map([...config.routes].map(([name, r]) => [name, [...r.vms]])),
   };
+  if (config.root) s.root = config.root;
   if (env.OFFHOST_NOTICES_DIR) s.noticesDir = env.OFFHOST_NOTICES_DIR;
   if (env.OFFHOST_LOCK_PUSH !== undefined && env.OFFHOST_LOCK_PUSH !== '') s.push = /^(1|true|yes)$/i.test(env.OFFHOST_LOCK_PUSH);
   return s;
@@ -90,8 +93,8 @@ export async function contextFor(
   needSession: boolean,
 ): Promise<{ ctx: LifecycleContext; settings: LockSettings }> {
   const cwd = o.cwd ? (await import('node:path')).resolve(io.cwd, o.cwd) : io.cwd;
-  const repo = await openRepo(cwd);
   const settings = o.settings ?? loadLockSettings(cwd, io.env, o.config);
+  const repo = await repoFor(cwd, settings);
   let session = o.session ?? io.env.OFFHOST_SESSION;
   let ai = o.ai ?? io.env.OFFHOST_AI;
   if (needSession) ({ session, ai } = checkSession(session, ai));
@@ -107,6 +110,25 @@ export async function contextFor(
   };
   if (settings.skewSeconds !== undefined) ctx.skewSeconds = settings.skewSeconds;
   return { ctx, settings };
+}
+
+/**
+ * The repository that holds the lock files: the one holding `cwd` (issue 3), else, when `cwd` is in no
+ * repository (a rerouted command run from /tmp, say), the configured monorepo root (POLICY R6: ~/dev/koder).
+ */
+export async function repoFor(cwd: string, settings: LockSettings): Promise<Repo> {
+  try {
+    return await openRepo(cwd);
+  } catch (err) {
+    if (settings.root) {
+      try {
+        return await openRepo(settings.root);
+      } catch {
+        /* report the first error */
+      }
+    }
+    throw err;
+  }
 }
 
 /** `<vm>` as a canonical id, or a route/pool name from the configuration (a pool: every VM, in order). */
