@@ -46,6 +46,24 @@ describe('N parallel acquires in one checkout', () => {
   });
 });
 
+describe('N parallel takeovers of an expired lock in one checkout', () => {
+  it('exactly one archives it and wins; one -expired- archive', async () => {
+    const dir = tempRepo();
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'old', '--ttl', '30', '--now', '2026-05-19T08:00:00Z'], { cwd: dir, env: sessionEnv('old') })).code).toBe(0);
+    const results = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        offhost(['lock', 'acquire', VM, '--reason', `taker ${i}`, '--now', '2026-05-19T12:00:00Z'], { cwd: dir, env: sessionEnv(`taker-${i}`) }),
+      ),
+    );
+    const winners = results.flatMap((r, i) => (r.code === 0 ? [i] : []));
+    expect(winners, results.map((r) => r.stderr).join('\n')).toHaveLength(1);
+    expect(results.filter((r) => r.code === 1)).toHaveLength(N - 1);
+    expect(read(dir, ACTIVE)).toContain(`session: taker-${winners[0]}`);
+    expect(readdirSync(join(dir, 'meta/context/notices/vm-active-archive'))).toEqual(['lock-s.khost1.dev-linux-koda-expired-2026-05-19.md']);
+    expect(g(dir, 'status', '--porcelain')).toBe('');
+  });
+});
+
 describe('across clones of one bare remote, with --push', () => {
   it('exactly one clone wins; the others exit 1 naming the holder and back out their local lock commit', async () => {
     const { bare, clones } = bareWithClones(3);
