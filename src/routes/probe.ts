@@ -42,6 +42,9 @@ function setupMessage(vm: VmSpec, tool: string): string {
           : [
               `Then make \`ssh ${dest} true\` work without a prompt: a \`Host ${dest}\` entry in ~/.ssh/config (HostName, User, IdentityFile) and your public key in the remote ~/.ssh/authorized_keys (\`ssh-copy-id ${dest}\`).`,
             ]),
+        ...(vm.backend === 'incus' || vm.backend === 'docker'
+          ? [`Check: \`ssh ${dest} -- ${vm.backend === 'incus' ? 'incus list' : 'docker ps'}\` lists ${vm.instance ?? 'the instance'} (your remote user needs ${vm.backend === 'incus' ? 'the incus-admin' : 'the docker'} group).`]
+          : []),
       ].join('\n');
     }
     case 'incus':

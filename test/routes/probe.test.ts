@@ -58,6 +58,7 @@ describe('probeBackend', () => {
     expect(hint?.message).toContain('sudo apt install openssh-client');
     expect(hint?.message).toContain('ssh khost1 true');
     expect(hint?.message).toContain('~/.ssh/config');
+    expect(hint?.message).toContain('ssh khost1 -- incus list');
   });
 
   it('local incus needs incus, and the hint offers the ssh host instead', () => {
