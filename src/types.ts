@@ -17,6 +17,8 @@ export interface SimpleCommand {
   argv: string[];
   /** Indices into argv of words that are not statically known (they contain `$x`, `$(…)`, globs...). */
   unknown: number[];
+  /** For unknown words that start with static text: index -> that text (`emulator "@$NAME"` -> `@`). */
+  prefixes?: Record<number, string>;
   /** Inline assignments (`FOO=1 make`) and `env`/`sudo` assignments that apply to this command. */
   env: Record<string, string>;
   /** Effective working directory, absolute; null when it cannot be known (`cd "$DIR"`). */

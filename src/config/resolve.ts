@@ -34,7 +34,7 @@ export interface ResolvedConfig {
   pathMap: PathMapping[];
   rules: Rule[];
   hook: { mode?: 'rewrite' | 'suggest'; allowRewrite?: boolean };
-  scan: { vmGlobs?: string[]; ignore?: string[]; dockerfileIsLaptop?: boolean };
+  scan: { vmGlobs?: string[]; ignore?: string[]; markdownGlobs?: string[]; laptopRunners?: string[]; laptopRoot?: string; dockerfileIsLaptop?: boolean };
   locks: { noticesDir: string; push: boolean; skewSeconds: number; pollSeconds: number };
   audit: { path?: string; maxBytes?: number };
   /** The files that contributed, lowest layer first (`<built-in>` for the pack). */
@@ -91,6 +91,9 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
     if (l.scan?.vm_globs) scan.vmGlobs = l.scan.vm_globs;
     if (l.scan?.ignore) scan.ignore = l.scan.ignore;
     if (l.scan?.dockerfile_is_laptop !== undefined) scan.dockerfileIsLaptop = l.scan.dockerfile_is_laptop;
+    if (l.scan?.markdown_globs) scan.markdownGlobs = l.scan.markdown_globs;
+    if (l.scan?.laptop_runners) scan.laptopRunners = l.scan.laptop_runners;
+    if (l.scan?.laptop_root) scan.laptopRoot = expandHome(l.scan.laptop_root, home, l.file);
     if (l.locks?.notices_dir) locks.noticesDir = l.locks.notices_dir;
     if (l.locks?.push !== undefined) locks.push = l.locks.push;
     if (l.locks?.skew_seconds !== undefined) locks.skewSeconds = l.locks.skew_seconds;

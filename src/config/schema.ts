@@ -15,6 +15,8 @@ const flag = z
   .object({
     names: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (Array.isArray(v) ? v : [v])),
     values: globList.optional(),
+    /** The value is a case-insensitive prefix of one of these (`flutter -d chr` picks chrome). */
+    values_prefix_of: z.array(z.string().min(1)).min(1).optional(),
   })
   .strict();
 
@@ -121,7 +123,18 @@ export const configSchema = z
       .strict()
       .optional(),
     scan: z
-      .object({ vm_globs: z.array(z.string()).optional(), ignore: z.array(z.string()).optional(), dockerfile_is_laptop: z.boolean().optional() })
+      .object({
+        /** Files meant to run on a VM or in CI: not flagged. */
+        vm_globs: z.array(z.string()).optional(),
+        ignore: z.array(z.string()).optional(),
+        /** Markdown files whose shell blocks agents follow. */
+        markdown_globs: z.array(z.string()).optional(),
+        /** CI runner labels that mean a developer's machine (those jobs are scanned). */
+        laptop_runners: z.array(z.string()).optional(),
+        /** Where the repository sits on a laptop (default: root). */
+        laptop_root: z.string().min(1).optional(),
+        dockerfile_is_laptop: z.boolean().optional(),
+      })
       .strict()
       .optional(),
     locks: z

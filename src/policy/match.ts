@@ -5,7 +5,7 @@ import { varToken, type CompiledGlob, type CompiledMatch, type CompiledRule } fr
 
 export type Tri = 'yes' | 'no' | 'maybe';
 
-type Test = (s: string) => boolean;
+type Test = ((s: string) => boolean) & { prefix?: string };
 
 interface FlagTest {
   names: Set<string>;
@@ -38,7 +38,9 @@ function hydrateGlob(g: CompiledGlob, vars: Record<string, string>): Test {
     for (const [k, v] of Object.entries(vars)) src = src.split(varToken(k)).join(escapeRe(v));
   }
   const re = new RegExp(src, g.flags);
-  return (s) => re.test(s);
+  const t: Test = (s) => re.test(s);
+  if (g.prefix) t.prefix = g.prefix;
+  return t;
 }
 
 export function hydrate(rule: CompiledRule, vars: Record<string, string>): Rule {
@@ -76,7 +78,7 @@ export function hydrate(rule: CompiledRule, vars: Record<string, string>): Rule 
 interface ParsedArgs {
   /** option name -> values (null for a flag without value); an unknown value is `undefined`. */
   options: Map<string, (string | null | undefined)[]>;
-  positionals: { value: string; known: boolean }[];
+  positionals: { value: string; known: boolean; prefix?: string }[];
   /** Some option-looking word was unknown (could be any option). */
   unknownOption: boolean;
 }
@@ -96,7 +98,8 @@ function parseArgs(cmd: SimpleCommand, valueOptions: Set<string>): ParsedArgs {
     const a = argv[i]!;
     const known = !unknown.has(i);
     if (!known) {
-      positionals.push({ value: a, known: false });
+      const prefix = cmd.prefixes?.[i];
+      positionals.push(prefix ? { value: a, known: false, prefix } : { value: a, known: false });
       continue;
     }
     if (onlyPositional || a.length < 2 || a[0] !== '-') {
@@ -228,8 +231,14 @@ function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: Map<Matcher, Pars
       if (anyOf) {
         let t: Tri = orNone && rest.length === 0 ? 'yes' : 'no';
         for (const a of rest) {
-          if (!a.known) t = t === 'yes' ? 'yes' : 'maybe';
-          else if (any(anyOf, a.value)) {
+          if (!a.known) {
+            // `@$NAME` matches `@*` whatever the name is.
+            if (a.prefix && anyOf.some((g) => g.prefix !== undefined && a.prefix!.startsWith(g.prefix))) {
+              t = 'yes';
+              break;
+            }
+            t = t === 'yes' ? 'yes' : 'maybe';
+          } else if (any(anyOf, a.value)) {
             t = 'yes';
             break;
           }

@@ -2,7 +2,7 @@
 // and the self-test that runs every rule's own examples. Used at build time for the built-in pack and
 // at load time for user packs; never on the hot path when no config file exists.
 import picomatch from 'picomatch';
-import { compileRule, type CompiledGlob, type CompiledRule, type RuleSpec } from './rule.js';
+import { compileRule, literalPrefixOf, type CompiledGlob, type CompiledRule, type RuleSpec } from './rule.js';
 import type { ConfigFile } from '../config/schema.js';
 import { parseConfigText } from '../config/load.js';
 import { readFileSync } from 'node:fs';
@@ -18,7 +18,8 @@ export function compilePathGlob(glob: string): CompiledGlob {
 /** A glob on a word (program, argument, option value, env value): `*` matches `/` too, as in bash. */
 export function compileGlob(glob: string): CompiledGlob {
   const re = picomatch.makeRe(glob, { dot: true, bash: true });
-  return { source: re.source, flags: re.flags };
+  const prefix = literalPrefixOf(glob);
+  return { source: re.source, flags: re.flags, ...(prefix ? { prefix } : {}) };
 }
 
 /** Finds the 1-based line of `key: value` for rule ids, for messages about a rule. */

@@ -9,6 +9,8 @@ export type UnknownPolicy = 'deny' | 'match' | 'ignore';
 export interface FlagSpec {
   names: string[];
   values?: string[];
+  /** The value is a case-insensitive, non-empty prefix of one of these (Flutter's device matching). */
+  values_prefix_of?: string[];
 }
 
 export interface MatchSpec {
@@ -72,6 +74,14 @@ export interface RuleSpec {
 export interface CompiledGlob {
   source: string;
   flags: string;
+  /** For a glob `LITERAL*`: LITERAL (an unknown word with that static prefix matches it). */
+  prefix?: string;
+}
+
+/** `@*`, `integration_test*`: a literal followed by one trailing star. */
+export function literalPrefixOf(glob: string): string | undefined {
+  // No `(` is allowed in the literal, so no extglob (`@(a|b)*`) can be taken for one.
+  return /^([^*?[\]{}()!\\]+)\*$/.exec(glob)?.[1];
 }
 
 export interface CompiledMatch {
@@ -126,7 +136,15 @@ export type GlobCompiler = (glob: string) => CompiledGlob;
 /** Compiles a rule's globs with `compile` (picomatch, at build time or for user packs). */
 export function compileRule(spec: RuleSpec, compile: GlobCompiler, compilePath: GlobCompiler = compile): CompiledRule {
   const withVars = (g: string): CompiledGlob => compilePath(g.replace(/\{([a-z][a-z0-9_]*)\}/g, (_, n: string) => varToken(n)));
-  const flag = (f: FlagSpec) => ({ names: f.names, ...(f.values ? { values: f.values.map(compile) } : {}) });
+  const prefixOf = (words: string[]): CompiledGlob => {
+    const alts = new Set<string>();
+    for (const w of words) for (let i = 1; i <= w.length; i++) alts.add(w.slice(0, i).toLowerCase().replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+    return { source: `^(?:${[...alts].join('|')})$`, flags: 'i' };
+  };
+  const flag = (f: FlagSpec) => {
+    const values = [...(f.values ?? []).map(compile), ...(f.values_prefix_of ? [prefixOf(f.values_prefix_of)] : [])];
+    return { names: f.names, ...(values.length ? { values } : {}) };
+  };
   const m = (s: MatchSpec): CompiledMatch => ({
     ...(s.program
       ? { program: { globs: s.program.filter((p) => p !== '<unknown>').map(compile), unknown: s.program.includes('<unknown>') } }

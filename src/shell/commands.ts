@@ -99,6 +99,7 @@ function initialState(cwd: string | null, env: Record<string, string | undefined
   const vars = new Map<string, VarValue>();
   if (env.HOME !== undefined) vars.set('HOME', env.HOME);
   if (cwd !== null) vars.set('PWD', cwd);
+  if (env.CDPATH !== undefined) vars.set('CDPATH', env.CDPATH);
   return { cwd, oldpwd: env.OLDPWD ?? null, dirStack: [], vars, exported: new Set(), aliases: new Map(), expandAliases: false };
 }
 
@@ -352,13 +353,17 @@ function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd: strin
     env = { ...exported, ...env };
   }
   const unknown: number[] = [];
+  let prefixes: Record<number, string> | undefined;
   fields.forEach((f, i) => {
-    if (!f.known) unknown.push(i);
+    if (f.known) return;
+    unknown.push(i);
+    if (f.knownPrefix) (prefixes ??= {})[i] = f.value.slice(0, f.knownPrefix);
   });
   ctx.out.push({
     program: basenameOf(prog),
     argv: fields.map((f) => f.value),
     unknown,
+    ...(prefixes ? { prefixes } : {}),
     env: { ...env },
     cwd,
     via: [...ctx.via],
@@ -511,7 +516,7 @@ function runScript(text: Field, via: string, cwd: string | null, env: Record<str
     }
     throw err;
   }
-  const inner: State = via === 'eval' ? st : initialState(cwd, { HOME: ctx.home ?? undefined, OLDPWD: st.oldpwd ?? undefined });
+  const inner: State = via === 'eval' || via === 'trap' ? st : initialState(cwd, { HOME: ctx.home ?? undefined, OLDPWD: st.oldpwd ?? undefined });
   // Exported variables assigned inline reach the child shell.
   for (const [k, v] of Object.entries(env)) inner.vars.set(k, v);
   const savedSpan = ctx.outerSpan;
@@ -526,7 +531,9 @@ function runScript(text: Field, via: string, cwd: string | null, env: Record<str
 }
 
 function changeDir(name: string, args: Field[], st: State): void {
-  const rest = args.filter((a) => !(a.known && /^-[LPe@]+$/.test(a.value)));
+  let rest = args;
+  while (rest[0]?.known && /^-[LPe@]+$/.test(rest[0].value)) rest = rest.slice(1);
+  if (rest[0]?.known && rest[0].value === '--') rest = rest.slice(1);
   const prev = st.cwd;
   if (name === 'popd') {
     st.cwd = st.dirStack.length ? (st.dirStack.pop() ?? null) : st.cwd;
@@ -542,9 +549,14 @@ function changeDir(name: string, args: Field[], st: State): void {
     }
   } else {
     const target = rest[0];
-    if (!target) st.cwd = st.vars.get('HOME') ?? null;
-    else if (target.known && target.value === '-') st.cwd = st.oldpwd;
-    else st.cwd = resolveDir(st.cwd, target);
+    const cdpath = st.vars.has('CDPATH') ? st.vars.get('CDPATH') : undefined;
+    if (!target) st.cwd = st.vars.has('HOME') ? (st.vars.get('HOME') ?? null) : null;
+    else if (target.known && target.value === '-') st.cwd = st.vars.has('OLDPWD') ? (st.vars.get('OLDPWD') ?? null) : st.oldpwd;
+    else if (cdpath !== undefined && cdpath !== '' && target.known && !/^(\/|\.\.?(\/|$))/.test(target.value)) {
+      // With CDPATH set, `cd dir` may land in any CDPATH entry that has `dir`: offhost does not look
+      // at the disk, so the directory is unknown.
+      st.cwd = null;
+    } else st.cwd = resolveDir(st.cwd, target);
   }
   st.oldpwd = prev;
   st.vars.set('OLDPWD', prev);
@@ -597,6 +609,15 @@ function emitSpecial(
   }
   emit(ctx, fields, env, cwd, span, st);
   if (name === 'ssh') sshToLocalhost(fields, env, cwd, st, ctx, span);
+  if (name === 'trap' && fields.length >= 3) {
+    // `trap 'make build' EXIT`: the action runs later in this shell.
+    let i = 1;
+    if (fields[i]?.known && fields[i]!.value === '--') i++;
+    const action = fields[i];
+    if (action && !(action.known && (action.value === '-' || action.value === '' || /^-[lp]$/.test(action.value)))) {
+      runScript(action, 'trap', cwd, env, st, ctx, span);
+    }
+  }
   if (name === 'ssh' || name === 'scp' || name === 'sftp') {
     for (let i = 1; i < fields.length; i++) {
       const f = fields[i]!;

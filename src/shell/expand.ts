@@ -18,6 +18,8 @@ export interface Field {
   /** For an unknown field: the offset in `value` where the last unknown text ends (what follows is
    * static, so `$SDK/emulator/emulator` still has a known basename). */
   unknownEnd?: number;
+  /** For an unknown field: how many leading characters are static (`@$(…)` has the static `@`). */
+  knownPrefix?: number;
 }
 
 /** Hooks the walker passes in so that substitutions found while expanding are walked too. */
@@ -106,9 +108,51 @@ function pieces(parts: WordPart[], scope: Scope, quoted: boolean, out: Piece[]):
  * Expands one word into the fields bash would pass as arguments. A word may become several fields
  * (unquoted expansion split on whitespace) or none (an unquoted empty expansion).
  */
+/** Simple brace group inside one unquoted literal: `{a,b}` with no nested braces. */
+const SIMPLE_BRACE = /\{([^{}]*,[^{}]*)\}/;
+const BRACE_LIMIT = 64;
+
+/**
+ * Brace expansion of `make build{,-safe}` into `build` and `build-safe`: only comma groups inside one
+ * unquoted literal piece, without nesting; anything fancier (`{1..9}`, nested groups) stays unknown.
+ */
+function braceExpand(ps: Piece[]): Piece[][] {
+  let out: Piece[][] = [ps];
+  for (let guard = 0; guard < 8; guard++) {
+    let changed = false;
+    const next: Piece[][] = [];
+    for (const word of out) {
+      const at = word.findIndex((p) => p.unquoted && !p.expansion && SIMPLE_BRACE.test(p.text));
+      if (at < 0) {
+        next.push(word);
+        continue;
+      }
+      changed = true;
+      const p = word[at]!;
+      const m = SIMPLE_BRACE.exec(p.text)!;
+      const pre = p.text.slice(0, m.index);
+      const post = p.text.slice(m.index + m[0].length);
+      for (const alt of m[1]!.split(',')) {
+        next.push([...word.slice(0, at), { ...p, text: pre + alt + post }, ...word.slice(at + 1)]);
+      }
+    }
+    out = next;
+    if (!changed || out.length > BRACE_LIMIT) break;
+  }
+  return out.length > BRACE_LIMIT ? [ps] : out;
+}
+
 export function expandWord(word: Word, scope: Scope, home: string | null): Field[] {
-  const ps: Piece[] = [];
-  pieces(word.parts, scope, false, ps);
+  const ps0: Piece[] = [];
+  pieces(word.parts, scope, false, ps0);
+  if (ps0.some((p) => p.unquoted && !p.expansion && SIMPLE_BRACE.test(p.text))) {
+    const words = braceExpand(ps0);
+    if (words.length > 1) return words.flatMap((w) => fieldsOf(w, scope, home));
+  }
+  return fieldsOf(ps0, scope, home);
+}
+
+function fieldsOf(ps: Piece[], scope: Scope, home: string | null): Field[] {
   // Tilde expansion: an unquoted leading `~` or `~/…` (not `~user`, which stays unknown unless it is us).
   const first = ps[0];
   if (first && first.unquoted && !first.expansion && first.text.startsWith('~')) {
@@ -138,6 +182,7 @@ export function expandWord(word: Word, scope: Scope, home: string | null): Field
         cur ??= { value: '', known: true };
         cur.value += c;
         if (GLOB.test(c)) {
+          if (cur.known) cur.knownPrefix = cur.value.length - c.length;
           cur.known = false;
           cur.unknownEnd = cur.value.length;
         }
@@ -147,13 +192,13 @@ export function expandWord(word: Word, scope: Scope, home: string | null): Field
     cur ??= { value: '', known: true };
     cur.value += p.text;
     if (!p.known || (p.unquoted && !p.expansion && (GLOB.test(p.text) || BRACE.test(p.text)))) {
+      if (cur.known) cur.knownPrefix = cur.value.length - p.text.length;
       cur.known = false;
       cur.unknownEnd = cur.value.length;
     }
   }
   if (cur) fields.push(cur);
   else if (sawQuoted && fields.length === 0) fields.push({ value: '', known: true });
-  // Brace expansion can span pieces (`make build{,-safe}` is one literal piece, but be safe).
   return fields;
 }
 

@@ -92,6 +92,9 @@ const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash
 /** Shell options that take a value (`-o pipefail`, `+O extglob`, `--rcfile f`). */
 const SHELL_VALUE_OPTS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
 
+/** Packages whose binary is not named after the package. */
+const PACKAGE_BINS: Record<string, string> = { '@playwright/test': 'playwright', 'playwright-core': 'playwright', '@puppeteer/browsers': 'browsers', 'selenium-standalone': 'selenium-standalone' };
+
 /** `npx`, `pnpm exec`, ... : runners of a package's binary. */
 const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx', 'pnpm', 'yarn', 'npm', 'bun']);
 /** pnpm/yarn built-in commands (anything else is a package binary: `pnpm playwright test`). */
@@ -308,6 +311,13 @@ function packageRunner(name: string, argv: Field[]): Unwrapped {
   if (call && call[1]) return { kind: 'script', via: `${name} -c`, text: call[1] };
   const inner = [argv[0]!, ...argv.slice(start)].slice(s.index);
   if (inner.length === 0) return { kind: 'none' };
+  // A package spec names the binary: `npx playwright@1.45.0 test`, `npx @scope/tool@latest`.
+  const first = inner[0]!;
+  if (first.known) {
+    const pkg = /^(@[^/@]+\/[^@]+|[^@]+)(?:@[^/]+)?$/.exec(first.value)?.[1] ?? first.value;
+    const bin = PACKAGE_BINS[pkg] ?? pkg.replace(/^@[^/]+\//, '');
+    if (bin !== first.value) inner[0] = { value: bin, known: true };
+  }
   return { kind: 'run', via: name, argv: inner };
 }
 
