@@ -3,7 +3,8 @@
 // load), N pairs. Prints both medians and their ratio (target: at most 1.3).
 //   node bench/hook.bench.mjs [pairs]        (npm run bench runs it after a build)
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,12 +31,26 @@ const event = JSON.stringify({
 });
 const env = { PATH: process.env.PATH, HOME: home, OFFHOST_ROLE: 'laptop', OFFHOST_AUDIT_LOG: join(home, 'audit.jsonl') };
 
+// CPU time of waited-for children (Linux /proc/self/stat cutime + cstime, in clock ticks): less sensitive to
+// other load on the machine than wall time, so it is printed too.
+function childTicks() {
+  try {
+    const f = readFileSync('/proc/self/stat', 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return Number(rest[13]) + Number(rest[14]);
+  } catch {
+    return NaN;
+  }
+}
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
 function time(args, input) {
+  const c0 = childTicks();
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, args, { input, env, encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return { ms, stdout: r.stdout };
+  return { ms, cpuMs: (childTicks() - c0) * TICK_MS, stdout: r.stdout };
 }
 
 const median = (xs) => {
@@ -51,13 +66,19 @@ time(['-e', '0']);
 
 const hook = [];
 const bare = [];
+let hookCpu = 0;
+let bareCpu = 0;
 for (let i = 0; i < pairs; i++) {
-  bare.push(time(['-e', '0']).ms);
-  hook.push(time([bin, 'hook', 'claude-code'], event).ms);
+  const b = time(['-e', '0']);
+  const h = time([bin, 'hook', 'claude-code'], event);
+  bare.push(b.ms);
+  hook.push(h.ms);
+  bareCpu += b.cpuMs;
+  hookCpu += h.cpuMs;
 }
 const mh = median(hook);
 const mb = median(bare);
-console.log(`hook claude-code (allowed Bash command), ${pairs} pairs alternating with node -e 0`);
-console.log(`  node -e 0:              median ${mb.toFixed(1)} ms`);
-console.log(`  offhost hook claude-code median ${mh.toFixed(1)} ms`);
-console.log(`  ratio                   ${(mh / mb).toFixed(2)} (target <= 1.3)`);
+console.log(`hook claude-code (allowed Bash command), ${pairs} pairs alternating with node -e 0; load average ${loadavg()[0].toFixed(2)}`);
+console.log(`  node -e 0                 wall median ${mb.toFixed(1)} ms   cpu mean ${(bareCpu / pairs).toFixed(1)} ms`);
+console.log(`  offhost hook claude-code  wall median ${mh.toFixed(1)} ms   cpu mean ${(hookCpu / pairs).toFixed(1)} ms`);
+console.log(`  ratio                     wall ${(mh / mb).toFixed(2)} (target <= 1.3)   cpu ${(hookCpu / bareCpu).toFixed(2)}`);
