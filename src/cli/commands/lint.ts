@@ -4,6 +4,8 @@
 // Exit 0 clean or warnings only, 1 errors found, 2 usage/git error. Does not depend on the role.
 import { Command, CommanderError } from 'commander';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { EXIT, UsageError } from '../../errors.js';
 import { lintLockContent, type LockCheckContext, type LockFileKind } from '../../locks/lint.js';
@@ -75,6 +77,68 @@ function walkLocks(dir: string, out: string[]): void {
   }
 }
 
+/** Lints files in this thread. */
+function lintFilesHere(files: readonly string[], cwd: string, ctx: LockCheckContext): Finding[] {
+  const out: Finding[] = [];
+  for (const abs of files) {
+    const k = kindOf(abs);
+    if (k === 'component') continue;
+    const shown = relative(cwd, abs) || abs;
+    let buf: Buffer;
+    try {
+      buf = readFileSync(abs);
+    } catch (e) {
+      out.push({ file: shown, ruleId: 'lock-unreadable', severity: 'error', message: `cannot be read: ${(e as Error).message}` });
+      continue;
+    }
+    for (const f of lintLockContent(shown, buf, k, ctx).findings) out.push(f);
+  }
+  return out;
+}
+
+/**
+ * Above this many files, part of the work goes to worker threads (when this module is a built .mjs file);
+ * OFFHOST_LINT_THREADS sets the number of threads (1: none).
+ */
+const PARALLEL_MIN_FILES = 2000;
+const WORKER_TAG = 'offhost-lint-worker';
+
+interface WorkerJob {
+  tag: typeof WORKER_TAG;
+  files: string[];
+  cwd: string;
+  ctx: Omit<LockCheckContext, 'now'> & { now: number };
+}
+
+/** Lints files, split over the available cores for large sets. Findings keep the order of `files`. */
+async function lintFiles(files: readonly string[], cwd: string, ctx: LockCheckContext, env: NodeJS.ProcessEnv): Promise<Finding[]> {
+  const self = import.meta.url;
+  const asked = Number(env.OFFHOST_LINT_THREADS);
+  const cores = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, 16) : Math.min(4, availableParallelism());
+  if (files.length < PARALLEL_MIN_FILES || cores < 2 || !self.endsWith('.mjs')) return lintFilesHere(files, cwd, ctx);
+  const size = Math.ceil(files.length / cores);
+  const slices = Array.from({ length: cores }, (_, i) => files.slice(i * size, (i + 1) * size));
+  const jobs = slices.slice(1).map(
+    (slice) =>
+      new Promise<Finding[]>((resolveJob, rejectJob) => {
+        const job: WorkerJob = { tag: WORKER_TAG, files: slice, cwd, ctx: { ...ctx, now: ctx.now.getTime() } };
+        const w = new Worker(new URL(self), { workerData: job });
+        w.once('message', (m: Finding[]) => resolveJob(m));
+        w.once('error', rejectJob);
+        w.once('exit', (code) => code !== 0 && rejectJob(new Error(`lint worker exited with ${code}`)));
+      }),
+  );
+  const first = lintFilesHere(slices[0] ?? [], cwd, ctx);
+  const rest = await Promise.all(jobs);
+  return first.concat(...rest);
+}
+
+// In a worker thread started by lintFiles: lint the slice and post the findings back.
+if (!isMainThread && (workerData as WorkerJob | undefined)?.tag === WORKER_TAG) {
+  const job = workerData as WorkerJob;
+  parentPort?.postMessage(lintFilesHere(job.files, job.cwd, { ...job.ctx, now: new Date(job.ctx.now) }));
+}
+
 export async function run(args: string[], io: Io): Promise<number> {
   const parsed = parseArgs(args, io);
   if (typeof parsed === 'number') return parsed;
@@ -134,19 +198,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         else files.push(abs);
       }
     }
-    for (const abs of files) {
-      const k = kindOf(abs);
-      if (k === 'component') continue;
-      const shown = relative(io.cwd, abs) || abs;
-      let buf: Buffer;
-      try {
-        buf = readFileSync(abs);
-      } catch (e) {
-        findings.push({ file: shown, ruleId: 'lock-unreadable', severity: 'error', message: `cannot be read: ${(e as Error).message}` });
-        continue;
-      }
-      findings.push(...lintLockContent(shown, buf, k, ctx).findings);
-    }
+    findings.push(...(await lintFiles(files, io.cwd, ctx, io.env)));
   }
 
   const out = format(findings, kind, { color: opts.color === true, ...(root ? { root } : {}) });
