@@ -2,7 +2,7 @@
 // Exit 0: the caller holds (or released) the lock; 1: another session holds it (or R7 order refused);
 // 2: error (nothing changed).
 import { Command, CommanderError } from 'commander';
-import { EXIT, UsageError } from '../../errors.js';
+import { EXIT, OffhostError, UsageError } from '../../errors.js';
 import type { Clock } from '../../types.js';
 import type { Io } from '../io.js';
 import { openRepo, type Repo } from '../../git/repo.js';
@@ -190,7 +190,7 @@ export function reportAcquire(r: AcquireResult, ctx: LifecycleContext, io: Io): 
 function parseArgs(cmd: Command, args: string[], io: Io): void {
   cmd
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: () => undefined /* rethrown as UsageError */ })
     .helpOption('-h, --help');
   try {
     cmd.parse(args, { from: 'user' });
@@ -229,6 +229,20 @@ Exit: 0 you hold (or released) the lock, 1 another session holds it, 2 error.
 `;
 
 export async function run(args: string[], io: Io): Promise<number> {
+  try {
+    return await runInner(args, io);
+  } catch (err) {
+    // Reported here rather than by main: a lazily loaded command bundle may carry its own copy of the
+    // error classes, so main's instanceof check would not recognise them (and would print a stack).
+    if (err instanceof OffhostError) {
+      io.stderr(`offhost lock: ${err.message}\n`);
+      return err.exitCode;
+    }
+    throw err;
+  }
+}
+
+async function runInner(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
     (sub === undefined ? io.stderr : io.stdout)(USAGE);

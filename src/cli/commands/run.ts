@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { EXIT, UsageError } from '../../errors.js';
+import { EXIT, OffhostError, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { loadGuard } from '../../policy/guard.js';
 import { mapPath, probeBackend, renderLine } from '../../routes/index.js';
@@ -112,7 +112,7 @@ function parse(args: string[], io: Io): { o: RunOpts; line: string } {
   const optArgs = (dd === -1 ? args : args.slice(0, dd)).map((a) => (a === '--wait' ? '--wait=forever' : a));
   const cmd = new Command('offhost run')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: () => undefined /* rethrown as UsageError */ })
     .argument('[command...]')
     .option('--session <tag>', 'session tag (default: $OFFHOST_SESSION)')
     .option('--ai <name>', 'agent name (default: $OFFHOST_AI, else human)')
@@ -144,6 +144,20 @@ class HelpShown extends Error {}
 class Interrupted extends Error {}
 
 export async function run(args: string[], io: Io): Promise<number> {
+  try {
+    return await runInner(args, io);
+  } catch (err) {
+    // Reported here rather than by main: a lazily loaded command bundle may carry its own copy of the
+    // error classes, so main's instanceof check would not recognise them (and would print a stack).
+    if (err instanceof OffhostError) {
+      io.stderr(`offhost run: ${err.message}\n`);
+      return err.exitCode;
+    }
+    throw err;
+  }
+}
+
+async function runInner(args: string[], io: Io): Promise<number> {
   if (args[0] === '--help' || args[0] === '-h') {
     io.stdout(USAGE);
     return EXIT.ok;
