@@ -129,7 +129,8 @@ async function lintFiles(files: readonly string[], cwd: string, ctx: LockCheckCo
       }),
   );
   const first = lintFilesHere(slices[0] ?? [], cwd, ctx);
-  const rest = await Promise.all(jobs);
+  // A worker that cannot start or fails: its slice is linted here instead.
+  const rest = await Promise.all(jobs.map((j, i) => j.catch(() => lintFilesHere(slices[i + 1] ?? [], cwd, ctx))));
   return first.concat(...rest);
 }
 
