@@ -116,6 +116,20 @@ describe('across clones of one bare remote, with --push', () => {
     expect(g(b, 'rev-parse', 'HEAD')).toBe(head);
   });
 
+  it('locks.push in the configuration pushes without --push; --no-push keeps it local', async () => {
+    const { bare, clones } = bareWithClones(1);
+    const c = clones[0]!;
+    writeFileSync(join(c, 'offhost.config.yaml'), 'locks:\n  push: true\n');
+    const r = await offhost(['lock', 'acquire', VM, '--reason', 'cfg'], { cwd: c, env: sessionEnv('cfg') });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('pushed');
+    expect(g(bare, 'show', `main:${ACTIVE}`)).toContain('session: cfg');
+    const rel = await offhost(['lock', 'release', VM, '--no-push'], { cwd: c, env: sessionEnv('cfg') });
+    expect(rel.code).toBe(0);
+    expect(rel.stdout).not.toContain('pushed');
+    expect(g(bare, 'show', `main:${ACTIVE}`)).toContain('session: cfg');
+  });
+
   it('an expired lock on the remote is archived there and taken over', async () => {
     const { bare, clones } = bareWithClones(2);
     const [a, b] = clones as [string, string];
