@@ -1083,10 +1083,14 @@ class Parser {
       i++;
     }
     let index: Word | undefined;
+    let bad = false;
     if (name !== '' && this.code(i) === C_LBRACKET) {
       this.pos = i + 1;
-      index = this.scanUntilBracket(i);
-      i = this.pos + 1;
+      const w = this.scanUntilBracket(i, true);
+      if (w !== null) {
+        index = w;
+        i = this.pos + 1;
+      } else bad = true; // `${x[}`: no `]` before `}` — bash -n accepts, expansion fails at run time
     }
     let op = '';
     const operands: Word[] = [];
@@ -1095,7 +1099,7 @@ class Parser {
       const c1 = this.code(i + 1);
       let stop = -1;
       let second = false;
-      if (name === '') {
+      if (name === '' || bad) {
         op = ''; // not a valid parameter: bash -n accepts, expansion fails at run time
       } else if (c === C_COLON) {
         if (c1 === C_MINUS || c1 === C_EQ || c1 === C_PLUS || c1 === C_QUESTION) op = text.slice(i, i + 2);
@@ -1120,7 +1124,7 @@ class Parser {
         this.pos++;
         operands.push(this.scanOperand(-1, inDouble, start));
       }
-      if (op === '' && name !== '') op = '?'; // unknown operator: operand holds the rest
+      if (op === '' && (name !== '' || bad)) op = '?'; // unknown operator: operand holds the rest
       i = this.pos;
     }
     if (this.code(i) !== C_RBRACE) this.fail("syntax error: unexpected end of file, `}' expected to close `${'", start);
@@ -1136,12 +1140,11 @@ class Parser {
     return part;
   }
 
-  /** An operand inside `${…}` from this.pos up to the closing `}` (or `stop` at brace level 0). */
+  /** An operand inside `${…}` from this.pos up to the closing `}` (or `stop`). */
   private scanOperand(stop: number, inDouble: boolean, openAt: number): Word {
     const text = this.text;
     const start = this.pos;
     const parts: WordPart[] = [];
-    let level = 0;
     let i = start;
     let lit = '';
     let litStart = -1;
@@ -1150,18 +1153,9 @@ class Parser {
     for (;;) {
       if (i >= this.len) this.fail("syntax error: unexpected end of file, `}' expected to close `${'", openAt);
       const c = text.charCodeAt(i);
-      if (c === C_RBRACE) {
-        if (level === 0) break;
-        level--;
-        i++;
-        continue;
-      }
-      if (c === C_LBRACE) {
-        level++;
-        i++;
-        continue;
-      }
-      if (c === stop && level === 0) break;
+      // bash does not count nested braces here: `${x:-{a}b}` is `{a` followed by `b}`
+      if (c === C_RBRACE) break;
+      if (c === stop) break;
       if (c === C_BACKSLASH && i + 1 < this.len) {
         if (i > runStart) {
           if (litStart < 0) litStart = runStart;
@@ -1209,7 +1203,9 @@ class Parser {
   }
 
   /** Subscript text from this.pos (after `[`) to the matching `]` (left at this.pos). */
-  private scanUntilBracket(openAt: number): Word {
+  private scanUntilBracket(openAt: number): Word;
+  private scanUntilBracket(openAt: number, stopAtBrace: true): Word | null;
+  private scanUntilBracket(openAt: number, stopAtBrace = false): Word | null {
     const text = this.text;
     const start = this.pos;
     this.enter(openAt);
@@ -1224,6 +1220,9 @@ class Parser {
         if (level === 0) break;
         level--;
         i++;
+      } else if (c === C_RBRACE && stopAtBrace) {
+        this.depth--;
+        return null;
       } else if (c === C_LBRACKET) {
         level++;
         i++;
@@ -1458,7 +1457,7 @@ class Parser {
         negated = !negated;
         prefixEnd = this.tkEnd;
         this.next();
-      } else if (r === 'time' && !timed) {
+      } else if (r === 'time') {
         timed = true;
         prefixEnd = this.tkEnd;
         this.next();

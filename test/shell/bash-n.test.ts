@@ -4,7 +4,8 @@
 // A case counts as rejected by bash when `bash -n` exits non-zero OR prints anything but a warning:
 // bash -n reports `[[ … ]]` errors ("conditional binary operator expected") on stderr yet exits 0,
 // and running such a line fails, so the parser rejects them. Warnings (heredoc delimited by end of file,
-// unterminated heredoc in a command substitution) are not errors.
+// unterminated heredoc in a command substitution) are not errors; only lines starting with the file
+// name count (a warning may quote a multi-line delimiter).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { ParseError } from '../../src/errors.js';
 
 const LOOP = `for f in "$1"/c*.sh; do
   e=$(bash -n "$f" 2>&1); rc=$?; ok=1; [ "$rc" = 0 ] || ok=0
-  while IFS= read -r l; do case $l in *"warning: "*|"") ;; *) ok=0;; esac; done <<< "$e"
+  while IFS= read -r l; do case $l in "$f: line "*) case $l in *": warning: "*) ;; *) ok=0;; esac;; esac; done <<< "$e"
   echo "$ok"
 done`;
 
