@@ -125,7 +125,7 @@ async function lintFiles(files: readonly string[], cwd: string, ctx: LockCheckCo
         const w = new Worker(new URL(self), { workerData: job });
         w.once('message', (m: Finding[]) => resolveJob(m));
         w.once('error', rejectJob);
-        w.once('exit', (code) => code !== 0 && rejectJob(new Error(`lint worker exited with ${code}`)));
+        w.once('exit', (code) => rejectJob(new Error(`lint worker exited (${code}) without its findings`))); // no-op after 'message'
       }),
   );
   const first = lintFilesHere(slices[0] ?? [], cwd, ctx);
