@@ -35,7 +35,10 @@ export type WordPart =
       op: string;
       /** The operand words of the operator (`${x:-$(cmd)}` -> one word whose part is a CommandSub). */
       operands: Word[];
-      /** (parser addition) `#` for `${#x}` (length), `!` for `${!x}` / `${!pre*}` (indirection). */
+      /**
+       * (parser addition) `#` for `${#x}` (length), `!` for `${!x}` / `${!pre*}` (indirection). When no other
+       * operator follows, `op` is the prefix too (`${#x}`: op `#`, no operands; `${x#}`: op `#`, one operand).
+       */
       prefix?: '#' | '!';
       /** (parser addition) The subscript of `${a[i]}` as a word (`@`, `*`, `$i`, `$(cmd)`...). */
       index?: Word;

@@ -1130,6 +1130,8 @@ class Parser {
     if (this.code(i) !== C_RBRACE) this.fail("syntax error: unexpected end of file, `}' expected to close `${'", start);
     this.pos = i + 1;
     this.depth--;
+    // `${#x}` / `${!x}` / `${!x[@]}`: op is the prefix (no operands), so `op === ''` keeps meaning "plain value"
+    if (op === '' && prefix !== undefined) op = prefix;
     const part: WordPart = { type: 'Param', name, braced: true, op, operands, span: span(start, this.pos) };
     if (prefix !== undefined) part.prefix = prefix;
     if (index !== undefined) part.index = index;

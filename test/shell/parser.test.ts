@@ -227,8 +227,8 @@ describe('parse: expansions', () => {
     }
     expect(ps[1]).toMatchObject({ name: 'x', op: '/' });
     if (ps[1]!.type === 'Param') expect(ps[1]!.operands.map((w) => w.raw)).toEqual(['a', 'b']);
-    expect(ps[2]).toMatchObject({ name: 'x', prefix: '#', op: '' });
-    expect(ps[3]).toMatchObject({ name: 'x', prefix: '!', op: '' });
+    expect(ps[2]).toMatchObject({ name: 'x', prefix: '#', op: '#', operands: [] });
+    expect(ps[3]).toMatchObject({ name: 'x', prefix: '!', op: '!', operands: [] });
     expect(ps[4]).toMatchObject({ name: 'x', index: { raw: '@' } });
     expect(ps[5]).toMatchObject({ name: 'x', op: ':' });
     if (ps[5]!.type === 'Param') expect(ps[5]!.operands.map((w) => w.raw)).toEqual(['1', '2']);
