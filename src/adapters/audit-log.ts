@@ -1,11 +1,11 @@
 // The audit log: one JSON line per decision an agent (or the shell wrapper) was given.
 //
-// Where: `$OFFHOST_AUDIT_LOG`, else `$XDG_STATE_HOME/offhost/audit.jsonl`, else
+// Where: `$OFFHOST_AUDIT_LOG`, else the config's `audit.path`, else `$XDG_STATE_HOME/offhost/audit.jsonl`, else
 // `~/.local/state/offhost/audit.jsonl`. `OFFHOST_AUDIT_LOG=off` turns it off.
 // Concurrency: many hook processes append at once. Each line is written with one write(2) on a descriptor
 // opened with O_APPEND, so lines never interleave or overwrite each other. The command is capped so a line
 // stays small.
-// Size: past `OFFHOST_AUDIT_MAX_BYTES` (default 5 MiB) the file is rotated to `.1` (`.1` -> `.2` -> `.3`,
+// Size: past `OFFHOST_AUDIT_MAX_BYTES` (else the config's `audit.max_bytes`, default 5 MiB) the file is rotated to `.1` (`.1` -> `.2` -> `.3`,
 // the oldest dropped). Rotation takes a directory lock (`<log>.rotating`, mkdir is atomic); a process that
 // does not get it simply appends, and a lock older than 30 s is taken as stale.
 // Failure: the caller notes it on stderr and carries on; the decision it logs stands either way.
@@ -18,9 +18,16 @@ export const KEEP = 3;
 /** Longest command text kept in a line (the length is always recorded). */
 export const MAX_COMMAND_CHARS = 4096;
 
-export function auditLogPath(env: NodeJS.ProcessEnv): string | null {
-  const explicit = env.OFFHOST_AUDIT_LOG;
+/** The config file's `audit:` section (path absolute or `~/…`, already expanded by the config loader). */
+export interface AuditSettings {
+  path?: string;
+  maxBytes?: number;
+}
+
+export function auditLogPath(env: NodeJS.ProcessEnv, settings: AuditSettings = {}): string | null {
+  let explicit = env.OFFHOST_AUDIT_LOG || settings.path;
   if (explicit === 'off' || explicit === '0') return null;
+  if (explicit && (explicit === '~' || explicit.startsWith('~/')) && env.HOME) explicit = join(env.HOME, explicit.slice(1));
   if (explicit) return explicit;
   const state = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : env.HOME ? join(env.HOME, '.local', 'state') : null;
   return state ? join(state, 'offhost', 'audit.jsonl') : null;
@@ -87,12 +94,12 @@ function rotate(path: string, now: Date): void {
  * Appends one record. Throws on failure (the caller reports it); never partially writes a line unless the
  * disk is full.
  */
-export function appendAudit(rec: AuditRecord, env: NodeJS.ProcessEnv, now: Date = new Date()): string | null {
-  const path = auditLogPath(env);
+export function appendAudit(rec: AuditRecord, env: NodeJS.ProcessEnv, now: Date = new Date(), settings: AuditSettings = {}): string | null {
+  const path = auditLogPath(env, settings);
   if (!path) return null;
   const line = auditLine(rec, now);
   const bytes = Buffer.from(line, 'utf8');
-  const max = Number(env.OFFHOST_AUDIT_MAX_BYTES) > 0 ? Number(env.OFFHOST_AUDIT_MAX_BYTES) : DEFAULT_MAX_BYTES;
+  const max = Number(env.OFFHOST_AUDIT_MAX_BYTES) > 0 ? Number(env.OFFHOST_AUDIT_MAX_BYTES) : settings.maxBytes && settings.maxBytes > 0 ? settings.maxBytes : DEFAULT_MAX_BYTES;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   if (sizeOf(path) + bytes.length > max) rotate(path, now);
   const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
@@ -106,9 +113,9 @@ export function appendAudit(rec: AuditRecord, env: NodeJS.ProcessEnv, now: Date 
 }
 
 /** Appends, and on failure writes a note to `stderr` instead of throwing. */
-export function tryAppendAudit(rec: AuditRecord, env: NodeJS.ProcessEnv, stderr: (t: string) => void, now?: Date): void {
+export function tryAppendAudit(rec: AuditRecord, env: NodeJS.ProcessEnv, stderr: (t: string) => void, now?: Date, settings?: AuditSettings): void {
   try {
-    appendAudit(rec, env, now);
+    appendAudit(rec, env, now, settings);
   } catch (err) {
     stderr(`offhost: could not write the audit log (${err instanceof Error ? err.message : String(err)}); the decision stands\n`);
   }

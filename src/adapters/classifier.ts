@@ -53,6 +53,8 @@ function runningBin(): string | null {
 export interface Classifier {
   /** Guard classify for a project directory; throws ConfigError when that project's config is bad. */
   classifyAt(cwd: string): Classify;
+  /** That project's config (`hook:` and `audit:` sections are read by the doors). */
+  configAt(cwd: string): { hook: { mode?: 'rewrite' | 'suggest'; allowRewrite?: boolean }; audit: { path?: string; maxBytes?: number } };
 }
 
 export async function makeClassifier(opts: ClassifierOptions): Promise<Classifier> {
@@ -60,14 +62,18 @@ export async function makeClassifier(opts: ClassifierOptions): Promise<Classifie
   const guards = new Map<string, ReturnType<GuardModule['loadGuard']>>();
   const budgetMs = opts.budgetMs ?? (Number(opts.env.OFFHOST_HOOK_BUDGET_MS) > 0 ? Number(opts.env.OFFHOST_HOOK_BUDGET_MS) : DEFAULT_BUDGET_MS);
   const bin = opts.bin === undefined ? runningBin() : opts.bin;
+  const guardAt = (projectCwd: string) => {
+    let guard = guards.get(projectCwd);
+    if (!guard) {
+      guard = mod.loadGuard({ cwd: projectCwd, env: opts.env, role: opts.role, configFile: opts.configFile });
+      guards.set(projectCwd, guard);
+    }
+    return guard;
+  };
   return {
+    configAt: (projectCwd) => guardAt(projectCwd).config,
     classifyAt(projectCwd: string): Classify {
-      let guard = guards.get(projectCwd);
-      if (!guard) {
-        guard = mod.loadGuard({ cwd: projectCwd, env: opts.env, role: opts.role, configFile: opts.configFile });
-        guards.set(projectCwd, guard);
-      }
-      const g = guard;
+      const g = guardAt(projectCwd);
       return (line, at) => {
         if (line.length > TEXT_MAX) {
           return refusal(HOOK_RULES.budget, `the command is ${line.length} characters long, more than offhost checks (${TEXT_MAX}); split it up or put it in a script`);

@@ -18,6 +18,23 @@ export interface HookOptions {
   allowRewrite?: boolean;
   /** The hook process's environment (OFFHOST_SESSION there wins over the agent's session id). */
   env: NodeJS.ProcessEnv;
+  /**
+   * The project config's `hook:` section for a directory (offhost.config.yaml), used where neither the
+   * command line nor the environment decided. Throws like loadGuard on a bad config (then ignored: the
+   * classification reports it).
+   */
+  settingsAt?: (cwd: string) => { mode?: RerouteMode; allowRewrite?: boolean };
+}
+
+/** Mode and allow-rewrite for one event: command line / environment, then project config, then default. */
+export function effectiveSettings(opts: HookOptions, cwd: string, defaultMode: RerouteMode): { mode: RerouteMode; allowRewrite: boolean } {
+  let cfg: { mode?: RerouteMode; allowRewrite?: boolean } = {};
+  try {
+    cfg = opts.settingsAt?.(cwd) ?? {};
+  } catch {
+    /* a bad config is reported by the classification itself */
+  }
+  return { mode: opts.mode ?? cfg.mode ?? defaultMode, allowRewrite: opts.allowRewrite === true || cfg.allowRewrite === true };
 }
 
 /** One decision as it goes to the audit log (audit-log.ts adds the time). */

@@ -19,6 +19,7 @@ import {
   type HookReply,
   HOOK_RULES,
   denyReason,
+  effectiveSettings,
   isRecord,
   json,
   jsonType,
@@ -68,7 +69,7 @@ export function handleGemini(raw: string, classifyAt: (cwd: string) => Classify,
   }
 
   const session = sessionTag('gemini', sessionId, opts.env);
-  const mode = opts.mode ?? 'rewrite';
+  const { mode } = effectiveSettings(opts, cwd, 'rewrite');
   const base: AuditRecord = { agent: 'gemini', session, cwd: dir, command: line, decision: 'deny', rule: null };
   let verdict: Verdict;
   try {

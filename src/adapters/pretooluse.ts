@@ -10,6 +10,7 @@ import {
   type RerouteMode,
   HOOK_RULES,
   denyReason,
+  effectiveSettings,
   isRecord,
   joinArgv,
   json,
@@ -77,7 +78,7 @@ export function handlePreToolUse(
   else return flavour.refuseInput(`hook event field tool_input.command is a ${jsonType(cmd)}, not a string`);
 
   const session = sessionTag(flavour.agent, sessionId, opts.env);
-  const mode = opts.mode ?? flavour.defaultMode;
+  const { mode, allowRewrite } = effectiveSettings(opts, cwd, flavour.defaultMode);
   const base: AuditRecord = { agent: flavour.agent, session, cwd, command: line, decision: 'deny', rule: null };
 
   let verdict: Verdict;
@@ -127,7 +128,7 @@ export function handlePreToolUse(
     stdout: json({
       hookSpecificOutput: {
         hookEventName: 'PreToolUse',
-        permissionDecision: flavour.rewriteDecision(opts),
+        permissionDecision: flavour.rewriteDecision({ ...opts, allowRewrite }),
         permissionDecisionReason: rewriteReason(verdict, rewritten),
         updatedInput,
       },

@@ -157,3 +157,20 @@ describe('codex', () => {
     expect(handleCodex(ev({ tool_name: 'apply_patch', tool_input: { command: 'x' } }), at, { env })).toMatchObject({ stdout: '', exitCode: 0, audit: null });
   });
 });
+
+describe('project config (hook: section) under the command line and environment', () => {
+  const settingsAt = () => ({ mode: 'suggest' as const, allowRewrite: true });
+  it('config mode applies when neither --mode nor OFFHOST_HOOK_MODE is given', () => {
+    const r = handleClaudeCode(ev({}, { command: 'make build-safe' }), at, { env, settingsAt });
+    expect(out(r.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(r.audit?.mode).toBe('suggest');
+  });
+  it('--mode wins over the config; config allow_rewrite turns ask into allow', () => {
+    const r = handleClaudeCode(ev({}, { command: 'make build-safe' }), at, { env, settingsAt, mode: 'rewrite' });
+    expect(out(r.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
+  });
+  it('a config that cannot be read does not change the answer shape', () => {
+    const r = handleClaudeCode(ev({}, { command: 'make build-safe' }), at, { env, settingsAt: () => { throw new Error('bad'); } });
+    expect(out(r.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
+  });
+});

@@ -92,3 +92,28 @@ describe('offhost init --agent', () => {
     expect(r.stderr).toMatch(/settings\.json:3:\d+: not valid JSON/);
   });
 });
+
+describe('project config: hook and audit sections', () => {
+  it('offhost.config.yaml hook.mode and audit.path apply; OFFHOST_HOOK_MODE still wins', () => {
+    const h2 = fakeHome();
+    writeFileSync(join(h2.home, 'dev', 'koder', 'offhost.config.yaml'), 'hook:\n  mode: suggest\naudit:\n  path: ~/project-audit.jsonl\n');
+    const env = hookEnv(h2);
+    delete (env as Record<string, string>).OFFHOST_AUDIT_LOG;
+    const r = runHook('claude-code', bashEvent('make build-safe', h2.koda), env);
+    expect(decision(r.stdout)).toMatchObject({ permissionDecision: 'deny' });
+    expect(decision(r.stdout).permissionDecisionReason).toContain('Run exactly this instead');
+    const logged = readFileSync(join(h2.home, 'project-audit.jsonl'), 'utf8');
+    expect(JSON.parse(logged.trim())).toMatchObject({ decision: 'reroute', mode: 'suggest' });
+    const r2 = runHook('claude-code', bashEvent('make build-safe', h2.koda), { ...env, OFFHOST_HOOK_MODE: 'rewrite' });
+    expect(decision(r2.stdout)).toMatchObject({ permissionDecision: 'ask' });
+  });
+
+  it('a broken project config refuses the command with file:line', () => {
+    const h2 = fakeHome();
+    writeFileSync(join(h2.home, 'dev', 'koder', 'offhost.config.yaml'), 'hook:\n  mode: sometimes\n');
+    const r = runHook('claude-code', bashEvent('ls', h2.koda), hookEnv(h2));
+    expect(decision(r.stdout)).toMatchObject({ permissionDecision: 'deny' });
+    expect(decision(r.stdout).permissionDecisionReason).toMatch(/offhost\.config\.yaml:2/);
+  });
+});
+

@@ -9,8 +9,8 @@ import { claudeCode, handleClaudeCode } from '../../adapters/claude-code.js';
 import { codex, handleCodex } from '../../adapters/codex.js';
 import { GEMINI_SHELL_TOOLS, handleGemini } from '../../adapters/gemini.js';
 import { refuseByExit2 } from '../../adapters/pretooluse.js';
-import { tryAppendAudit } from '../../adapters/audit-log.js';
-import { classifyOnly, makeClassifier } from '../../adapters/classifier.js';
+import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
+import { type Classifier, classifyOnly, makeClassifier } from '../../adapters/classifier.js';
 
 const HANDLERS: Record<AgentName, (raw: string, classifyAt: (cwd: string) => Classify, opts: HookOptions) => HookReply> = {
   'claude-code': handleClaudeCode,
@@ -139,19 +139,21 @@ export async function run(args: string[], io: Io): Promise<number> {
   const agent = p.agent;
   const opts: HookOptions = {
     mode: resolveMode(p, io),
-    allowRewrite: p.allowRewrite || io.env.OFFHOST_HOOK_ALLOW_REWRITE === '1',
+    // undefined (not false) when neither says so, so the project config can still decide
+    allowRewrite: p.allowRewrite || io.env.OFFHOST_HOOK_ALLOW_REWRITE === '1' ? true : undefined,
     env: io.env,
   };
 
   let reply: HookReply;
+  const state: AnswerState = { classifier: null };
   try {
-    reply = await answer(agent, opts, role, p.config, io);
+    reply = await answer(agent, opts, role, p.config, io, state);
   } catch (err) {
     // A bug must not turn into a silent pass: refuse in the agent's own terms.
     reply = REFUSE_INPUT[agent](`offhost failed: ${errorText(err)}`);
     reply = { ...reply, audit: reply.audit && { ...reply.audit, rule: 'internal-error' } };
   }
-  if (reply.audit) tryAppendAudit(reply.audit, io.env, io.stderr, io.clock.now());
+  if (reply.audit) tryAppendAudit(reply.audit, io.env, io.stderr, io.clock.now(), auditSettings(state, reply.audit.cwd));
   if (reply.stdout) io.stdout(reply.stdout);
   if (reply.stderr) io.stderr(reply.stderr);
   return reply.exitCode;
@@ -173,14 +175,28 @@ function needsGuard(agent: AgentName, raw: string): boolean {
   }
 }
 
-async function answer(agent: AgentName, opts: HookOptions, role: Role | undefined, configFile: string | undefined, io: Io): Promise<HookReply> {
+interface AnswerState {
+  classifier: Classifier | null;
+}
+
+/** The project config's `audit:` section for the event's directory, when the guard was loaded. */
+function auditSettings(state: AnswerState, cwd: string | null): AuditSettings {
+  if (!state.classifier || !cwd) return {};
+  try {
+    return state.classifier.configAt(cwd).audit;
+  } catch {
+    return {};
+  }
+}
+
+async function answer(agent: AgentName, opts: HookOptions, role: Role | undefined, configFile: string | undefined, io: Io, state: AnswerState): Promise<HookReply> {
   const handler = HANDLERS[agent];
   const input = await readStdinBounded(io);
   let reply: HookReply;
   if ('error' in input) {
     reply = REFUSE_INPUT[agent](input.error);
   } else {
-    let classifier: Awaited<ReturnType<typeof makeClassifier>> | null = null;
+    let classifier: Classifier | null = null;
     let loadError: unknown = null;
     // Other tools (Read, Edit, MCP...) pass without loading the guard at all.
     if (needsGuard(agent, input.text)) {
@@ -194,7 +210,10 @@ async function answer(agent: AgentName, opts: HookOptions, role: Role | undefine
       if (!classifier) throw loadError instanceof Error ? loadError : new Error(String(loadError ?? 'guard not loaded'));
       return classifier.classifyAt(cwd);
     };
-    reply = handler(input.text, classifyAt, opts);
+    state.classifier = classifier;
+    const c = classifier;
+    const settingsAt = c ? (cwd: string) => c.configAt(cwd).hook : undefined;
+    reply = handler(input.text, classifyAt, { ...opts, settingsAt });
   }
   return reply;
 }
