@@ -13,7 +13,7 @@ import type { Verdict } from '../../types.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { type AuditRecord, HOOK_RULES, errorText, refusal, safeClassify, shQuote } from '../../adapters/common.js';
 import { planShell, replaceAt } from '../../adapters/shell-wrapper.js';
-import { tryAppendAudit } from '../../adapters/audit-log.js';
+import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
 import { TEXT_MAX, makeClassifier } from '../../adapters/classifier.js';
 
 /**
@@ -30,10 +30,19 @@ function defaultSession(env: NodeJS.ProcessEnv): string | null {
 /** Nesting deeper than this is a loop (OFFHOST_REAL_SHELL pointing back at offhost-shell). */
 const MAX_DEPTH = 16;
 
+/** The project config's `audit:` section, remembered from the last classification (for the audit line). */
+let auditSettings: AuditSettings = {};
+
 async function verdictFor(line: string, cwd: string, io: Io): Promise<Verdict> {
   try {
     const c = await makeClassifier({ env: io.env });
-    return safeClassify(c.classifyAt(cwd), line, { cwd, env: io.env });
+    const classify = c.classifyAt(cwd);
+    try {
+      auditSettings = c.configAt(cwd).audit;
+    } catch {
+      /* reported by the classification */
+    }
+    return safeClassify(classify, line, { cwd, env: io.env });
   } catch (err) {
     return refusal(HOOK_RULES.internal, `offhost could not check this command: ${errorText(err)}`);
   }
@@ -50,7 +59,7 @@ function audit(io: Io, cwd: string, command: string, v: Verdict): void {
     ...(v.decision !== 'allow' ? { reason: v.reason } : {}),
     ...(v.rewrite ? { rewrite: v.rewrite } : {}),
   };
-  tryAppendAudit(rec, io.env, io.stderr, io.clock.now());
+  tryAppendAudit(rec, io.env, io.stderr, io.clock.now(), auditSettings);
 }
 
 async function check(args: string[], io: Io): Promise<number> {
