@@ -97,7 +97,7 @@ export const RESERVED = new Set([
 ]);
 
 /** Builtins whose `name=(…)` arguments are compound array assignments (bash's ASSIGNMENT_BUILTIN). */
-export const DECLARATION_BUILTINS = new Set(['declare', 'typeset', 'local', 'export', 'readonly', 'alias']);
+export const DECLARATION_BUILTINS = new Set(['declare', 'typeset', 'local', 'export', 'readonly', 'alias', 'eval']);
 
 /** `[[ … ]]` unary operators (bash test_unop). */
 export const COND_UNARY = new Set([

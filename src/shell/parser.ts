@@ -545,12 +545,15 @@ class Parser {
           // compound array assignment
           this.pos = i;
           const elems = this.scanArray(parts);
-          assign.array = elems;
           i = this.pos;
-          const raw = text.slice(start, i);
-          this.pos = i;
-          this.wAssign = assign;
-          return { type: 'Word', parts, raw, span: span(start, i) };
+          const n = this.code(i);
+          if (n < 0 || (n < 128 && META[n] === 1)) {
+            assign.array = elems;
+            const raw = text.slice(start, i);
+            this.wAssign = assign;
+            return { type: 'Word', parts, raw, span: span(start, i) };
+          }
+          // `a=(1)x`: bash keeps reading the word; it is then a plain assignment of the text `(1)x`
         }
       } else if (indexWord !== undefined) {
         // `a[1 2]` in assignment position stays one word even without `=` (bash parse_matched_pair)

@@ -522,3 +522,18 @@ describe('parse: spans on a larger script', () => {
     expect(lst.type).toBe('List');
   });
 });
+
+describe('parse: assignment corners', () => {
+  it('`a=(1)x` keeps reading the word: a plain assignment, the next word is the command', () => {
+    const c = simple('a=(1 $(x))echo hi');
+    expect(c.assignments[0]!.array).toBeUndefined();
+    expect(c.assignments[0]!.value!.raw).toBe('(1 $(x))echo');
+    expect(c.assignments[0]!.value!.parts.some((p) => p.type === 'CommandSub')).toBe(true);
+    expect(words(c)).toEqual(['hi']);
+  });
+
+  it('eval and the declaration builtins take name=(…) arguments', () => {
+    expect(words(simple('eval a=(1)'))).toEqual(['eval', 'a=(1)']);
+    expect(() => parse('command declare a=(1)')).toThrow(ParseError);
+  });
+});
