@@ -530,14 +530,19 @@ export async function acquire(ctx: LifecycleContext, t: LockTarget, opts: Acquir
       const changes = new Map<string, string | null>([[rel, ourText]]);
       if (remote && remote.holder.session !== ctx.session) {
         if (remote.holder.state !== 'expired') return { giveUp: remote.holder };
-        // Archive the remote's expired lock too, under a name free both here and there.
+        // Archive the remote's expired lock too: under the name used here when the remote has no such file,
+        // else under a name free both here and there.
         const tip = v.tip!;
-        const taken = new Set<string>();
-        const exists = (p: string) => taken.has(p) || fileExists(join(ctx.repo.root, p));
-        let arch = archivePathOf(t, nowR, 'expired', exists, nd);
-        while (await existsAt(ctx.repo.root, tip, arch)) {
-          taken.add(arch);
+        let arch: string;
+        if (archived && !(await existsAt(ctx.repo.root, tip, archived))) arch = archived;
+        else {
+          const taken = new Set<string>();
+          const exists = (p: string) => taken.has(p) || fileExists(join(ctx.repo.root, p));
           arch = archivePathOf(t, nowR, 'expired', exists, nd);
+          while (await existsAt(ctx.repo.root, tip, arch)) {
+            taken.add(arch);
+            arch = archivePathOf(t, nowR, 'expired', exists, nd);
+          }
         }
         const body = remote.text.endsWith('\n') ? remote.text : `${remote.text}\n`;
         changes.set(arch, `${body}${archiveNote('expired', ctx, nowR, remote.holder.why)}`);
@@ -708,14 +713,19 @@ export async function release(ctx: LifecycleContext, t: LockTarget): Promise<Rel
       const archived = readText(join(ctx.repo.root, archive));
       const res = await pushLoop(ctx, view, message, async (v) => {
         const remote = await remoteHolder(ctx, v, t, rel, ctx.clock.now());
-        if (!remote || remote.text !== local.text) return { giveUp: 'the remote lock is not the one released here' };
+        // Archive the remote's copy only when it is the same hold (same session and start); its content may
+        // differ from ours by an unpushed heartbeat, and then the remote's own text is archived.
+        if (!remote || remote.holder.session !== local.holder.session || remote.holder.started.getTime() !== local.holder.started.getTime()) {
+          return { giveUp: 'the remote has no lock of this hold to archive' };
+        }
         let arch = archive;
         const taken = new Set<string>();
         while (await existsAt(ctx.repo.root, v.tip!, arch)) {
           taken.add(arch);
           arch = archivePathOf(t, now, kind, (p) => taken.has(p) || exists(p), nd);
         }
-        return { changes: new Map<string, string | null>([[rel, null], [arch, archived]]) };
+        const content = remote.text === local.text ? archived : `${remote.text.endsWith('\n') ? remote.text : `${remote.text}\n`}${note}`;
+        return { changes: new Map<string, string | null>([[rel, null], [arch, content]]) };
       });
       if (res.ok) pushed = true;
       else ctx.log?.(`not pushed: ${typeof res.giveUp === 'string' ? res.giveUp : describeHolder(res.giveUp, now)}`);

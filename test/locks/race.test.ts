@@ -130,6 +130,21 @@ describe('across clones of one bare remote, with --push', () => {
     expect(g(bare, 'show', `main:${ACTIVE}`)).toContain('session: cfg');
   });
 
+  it('release --push archives the remote copy of the same hold even after a local-only heartbeat', async () => {
+    const { bare, clones } = bareWithClones(1);
+    const c = clones[0]!;
+    const env = sessionEnv('hb');
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'r', '--push', '--now', '2026-05-19T10:00:00Z'], { cwd: c, env })).code).toBe(0);
+    expect((await offhost(['lock', 'heartbeat', VM, '--now', '2026-05-19T10:30:00Z'], { cwd: c, env })).code).toBe(0);
+    const rel = await offhost(['lock', 'release', VM, '--push', '--now', '2026-05-19T10:40:00Z'], { cwd: c, env });
+    expect(rel.code, rel.stderr).toBe(0);
+    expect(rel.stdout).toContain('pushed');
+    expect(g(bare, 'ls-tree', '--name-only', 'main', '--', ACTIVE).trim()).toBe('');
+    const arch = g(bare, 'show', 'main:meta/context/notices/vm-active-archive/lock-s.khost1.dev-linux-koda-2026-05-19.md');
+    expect(arch).toContain('session: hb');
+    expect(arch).toContain('## Released');
+  });
+
   it('an expired lock on the remote is archived there and taken over', async () => {
     const { bare, clones } = bareWithClones(2);
     const [a, b] = clones as [string, string];
