@@ -104,9 +104,13 @@ export function archiveMove(from: string, to: string, note: string): string {
   return original;
 }
 
-/** Undoes `archiveMove`: puts `original` back at `from` and removes the archive `to`. */
+/**
+ * Undoes `archiveMove`: puts `original` back at `from` and removes the archive `to`. If `from` has been
+ * taken meanwhile (a lock written by someone else), it is left alone and the archive is kept, so neither
+ * text is lost.
+ */
 export function unarchive(from: string, to: string, original: string): void {
-  writeAtomic(from, original);
+  if (!createExclusive(from, original)) return;
   removeFile(to);
 }
 
