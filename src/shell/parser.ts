@@ -246,6 +246,13 @@ class Parser {
     return i < this.len ? this.text.charCodeAt(i) : -1;
   }
 
+  /** Skip `\<newline>` line continuations at j (bash removes them even inside operators and after `$`). */
+  private skipCont(j: number): number {
+    const text = this.text;
+    while (j + 1 < this.len && text.charCodeAt(j) === C_BACKSLASH && text.charCodeAt(j + 1) === C_NL) j += 2;
+    return j;
+  }
+
   // ---------------------------------------------------------------- tokens
 
   private peek(mode: number): number {
@@ -361,8 +368,10 @@ class Parser {
       return;
     }
     const c = text.charCodeAt(i);
-    const c1 = i + 1 < len ? text.charCodeAt(i + 1) : -1;
-    const c2 = i + 2 < len ? text.charCodeAt(i + 2) : -1;
+    const i1 = this.skipCont(i + 1);
+    const c1 = i1 < len ? text.charCodeAt(i1) : -1;
+    const i2 = c1 < 0 ? i1 : this.skipCont(i1 + 1);
+    const c2 = i2 < len ? text.charCodeAt(i2) : -1;
     let op = '';
     switch (c) {
       case C_NL: {
@@ -417,7 +426,7 @@ class Parser {
     if (op !== '') {
       this.tkKind = T_OP;
       this.tkOp = op;
-      this.tkEnd = i + op.length;
+      this.tkEnd = op.length === 1 ? i + 1 : op.length === 2 ? i1 + 1 : i2 + 1;
       return;
     }
     // A word.
@@ -436,8 +445,9 @@ class Parser {
     this.tkKind = T_WORD;
     this.tkOp = '';
     const n = end < len ? text.charCodeAt(end) : -1;
-    if ((n === C_LT || n === C_GT) && mode !== M_COND && mode !== M_EXTPAT && mode !== M_REGEX) {
-      const raw = w.raw;
+    if ((n === C_LT || n === C_GT) && mode !== M_COND && mode !== M_EXTPAT && mode !== M_REGEX && w.parts.length === 1) {
+      const p = w.parts[0]!;
+      const raw = p.type === 'Literal' && !p.escaped ? p.value : '';
       let digits = raw.length > 0;
       for (let k = 0; k < raw.length && digits; k++) digits = isDigit(raw.charCodeAt(k));
       if (digits) {
@@ -574,7 +584,7 @@ class Parser {
     // Process substitution at the start of a word.
     if (i === start) {
       const c = this.code(i);
-      if ((c === C_LT || c === C_GT) && this.code(i + 1) === C_LPAREN) {
+      if ((c === C_LT || c === C_GT) && this.code(this.skipCont(i + 1)) === C_LPAREN) {
         this.pos = i;
         parts.push(this.parseProcSub());
         i = this.pos;
@@ -823,7 +833,8 @@ class Parser {
   private parseDollar(inDouble: boolean): WordPart | null {
     const text = this.text;
     const start = this.pos;
-    const c = this.code(start + 1);
+    const k = this.skipCont(start + 1);
+    const c = this.code(k);
     if (this.memo !== null && (c === C_LPAREN || c === C_LBRACE || c === C_LBRACKET)) {
       const m = this.memo.get(start);
       if (m !== undefined) {
@@ -833,8 +844,9 @@ class Parser {
     }
     let part: WordPart;
     if (c === C_LPAREN) {
-      if (this.code(start + 2) === C_LPAREN) {
-        this.pos = start + 3;
+      const k2 = this.skipCont(k + 1);
+      if (this.code(k2) === C_LPAREN) {
+        this.pos = k2 + 1;
         this.enter(start);
         const body = this.scanArith(start, true);
         this.depth--;
@@ -842,30 +854,30 @@ class Parser {
           part = { type: 'Arith', expr: body.expr, subs: body.subs, span: span(start, this.pos) };
         } else {
           this.pos = start;
-          part = this.parseComSub();
+          part = this.parseComSub(k + 1);
         }
       } else {
-        part = this.parseComSub();
+        part = this.parseComSub(k + 1);
       }
     } else if (c === C_LBRACE) {
-      part = this.parseBraced(inDouble);
+      part = this.parseBraced(inDouble, k + 1);
     } else if (c === C_LBRACKET) {
-      this.pos = start + 2;
+      this.pos = k + 1;
       this.enter(start);
       const body = this.scanArith(start, false)!;
       this.depth--;
       part = { type: 'Arith', expr: body.expr, subs: body.subs, span: span(start, this.pos) };
     } else if (isNameStart(c)) {
-      let j = start + 2;
+      let j = k + 1;
       while (isNameChar(this.code(j))) j++;
       this.pos = j;
-      return { type: 'Param', name: text.slice(start + 1, j), braced: false, op: '', operands: [], span: span(start, j) };
+      return { type: 'Param', name: text.slice(k, j), braced: false, op: '', operands: [], span: span(start, j) };
     } else if (isDigit(c) || isSpecialParam(c)) {
-      this.pos = start + 2;
-      return { type: 'Param', name: text[start + 1]!, braced: false, op: '', operands: [], span: span(start, start + 2) };
+      this.pos = k + 1;
+      return { type: 'Param', name: text[k]!, braced: false, op: '', operands: [], span: span(start, k + 1) };
     } else if (c === C_SQUOTE && !inDouble) {
       // $'…'
-      let j = start + 2;
+      let j = k + 1;
       for (;;) {
         const d = this.code(j);
         if (d < 0) this.fail("syntax error: unterminated $'…' quote", start);
@@ -874,9 +886,9 @@ class Parser {
         else j++;
       }
       this.pos = j + 1;
-      return { type: 'AnsiC', value: decodeAnsiC(text, start + 2, j), span: span(start, j + 1) };
+      return { type: 'AnsiC', value: decodeAnsiC(text, k + 1, j), span: span(start, j + 1) };
     } else if (c === C_DQUOTE && !inDouble) {
-      this.pos = start + 1;
+      this.pos = k;
       const dq = this.scanDouble() as { type: 'DoubleQuoted'; parts: WordPart[]; span: Span };
       dq.span.start = start;
       return dq;
@@ -890,11 +902,11 @@ class Parser {
     return part;
   }
 
-  /** `$(` at this.pos. */
-  private parseComSub(): WordPart {
+  /** `$(` at this.pos; the body starts at bodyStart. */
+  private parseComSub(bodyStart: number): WordPart {
     const start = this.pos;
     this.enter(start);
-    this.pos = start + 2;
+    this.pos = bodyStart;
     this.tkValid = false;
     const saved = this.pending;
     this.pending = [];
@@ -916,7 +928,7 @@ class Parser {
     const start = this.pos;
     const op = this.code(start) === C_LT ? '<(' : '>(';
     this.enter(start);
-    this.pos = start + 2;
+    this.pos = this.skipCont(start + 1) + 1;
     this.tkValid = false;
     const saved = this.pending;
     this.pending = [];
@@ -1055,11 +1067,11 @@ class Parser {
   }
 
   /** `${…}` at this.pos. */
-  private parseBraced(inDouble: boolean): WordPart {
+  private parseBraced(inDouble: boolean, bodyStart: number): WordPart {
     const text = this.text;
     const start = this.pos;
     this.enter(start);
-    let i = start + 2;
+    let i = bodyStart;
     let prefix: '#' | '!' | undefined;
     let c = this.code(i);
     if (c === C_HASH || c === C_BANG) {

@@ -537,3 +537,15 @@ describe('parse: assignment corners', () => {
     expect(() => parse('command declare a=(1)')).toThrow(ParseError);
   });
 });
+
+describe('parse: line continuation everywhere bash removes it', () => {
+  it('inside operators, after $, before an fd redirection', () => {
+    expect(only('a &\\\n& b').type).toBe('AndOr');
+    const c = simple('echo $\\\nx $\\\n(y) 2\\\n>z');
+    expect(part(c.words[1]!)).toMatchObject({ type: 'Param', name: 'x' });
+    expect(part(c.words[2]!)).toMatchObject({ type: 'CommandSub' });
+    expect(c.redirects[0]).toMatchObject({ fd: 2, op: '>' });
+    // not inside single quotes
+    expect(part(simple("echo '\\\n'").words[1]!)).toMatchObject({ type: 'SingleQuoted', value: '\\\n' });
+  });
+});
