@@ -171,6 +171,7 @@ export function mergeHook(settings: Record<string, unknown>, agent: AgentName, c
 
   let found = false;
   let changed = false;
+  let moved: Record<string, unknown> | null = null;
   for (const group of list) {
     if (!isRecord(group) || !Array.isArray(group.hooks)) continue;
     const hs = group.hooks as unknown[];
@@ -191,13 +192,15 @@ export function mergeHook(settings: Record<string, unknown>, agent: AgentName, c
       if (group.matcher !== t.matcher) {
         if (hs.length === 1) group.matcher = t.matcher;
         else {
+          // Shared with other hooks under another matcher: take ours out into its own group (added below).
           hs.splice(i, 1);
           i--;
-          list.push({ matcher: t.matcher, hooks: [updated] });
+          moved = updated;
         }
       }
     }
   }
+  if (moved) list.push({ matcher: t.matcher, hooks: [moved] });
   // Drop groups we emptied.
   for (let i = list.length - 1; i >= 0; i--) {
     const g = list[i];

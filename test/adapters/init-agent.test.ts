@@ -80,3 +80,40 @@ describe('initAgent', () => {
     await expect(initAgent('cursor', io(d).io, opts)).rejects.toThrow(/unknown agent/);
   });
 });
+
+describe('mergeHook edge cases', () => {
+  it('moves our entry out of a shared group with another matcher, leaving the others in place', async () => {
+    const { mergeHook } = await import('../../src/adapters/init-agent.js');
+    const settings = {
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Bash|Edit', hooks: [{ type: 'command', command: 'audit.sh' }, { type: 'command', command: 'node /old/offhost.mjs hook claude-code' }] },
+          { matcher: 'Bash', hooks: [{ type: 'command', command: "offhost hook 'claude-code' --mode suggest" }] },
+        ],
+      },
+    };
+    const { settings: out, changed } = mergeHook(settings, 'claude-code', 'node /new/offhost.mjs hook claude-code', 'x.json');
+    expect(changed).toBe(true);
+    expect(out.hooks).toEqual({
+      PreToolUse: [
+        { matcher: 'Bash|Edit', hooks: [{ type: 'command', command: 'audit.sh' }] },
+        { matcher: 'Bash', hooks: [{ type: 'command', command: 'node /new/offhost.mjs hook claude-code', timeout: 30 }] },
+      ],
+    });
+    expect(settings.hooks.PreToolUse[0]?.hooks).toHaveLength(2); // the input is not mutated
+  });
+
+  it('refuses hooks / hooks.<event> of the wrong shape instead of overwriting them', async () => {
+    const { mergeHook } = await import('../../src/adapters/init-agent.js');
+    expect(() => mergeHook({ hooks: [] }, 'codex', 'c', 'f.json')).toThrow(/"hooks" is not an object/);
+    expect(() => mergeHook({ hooks: { BeforeTool: {} } }, 'gemini', 'c', 'f.json')).toThrow(/"hooks.BeforeTool" is not an array/);
+  });
+
+  it('--dry-run prints the merged file and writes nothing', async () => {
+    const d = project();
+    const t = io(d);
+    await initAgent('gemini', t.io, { ...opts, dryRun: true });
+    expect(t.out.join('')).toContain('"BeforeTool"');
+    expect(() => readFileSync(join(d, '.gemini/settings.json'))).toThrow();
+  });
+});
