@@ -30,7 +30,14 @@ const STDIN_MAX = 8 * 1024 * 1024;
 /** An agent that never closes stdin gets a refusal instead of a hook that hangs until the agent gives up. */
 const STDIN_DEADLINE_MS = 10_000;
 
+const USAGE = `Usage: offhost hook ${AGENTS.join('|')} [--mode rewrite|suggest] [--allow-rewrite] [--role laptop|vm|ci] [--config FILE]
+
+A pre-exec hook: reads the agent's event JSON on stdin and answers in its protocol (claude-code: PreToolUse,
+codex: PreToolUse, gemini: BeforeTool). Set it up with \`offhost init --agent NAME\`; see hooks/README.md.
+`;
+
 interface Parsed {
+  help?: boolean;
   agent?: string;
   mode?: string;
   allowRewrite: boolean;
@@ -80,7 +87,8 @@ function parseArgs(args: string[]): Parsed {
         break;
       case '-h':
       case '--help':
-        throw new UsageError(`usage: offhost hook ${AGENTS.join('|')} [--mode rewrite|suggest] [--allow-rewrite] [--role laptop|vm|ci] [--config FILE]`);
+        p.help = true;
+        break;
       default:
         if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
         if (p.agent !== undefined) throw new UsageError(`unexpected argument '${a}'`);
@@ -128,6 +136,10 @@ function resolveMode(p: Parsed, io: Io): RerouteMode | undefined {
 export async function run(args: string[], io: Io): Promise<number> {
   const p = parseArgs(args);
   const role = p.role as Role | undefined;
+  if (p.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
 
   if (p.classifyOnly) {
     io.stdout(await classifyOnly(await io.readStdin(), { env: io.env, role, configFile: p.config }));
