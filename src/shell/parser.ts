@@ -9,16 +9,25 @@
 //   their spans are mapped back onto the original source.
 // - Literal parts are not necessarily merged: `a=b` in a declaration argument is [`a=`, `b`].
 //
-// Deliberate deviations from bash -n (obscure corners; all stricter or equal unless noted):
-// - extglob patterns (`@(…)` etc.) are only accepted where bash accepts them with extglob off, i.e. on
-//   the right of `==`/`!=`/`=` inside `[[ ]]` (bash enables them there itself).
-// - Aliases are not expanded (bash -n does not expand them either in a script).
-// - A heredoc started inside `$( … )` whose body only begins after the closing `)` is read at the next
-//   newline of the enclosing text.
-// - Single quotes inside `${x:-'…'}` within double quotes are literal for every operator (bash treats
-//   them as quotes for the pattern operators); only matters for a `}` inside such quotes.
-// - A heredoc body whose expansions do not parse (e.g. an unclosed `$(` in the body) is accepted, like
-//   bash -n, but its `word` is then a single literal part.
+// Deliberate deviations from bash -n (obscure corners; all but the last are stricter). Each one is
+// also listed in test/shell/bash-n.test.ts (STRICTER) or covered by the differential fixture:
+// - Backtick bodies are parsed (recursively, after bash's un-escaping). bash -n only matches the
+//   backquotes and finds errors inside when the line runs: `echo \`fi\`` is rejected here.
+// - `$((…)…)` that turns out not to be arithmetic falls back to `$( (…)…)` and that body is parsed;
+//   bash -n does not parse it (`echo $((a)b)` passes bash -n, fails when run). Same for `$(( ${x))`.
+// - `[[ … ]]` syntax errors ("conditional binary operator expected") are ParseErrors; bash -n prints
+//   them but exits 0 (the line fails when run). `[[ ]]`, `[[ a && ]]`, `[[ ! ]]` are accepted like bash.
+// - Line continuations are removed where bash removes them (also inside operators, after `$`, inside
+//   `$name`, in heredoc delimiters), except inside the name of `${…}` (`${HO\<newline>ME}` is a bad
+//   substitution here, `$HOME` for bash).
+// Behaviour that matches bash but may surprise:
+// - extglob patterns (`@(…)` etc.) are only words on the right of `==`/`!=`/`=` in `[[ ]]` (bash enables
+//   them there itself); elsewhere `(` is a syntax error, as with bash's default `extglob` off.
+// - A heredoc started inside `$( … )` whose body only begins after the `)` is read at the next newline of
+//   the enclosing text (bash warns); inside `$( … )` a line `EOF)` ends the body (bash 5.2).
+// - A heredoc body whose expansions do not parse (an unclosed `$(` in the body) is accepted, like
+//   bash -n; its `word` is then a single literal part.
+// - Single quotes inside `${x:-'…'}` within double quotes are treated as literal characters.
 
 import type {
   Assignment,
@@ -869,9 +878,19 @@ class Parser {
       part = { type: 'Arith', expr: body.expr, subs: body.subs, span: span(start, this.pos) };
     } else if (isNameStart(c)) {
       let j = k + 1;
-      while (isNameChar(this.code(j))) j++;
+      let cont = false;
+      for (;;) {
+        if (isNameChar(this.code(j))) j++;
+        else {
+          const j2 = this.skipCont(j);
+          if (j2 === j || !isNameChar(this.code(j2))) break;
+          cont = true; // `$HO\<newline>ME` is `$HOME`
+          j = j2;
+        }
+      }
       this.pos = j;
-      return { type: 'Param', name: text.slice(k, j), braced: false, op: '', operands: [], span: span(start, j) };
+      const name = cont ? text.slice(k, j).replace(/\\\n/g, '') : text.slice(k, j);
+      return { type: 'Param', name, braced: false, op: '', operands: [], span: span(start, j) };
     } else if (isDigit(c) || isSpecialParam(c)) {
       this.pos = k + 1;
       return { type: 'Param', name: text[k]!, braced: false, op: '', operands: [], span: span(start, k + 1) };
@@ -1308,6 +1327,8 @@ class Parser {
     const bodyStart = this.pos;
     let i = bodyStart;
     let body = '';
+    /** No tab stripped and no line joined so far: the body is a plain slice of the text. */
+    let plain = true;
     let bodyEnd = len;
     let end = len;
     while (i < len) {
@@ -1351,14 +1372,20 @@ class Parser {
           break;
         }
       }
-      body += joined !== null ? joined + (lineEnd < len ? '\n' : '') : text.slice(s, lineEnd < len ? lineEnd + 1 : len);
+      if (joined !== null || s > lineStart) {
+        if (plain) {
+          body = text.slice(bodyStart, lineStart);
+          plain = false;
+        }
+        body += joined !== null ? joined + (lineEnd < len ? '\n' : '') : text.slice(s, lineEnd < len ? lineEnd + 1 : len);
+      } else if (!plain) body += text.slice(s, lineEnd < len ? lineEnd + 1 : len);
       i = lineEnd < len ? lineEnd + 1 : len;
     }
     if (i >= len) {
       bodyEnd = len;
       end = len;
     }
-    doc.body = body;
+    doc.body = plain ? text.slice(bodyStart, bodyEnd) : body;
     doc.span = span(bodyStart, end);
     if (!doc.quoted) doc.word = this.parseHeredocWord(bodyStart, bodyEnd);
     this.pos = end;
@@ -1591,7 +1618,8 @@ class Parser {
     const r: Redirect = { type: 'Redirect', op, target: w, span: span(start, w.span.end) };
     if (fd !== undefined) r.fd = fd;
     if (op === '<<' || op === '<<-') {
-      const raw = w.raw;
+      // line continuations are not part of the delimiter (`<<E\<newline>OF` is an unquoted `EOF`)
+      const raw = w.raw.includes('\\\n') ? w.raw.replace(/\\\n/g, '') : w.raw;
       const quoted = raw.includes("'") || raw.includes('"') || raw.includes('\\');
       const doc: HereDoc = {
         delimiter: quoted ? unquoteDelimiter(raw) : raw,

@@ -545,6 +545,10 @@ describe('parse: line continuation everywhere bash removes it', () => {
     expect(part(c.words[1]!)).toMatchObject({ type: 'Param', name: 'x' });
     expect(part(c.words[2]!)).toMatchObject({ type: 'CommandSub' });
     expect(c.redirects[0]).toMatchObject({ fd: 2, op: '>' });
+    expect(part(simple('echo $HO\\\nME').words[1]!)).toMatchObject({ type: 'Param', name: 'HOME' });
+    const h = simple('cat <<E\\\nOF\n$(id)\nEOF').redirects[0]!.heredoc!;
+    expect(h).toMatchObject({ delimiter: 'EOF', quoted: false });
+    expect(h.word!.parts[0]!.type).toBe('CommandSub');
     // not inside single quotes
     expect(part(simple("echo '\\\n'").words[1]!)).toMatchObject({ type: 'SingleQuoted', value: '\\\n' });
   });
