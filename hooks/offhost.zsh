@@ -13,7 +13,8 @@ __offhost_accept_line() {
     zle .accept-line
     return
   fi
-  out=$("${__offhost_cmd[@]}" shell --check --cwd "$PWD" -- "$line" 2>&1)
+  # stdout only: the rewrite (3) or the reason (126); stderr would end up in the buffer or on the display
+  out=$("${__offhost_cmd[@]}" shell --check --cwd "$PWD" -- "$line" 2>/dev/null)
   rc=$?
   case $rc in
     0) zle .accept-line ;;
