@@ -21,7 +21,6 @@ import {
   existsAt,
   fetchTip,
   gitOut,
-  headSha,
   moveHeadIfAt,
   pushFastForward,
   pushTarget,
@@ -690,7 +689,7 @@ export async function release(ctx: LifecycleContext, t: LockTarget): Promise<Rel
   const rel = lockPathOf(t, nd);
   const name = targetName(t);
   return withMutex(ctx.repo.gitDir, async () => {
-    const now = ctx.clock.now();
+    const now = toSecond(ctx.clock.now());
     const local = readLocal(ctx, t, rel, now);
     if (!local) return { status: 'absent', target: name, file: rel };
     if (local.holder.session !== ctx.session && local.holder.state !== 'expired') return { status: 'held', target: name, holder: local.holder };
@@ -788,7 +787,7 @@ export interface GcResult {
 export async function gc(ctx: LifecycleContext): Promise<GcResult> {
   const nd = notices(ctx);
   return withMutex(ctx.repo.gitDir, async () => {
-    const now = ctx.clock.now();
+    const now = toSecond(ctx.clock.now());
     const ch = new Changes(ctx.repo.root);
     const archived: GcResult['archived'] = [];
     const before = new Map<string, string>();
@@ -830,10 +829,6 @@ export async function gc(ctx: LifecycleContext): Promise<GcResult> {
   });
 }
 
-/** The local HEAD (exported for tests and the bench). */
-export async function head(ctx: { repo: Repo }): Promise<string | null> {
-  return headSha(ctx.repo.root);
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Heartbeat schedule (for `offhost run`): pure, driven by a Clock and an injected timer.
