@@ -25,14 +25,20 @@ export function offhostExecutable(argv1: string | undefined = process.argv[1]): 
   return p.endsWith('offhost.mjs') ? p : 'offhost';
 }
 
+const SAFE_WORD = /^[A-Za-z0-9_@%+:,./-]+$/;
+
 /**
- * `'<offhost>' 'run' ['--session' '<S>'] ['--cwd' '<D>'] '--' '<LINE>'`: every word POSIX single-quoted,
- * LINE passed as one argument (offhost run classifies it again and runs it on the route's VM under its lock).
+ * `<offhost> run [--session '<S>'] [--cwd '<D>'] -- '<LINE>'`: every argument that carries a value (the
+ * session, the directory, the command line) POSIX single-quoted; the fixed words `run`, `--session`,
+ * `--cwd`, `--` as they are; the executable as it is when it is made of safe characters only
+ * ([A-Za-z0-9_@%+:,./-]), else single-quoted. LINE is one argument: offhost run classifies it again and
+ * runs it on the route's VM under the VM lock.
  */
 export function runRewrite(line: string, opts: { session?: string; cwd?: string; executable?: string } = {}): string {
-  const words = [opts.executable ?? offhostExecutable(), 'run'];
-  if (opts.session) words.push('--session', opts.session);
-  if (opts.cwd) words.push('--cwd', opts.cwd);
-  words.push('--', line);
-  return words.map(singleQuote).join(' ');
+  const exe = opts.executable ?? offhostExecutable();
+  const words = [SAFE_WORD.test(exe) ? exe : singleQuote(exe), 'run'];
+  if (opts.session) words.push('--session', singleQuote(opts.session));
+  if (opts.cwd) words.push('--cwd', singleQuote(opts.cwd));
+  words.push('--', singleQuote(line));
+  return words.join(' ');
 }

@@ -137,9 +137,11 @@ describe('heartbeat field', () => {
 
 describe('runRewrite', () => {
   it('has the documented form', () => {
-    expect(runRewrite('make build-safe', { executable: '/opt/offhost/dist/offhost.mjs' })).toBe(`'/opt/offhost/dist/offhost.mjs' 'run' '--' 'make build-safe'`);
+    expect(runRewrite('make build-safe', { executable: '/opt/offhost/dist/offhost.mjs' })).toBe(`/opt/offhost/dist/offhost.mjs run -- 'make build-safe'`);
+    expect(runRewrite('make build-safe', { executable: 'offhost' })).toBe(`offhost run -- 'make build-safe'`);
+    expect(runRewrite('make build', { executable: '/home/me/my tools/offhost.mjs' })).toBe(`'/home/me/my tools/offhost.mjs' run -- 'make build'`);
     expect(runRewrite("make -C '/x y' build", { executable: 'offhost', session: 'claude-1', cwd: '/home/koder/dev/koder' })).toBe(
-      `'offhost' 'run' '--session' 'claude-1' '--cwd' '/home/koder/dev/koder' '--' 'make -C '\\''/x y'\\'' build'`,
+      `offhost run --session 'claude-1' --cwd '/home/koder/dev/koder' -- 'make -C '\\''/x y'\\'' build'`,
     );
   });
   it('names the running offhost.mjs by its real path, else offhost', () => {
@@ -150,9 +152,9 @@ describe('runRewrite', () => {
   it('bash reads every word back exactly (property)', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }).filter((s) => !s.includes('\0')), fc.string({ maxLength: 12 }).filter((s) => !s.includes('\0')), (line, session) => {
-        const rw = runRewrite(line, { executable: 'offhost', session: session || 'x' });
+        const rw = runRewrite(line, { executable: 'off host', session: session || 'x' });
         const out = execFileSync('bash', ['-c', `for w in ${rw}; do printf '%s\\0' "$w"; done`], { encoding: 'utf8' });
-        expect(out.split('\0').slice(0, -1)).toEqual(['offhost', 'run', '--session', session || 'x', '--', line]);
+        expect(out.split('\0').slice(0, -1)).toEqual(['off host', 'run', '--session', session || 'x', '--', line]);
       }),
       { numRuns: 60 },
     );
