@@ -4,7 +4,7 @@
 // Exit 0 clean or warnings only, 1 errors found, 2 usage/git error. Does not depend on the role.
 import { Command, CommanderError } from 'commander';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { EXIT, UsageError } from '../../errors.js';
@@ -98,7 +98,8 @@ function lintFilesHere(files: readonly string[], cwd: string, ctx: LockCheckCont
 
 /**
  * Above this many files, part of the work goes to worker threads (when this module is a built .mjs file);
- * OFFHOST_LINT_THREADS sets the number of threads (1: none).
+ * by default one per idle core (cores minus the load average, up to 4); OFFHOST_LINT_THREADS sets the number
+ * of threads (1: none).
  */
 const PARALLEL_MIN_FILES = 2000;
 const WORKER_TAG = 'offhost-lint-worker';
@@ -114,7 +115,9 @@ interface WorkerJob {
 async function lintFiles(files: readonly string[], cwd: string, ctx: LockCheckContext, env: NodeJS.ProcessEnv): Promise<Finding[]> {
   const self = import.meta.url;
   const asked = Number(env.OFFHOST_LINT_THREADS);
-  const cores = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, 16) : Math.min(4, availableParallelism());
+  // By default as many threads as there are idle cores (up to 4): on a busy machine threads only add overhead.
+  const idle = Math.floor(availableParallelism() - loadavg()[0]! + 0.5);
+  const cores = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, 16) : Math.max(1, Math.min(4, idle));
   if (files.length < PARALLEL_MIN_FILES || cores < 2 || !self.endsWith('.mjs')) return lintFilesHere(files, cwd, ctx);
   const size = Math.ceil(files.length / cores);
   const slices = Array.from({ length: cores }, (_, i) => files.slice(i * size, (i + 1) * size));
