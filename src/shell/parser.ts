@@ -521,7 +521,8 @@ class Parser {
         i > start &&
         (c < 0 || (c < 128 && META[c] === 1)) &&
         !(c === C_LPAREN && (mode === M_EXTPAT || mode === M_REGEX)) &&
-        !(c === C_PIPE && mode === M_REGEX)
+        !(c === C_PIPE && mode === M_REGEX) &&
+        !((c === C_LT || c === C_GT) && this.code(this.skipCont(i + 1)) === C_LPAREN)
       ) {
         const raw = text.slice(start, i);
         this.pos = i;
@@ -626,6 +627,22 @@ class Parser {
         }
         if (c === C_PIPE && mode === M_REGEX) {
           i++;
+          continue;
+        }
+        if ((c === C_LT || c === C_GT) && this.code(this.skipCont(i + 1)) === C_LPAREN) {
+          // `a<(x)`: a process substitution continues the word (bash read_token_word)
+          if (i > runStart) {
+            if (litStart < 0) litStart = runStart;
+            lit += text.slice(runStart, i);
+          }
+          if (litStart >= 0) this.literal(parts, lit, escaped, litStart, i);
+          lit = '';
+          litStart = -1;
+          escaped = false;
+          this.pos = i;
+          parts.push(this.parseProcSub());
+          i = this.pos;
+          runStart = i;
           continue;
         }
         if (c === C_LPAREN && mode === M_EXTPAT && i > start) {
@@ -1974,10 +1991,13 @@ class Parser {
       } else {
         this.pos = save;
         this.tkValid = false;
-        body = this.parseCommand();
+        body = this.parseSimple();
       }
     } else {
-      body = this.parseCommand();
+      // a simple command (`time` is an ordinary word here); other reserved words are errors
+      const r = this.reserved();
+      if (r !== null && r !== 'time') this.unexpected();
+      body = this.parseSimple();
     }
     this.depth--;
     return { type: 'Coproc', name, body, span: span(start, body.span.end) };

@@ -297,6 +297,10 @@ describe('parse: expansions', () => {
       { type: 'ProcessSub', op: '>(' },
     ]);
     expect(text(src, c.words[1]!)).toBe('<(ls a)');
+    // inside a word it continues the word, like bash (`a<(x)` is `a/dev/fd/63`)
+    const w = simple('echo a<(x)b 2>(y)').words;
+    expect(w.map((x) => x.raw)).toEqual(['echo', 'a<(x)b', '2>(y)']);
+    expect(w[1]!.parts.map((p) => p.type)).toEqual(['Literal', 'ProcessSub', 'Literal']);
   });
 });
 
@@ -434,6 +438,8 @@ describe('parse: compound commands', () => {
   it('coproc', () => {
     expect(only('coproc cat')).toMatchObject({ type: 'Coproc', name: null, body: { type: 'Simple' } });
     expect(only('coproc NAME { cat; }')).toMatchObject({ type: 'Coproc', name: 'NAME', body: { type: 'Group' } });
+    expect(only('coproc time x')).toMatchObject({ type: 'Coproc', name: null, body: { type: 'Simple' } });
+    expect(() => parse('coproc ! x')).toThrow(ParseError);
   });
 
   it('[[ … ]]', () => {
