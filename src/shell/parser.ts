@@ -1654,6 +1654,7 @@ class Parser {
   }
 
   private parseSimple(): Command {
+    this.peek(M_ASSIGN);
     const start = this.tkStart;
     const assignments: Assignment[] = [];
     const words: Word[] = [];
