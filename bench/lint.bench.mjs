@@ -2,7 +2,7 @@
 // Files: 9,700 valid live locks, 300 with a schema error (so the run exits 1 and prints findings).
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,7 +30,7 @@ for (let r = 0; r < 3; r++) {
 rmSync(dir, { recursive: true, force: true });
 const findings = last.status === 1 || last.status === 0 ? JSON.parse(last.stdout).length : -1;
 const best = Math.min(...runs);
-console.log(`lint: ${N} lock files, whole process: best ${best.toFixed(0)} ms, runs ${runs.map((x) => x.toFixed(0)).join(' / ')} ms (exit ${last.status}, ${findings} findings) — target < 2000 ms`);
+console.log(`lint: ${N} lock files, whole process: best ${best.toFixed(0)} ms, runs ${runs.map((x) => x.toFixed(0)).join(' / ')} ms (exit ${last.status}, ${findings} findings) — target < 2000 ms; load average ${loadavg()[0].toFixed(1)}`);
 if (last.status !== 1) {
   console.error(last.stderr);
   process.exitCode = 1;
