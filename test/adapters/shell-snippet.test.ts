@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { bashSnippet, zshSnippet } from '../../src/adapters/shell-snippet.js';
 
-function setup(prelude = '') {
+function setup(prelude = '', zshPrelude = '') {
   const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-'));
   mkdirSync(join(d, 'bin'));
   const fake = join(d, 'fake-offhost');
@@ -26,6 +26,7 @@ exit 0
   writeFileSync(join(d, 'bin', 'qemu-system-x86_64'), '#!/bin/sh\necho LOCAL-QEMU\n');
   for (const f of [fake, join(d, 'bin', 'make'), join(d, 'bin', 'qemu-system-x86_64')]) chmodSync(f, 0o755);
   writeFileSync(join(d, 'rc'), `PS1='$ '\nexport PATH=${d}/bin:$PATH\nHISTFILE=${d}/hist\n${prelude}\n${bashSnippet([fake])}`);
+  writeFileSync(join(d, '.zshrc'), `PS1='%% '\nexport PATH=${d}/bin:$PATH\n${zshPrelude}\n${zshSnippet([fake])}`);
   const run = (input: string) => {
     const r = spawnSync('bash', ['--noprofile', '--rcfile', join(d, 'rc'), '-i'], { input, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: d, TERM: 'dumb' } });
     let checked = '';
@@ -36,8 +37,30 @@ exit 0
     }
     return { stdout: r.stdout, stderr: r.stderr, checked };
   };
-  return { run };
+  /** zsh's line editor needs a terminal: `script` gives it a pty; keystrokes are sent in timed steps. */
+  const runZsh = async (steps: string[]) => {
+    const child = spawn('script', ['-qec', 'zsh -i', '/dev/null'], { env: { PATH: process.env.PATH, HOME: d, ZDOTDIR: d, TERM: 'dumb' } });
+    let out = '';
+    child.stdout.on('data', (b) => (out += b));
+    const exited = new Promise((r) => child.on('exit', r));
+    for (const step of steps) {
+      child.stdin.write(step);
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+    child.stdin.end();
+    await exited;
+    let checked = '';
+    try {
+      checked = readFileSync(join(d, 'checked.log'), 'utf8');
+    } catch {
+      /* nothing checked */
+    }
+    return { out, checked };
+  };
+  return { run, runZsh };
 }
+
+const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 
 describe('bash snippet (extdebug + DEBUG trap)', () => {
   it('checks each line once: allowed lines run, reroutes run instead, refused lines do not run at all', () => {
@@ -67,5 +90,18 @@ describe('bash snippet (extdebug + DEBUG trap)', () => {
   it('the shipped hooks/offhost.bash and hooks/offhost.zsh are the generated snippets', () => {
     expect(readFileSync('hooks/offhost.bash', 'utf8')).toBe(bashSnippet(['offhost']));
     expect(readFileSync('hooks/offhost.zsh', 'utf8')).toBe(zshSnippet(['offhost']));
+  });
+});
+
+describe.skipIf(!has('zsh') || !has('script'))('zsh snippet (accept-line widget), in a real zsh on a pty', () => {
+  it('allowed lines run, a reroute replaces the buffer and runs, a refused line stays unrun with the reason shown', async () => {
+    const { runZsh } = setup();
+    const r = await runZsh(['echo one\r', 'make build-safe\r', 'qemu-system-x86_64 x\r', '\u0003', 'echo after\r', 'exit\r']);
+    expect(r.out).toContain('one');
+    expect(r.out).toContain('REROUTED-RAN');
+    expect(r.out).toContain('offhost: refused (rule qemu-windows): migrate');
+    expect(r.out).toContain('after');
+    expect(r.out).not.toContain('LOCAL-');
+    expect(r.checked).toBe('echo one\nmake build-safe\nqemu-system-x86_64 x\necho after\nexit\n');
   });
 });
