@@ -27,8 +27,19 @@ export interface Position {
   column: number;
 }
 
+const BRAND = Symbol.for('offhost.error');
+
 export class OffhostError extends Error {
   readonly exitCode: number = EXIT.error;
+  /** Recognised across bundles: a lazily loaded command bundle may carry its own copy of these classes. */
+  get [BRAND](): true {
+    return true;
+  }
+}
+
+/** `err instanceof OffhostError`, also for an error class from another bundle's copy of this module. */
+export function isOffhostError(err: unknown): err is OffhostError {
+  return err instanceof OffhostError || (typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[BRAND] === true);
 }
 
 /** The command line is not valid bash (or exceeds a limit): carries the position. */
@@ -105,7 +116,7 @@ export class BackendMissingError extends OffhostError {
 
 /** The exit status for any thrown value: offhost's own errors carry theirs; anything else is an error (2). */
 export function exitCodeFor(err: unknown): number {
-  return err instanceof OffhostError ? err.exitCode : EXIT.error;
+  return isOffhostError(err) ? err.exitCode : EXIT.error;
 }
 
 /** Offset -> 1-based line/column. */

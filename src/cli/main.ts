@@ -1,6 +1,6 @@
 // Entry point: dispatches on the subcommand and loads only that subcommand's module, so that the hot
 // paths (check, hook, shell) start without the code of lock, lint, ci and their dependencies.
-import { EXIT, exitCodeFor, OffhostError } from '../errors.js';
+import { EXIT, exitCodeFor, isOffhostError } from '../errors.js';
 import type { CommandModule, Io } from './io.js';
 import { systemClock } from '../types.js';
 // The hot paths (run before every command an agent executes) are in the entry file itself; the rest are
@@ -49,7 +49,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const mod = await entry.load();
     return await mod.run(rest, io);
   } catch (err) {
-    io.stderr(`offhost ${name}: ${err instanceof OffhostError ? err.message : String((err as Error)?.stack ?? err)}\n`);
+    io.stderr(`offhost ${name}: ${isOffhostError(err) ? err.message : String((err as Error)?.stack ?? err)}\n`);
     return exitCodeFor(err);
   }
 }
