@@ -200,6 +200,8 @@ class Parser {
   /** Results of substitutions parsed during a `$((`/`((` attempt, by start offset (no re-parse). */
   private memo: Map<number, { part: WordPart; end: number }> | null = null;
   private arithAttempt = 0;
+  /** Paren regions matched by failed `((` attempts: open offset -> close offset and the substitutions inside. */
+  private parenMemo: Map<number, { close: number; subs: WordPart[] }> | null = null;
   /** How many `$(`/`<(`/`>(` bodies are being parsed (heredoc delimiters may be followed by `)` there). */
   private comsubDepth = 0;
 
@@ -1048,6 +1050,9 @@ class Parser {
     const subs: WordPart[] = [];
     const semis: number[] = [];
     let level = 0;
+    /** Open parens of this scan: (offset, subs.length) pairs; closed regions: (open, close, from, to). */
+    let stack: number[] | null = null;
+    let regions: number[] | null = null;
     this.arithAttempt++;
     for (;;) {
       const i = this.pos;
@@ -1062,7 +1067,17 @@ class Parser {
       }
       const c = text.charCodeAt(i);
       if (dparen ? c === C_LPAREN : c === C_LBRACKET) {
+        if (dparen && this.parenMemo !== null) {
+          // a region a failed `((` attempt already matched: skip it (keeps nested `((((…` linear)
+          const m = this.parenMemo.get(i);
+          if (m !== undefined) {
+            for (const p of m.subs) subs.push(p);
+            this.pos = m.close + 1;
+            continue;
+          }
+        }
         level++;
+        if (dparen) (stack ??= []).push(i, subs.length);
         this.pos++;
       } else if (dparen ? c === C_RPAREN : c === C_RBRACKET) {
         if (level === 0) {
@@ -1075,9 +1090,20 @@ class Parser {
             break;
           }
           this.arithAttempt--;
+          if (regions !== null) {
+            const memo = (this.parenMemo ??= new Map());
+            for (let r = 0; r < regions.length; r += 4) {
+              memo.set(regions[r]!, { close: regions[r + 1]!, subs: subs.slice(regions[r + 2]!, regions[r + 3]!) });
+            }
+          }
           return null;
         }
         level--;
+        if (dparen && stack !== null) {
+          const from = stack.pop()!;
+          const open = stack.pop()!;
+          (regions ??= []).push(open, i, from, subs.length);
+        }
         this.pos++;
       } else if (c === C_SEMI && level === 0) {
         semis.push(i - exprStart);

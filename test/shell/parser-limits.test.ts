@@ -80,6 +80,15 @@ describe('parse limits', () => {
     expect(parse(word).items.length).toBe(1);
   });
 
+  it('pathological inputs near the length limit finish (linear: no re-scans)', () => {
+    const pad = ' '.repeat(900_000);
+    // every `((` attempt fails and falls back to a subshell: matched regions are remembered
+    expect(parse('('.repeat(150) + 'x' + pad + ' )'.repeat(150)).items.length).toBe(1);
+    expect(parse('echo ' + '$(('.repeat(60) + 'x' + pad + ' )'.repeat(120)).items.length).toBe(1);
+    expect(() => parse('echo "' + 'a'.repeat(900_000))).toThrow(ParseError);
+    expect(parse('cat <<E\n' + 'x\n'.repeat(300_000)).items.length).toBe(1);
+  });
+
   it('large maxDepth cannot overflow the stack with anything but ParseError', () => {
     const e = error('echo ' + '$('.repeat(100_000) + ')'.repeat(100_000), { maxDepth: 1_000_000 });
     expect(e.reason).toMatch(/nesting too deep/);

@@ -287,6 +287,14 @@ describe('parse: expansions', () => {
     const sub = part(simple('echo $((echo a); (echo b))').words[1]!);
     expect(sub.type).toBe('CommandSub');
     expect(only('((echo a); (echo b))').type).toBe('Subshell');
+    // a failed `((` attempt, then a successful one inside: substitutions are kept
+    const sub2 = only('((( 1 + (2) + $(c) )) )');
+    expect(sub2.type).toBe('Subshell');
+    if (sub2.type === 'Subshell') {
+      const a = sub2.body.items[0]!.command;
+      expect(a).toMatchObject({ type: 'ArithCommand', expr: ' 1 + (2) + $(c) ' });
+      if (a.type === 'ArithCommand') expect(a.subs.map((x) => x.type)).toEqual(['CommandSub']);
+    }
   });
 
   it('process substitution', () => {
