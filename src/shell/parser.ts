@@ -216,6 +216,9 @@ class Parser {
   private tkWord: Word | null = null;
   private tkAssign: AssignInfo | null = null;
   private tkFd: number | string = 0;
+  /** Cache of reserved() for the word tkResWord. */
+  private tkResWord: Word | null = null;
+  private tkRes: string | null = null;
 
   constructor(
     private readonly text: string,
@@ -320,11 +323,17 @@ class Parser {
   /** The reserved word the current token spells, if it is a plain unquoted word. */
   private reserved(): string | null {
     if (this.tkKind !== T_WORD) return null;
-    const parts = this.tkWord!.parts;
-    if (parts.length !== 1) return null;
-    const p = parts[0]!;
-    if (p.type !== 'Literal' || p.escaped) return null;
-    return RESERVED.has(p.value) ? p.value : null;
+    const w = this.tkWord!;
+    if (this.tkResWord === w) return this.tkRes;
+    const parts = w.parts;
+    let r: string | null = null;
+    if (parts.length === 1) {
+      const p = parts[0]!;
+      if (p.type === 'Literal' && !p.escaped && p.value.length <= 8 && RESERVED.has(p.value)) r = p.value;
+    }
+    this.tkResWord = w;
+    this.tkRes = r;
+    return r;
   }
 
   private isWord(w: string): boolean {
