@@ -313,6 +313,7 @@ function stdinOf(node: SimpleCommandNode, st: State, ctx: Ctx): Field | undefine
 function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Field | null): void {
   // Substitutions run before the command itself.
   for (const a of node.assignments) {
+    if (a.indexWord) walkWordSubs(a.indexWord, st, ctx); // a[$(cmd)]=v
     if (a.value) walkWordSubs(a.value, st, ctx);
     for (const w of a.array ?? []) walkWordSubs(w, st, ctx);
   }

@@ -45,6 +45,7 @@ export function visitSubstitutions(parts: WordPart[], hooks: ExpandHooks): void 
         visitSubstitutions(p.parts, hooks);
         break;
       case 'Param':
+        if (p.index) visitSubstitutions(p.index.parts, hooks); // ${a[$(cmd)]}
         for (const w of p.operands) visitSubstitutions(w.parts, hooks);
         break;
       case 'Arith':
