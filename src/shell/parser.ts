@@ -1521,9 +1521,14 @@ class Parser {
     return { type: 'List', items, span: span(start, end) };
   }
 
-  private parseNonEmptyList(stop: number): List {
+  private parseNonEmptyList(stop: number, close: string, what: string, openAt: number): List {
     const l = this.parseList(stop);
-    if (l.items.length === 0) this.unexpected();
+    if (l.items.length === 0) {
+      if (this.peek(M_ASSIGN) === T_EOF) {
+        this.fail(`syntax error: unexpected end of file, \`${close}' expected to close ${what}`, openAt);
+      }
+      this.unexpected();
+    }
     return l;
   }
 
@@ -1779,7 +1784,7 @@ class Parser {
     const start = this.tkStart;
     this.enter(start);
     this.next();
-    const body = this.parseNonEmptyList(0);
+    const body = this.parseNonEmptyList(0, ')', 'the subshell', start);
     this.expectOp(')', 'the subshell', start);
     this.depth--;
     return this.withRedirects({ type: 'Subshell', body, redirects: [], span: span(start, this.pos) });
@@ -1806,7 +1811,7 @@ class Parser {
     const start = this.tkStart;
     this.enter(start);
     this.next();
-    const body = this.parseNonEmptyList(S_RBRACE);
+    const body = this.parseNonEmptyList(S_RBRACE, '}', 'the group', start);
     this.expectWord('}', 'the group', start);
     this.depth--;
     return this.withRedirects({ type: 'Group', body, redirects: [], span: span(start, this.pos) });
@@ -1819,9 +1824,9 @@ class Parser {
     const clauses: { condition: List; body: List }[] = [];
     let elseBody: List | null = null;
     for (;;) {
-      const condition = this.parseNonEmptyList(S_THEN);
+      const condition = this.parseNonEmptyList(S_THEN, 'then', '`if\'', start);
       this.expectWord('then', '`if\'', start);
-      const body = this.parseNonEmptyList(S_ELIF | S_ELSE | S_FI);
+      const body = this.parseNonEmptyList(S_ELIF | S_ELSE | S_FI, 'fi', '`if\'', start);
       clauses.push({ condition, body });
       this.peek(M_ASSIGN);
       const r = this.reserved();
@@ -1831,7 +1836,7 @@ class Parser {
       }
       if (r === 'else') {
         this.next();
-        elseBody = this.parseNonEmptyList(S_FI);
+        elseBody = this.parseNonEmptyList(S_FI, 'fi', '`if\'', start);
       }
       this.expectWord('fi', '`if\'', start);
       break;
@@ -1844,9 +1849,9 @@ class Parser {
     const start = this.tkStart;
     this.enter(start);
     this.next();
-    const condition = this.parseNonEmptyList(S_DO);
+    const condition = this.parseNonEmptyList(S_DO, 'do', `\`${kind}'`, start);
     this.expectWord('do', `\`${kind}'`, start);
-    const body = this.parseNonEmptyList(S_DONE);
+    const body = this.parseNonEmptyList(S_DONE, 'done', `\`${kind}'`, start);
     this.expectWord('done', `\`${kind}'`, start);
     this.depth--;
     return this.withRedirects({
@@ -1864,13 +1869,13 @@ class Parser {
     const r = this.reserved();
     if (r === 'do') {
       this.next();
-      const body = this.parseNonEmptyList(S_DONE);
+      const body = this.parseNonEmptyList(S_DONE, 'done', what, start);
       this.expectWord('done', what, start);
       return body;
     }
     if (r === '{') {
       this.next();
-      const body = this.parseNonEmptyList(S_RBRACE);
+      const body = this.parseNonEmptyList(S_RBRACE, '}', what, start);
       this.expectWord('}', what, start);
       return body;
     }
