@@ -1734,6 +1734,7 @@ class Parser {
         const r = this.parseRedirect();
         redirects.push(r);
         end = r.span.end;
+        decl = false; // bash: after a redirection, `name=(…)` arguments are no longer recognised
       } else break;
     }
     if (assignments.length === 0 && words.length === 0 && redirects.length === 0) this.unexpected();
