@@ -551,7 +551,17 @@ class Parser {
     // Assignment prefix: name=, name+=, name[…]=, name[…]+=
     if (mode === M_ASSIGN && isNameStart(this.code(i))) {
       let j = i + 1;
-      while (isNameChar(this.code(j))) j++;
+      let cont = false; // line continuations inside the name (`a\<newline>b=1` is `ab=1`)
+      for (;;) {
+        if (isNameChar(this.code(j))) j++;
+        else {
+          const j2 = this.skipCont(j);
+          if (j2 === j) break;
+          cont = true;
+          j = j2;
+        }
+      }
+      const noCont = (x: string): string => (cont ? x.replace(/\\\n/g, '') : x);
       let indexWord: Word | undefined;
       let k = j;
       if (this.code(k) === C_LBRACKET) {
@@ -568,12 +578,12 @@ class Parser {
         append = true;
       }
       if (eq >= 0) {
-        assign = { name: text.slice(start, j), append, value: null };
+        assign = { name: noCont(text.slice(start, j)), append, value: null };
         if (indexWord !== undefined) {
           assign.index = text.slice(j + 1, k - 1);
           assign.indexWord = indexWord;
         }
-        this.literal(parts, text.slice(start, eq + 1), false, start, eq + 1);
+        this.literal(parts, noCont(text.slice(start, eq + 1)), false, start, eq + 1);
         i = eq + 1;
         valueStart = i;
         valuePartIdx = parts.length;
@@ -593,7 +603,7 @@ class Parser {
         }
       } else if (indexWord !== undefined) {
         // `a[1 2]` in assignment position stays one word even without `=` (bash parse_matched_pair)
-        this.literal(parts, text.slice(start, j + 1), false, start, j + 1);
+        this.literal(parts, noCont(text.slice(start, j + 1)), false, start, j + 1);
         for (const p of indexWord.parts) parts.push(p);
         this.literal(parts, ']', false, k - 1, k);
         i = k;
@@ -2024,8 +2034,8 @@ class Parser {
     };
     if (compoundStart()) {
       body = this.parseCommand();
-    } else if (k === T_WORD && this.reserved() === null && this.tkAssign === null) {
-      // `coproc NAME compound` or `coproc simple command`
+    } else if (k === T_WORD && (this.reserved() === null || this.reserved() === 'time') && this.tkAssign === null) {
+      // `coproc NAME compound` or `coproc simple command` (`time` is an ordinary word here)
       const w = this.tkWord!;
       const save = this.pos;
       this.next();
