@@ -3,7 +3,8 @@
 // once and embedded in the bundle; the YAML/zod/picomatch loader goes to dist/config-loader.cjs and is
 // only required when a config file exists.
 import { build } from 'esbuild';
-import { rmSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { rmSync, mkdirSync, readFileSync, writeFileSync, chmodSync, copyFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -13,6 +14,9 @@ rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };
+
+// Layout of dist/: offhost.cjs (the executable: a loader), hot.cjs (+ hot.cjs.cache), commands/*.mjs and
+// chunks/*.mjs (cold subcommands), config-loader.cjs, builtin-pack.json.
 
 // 1. The config loader, as CommonJS so the bundle can require() it synchronously on demand.
 await build({ ...common, entryPoints: ['src/policy/config-loader-entry.ts'], outfile: 'dist/config-loader.cjs', format: 'cjs', minifySyntax: true });
@@ -25,12 +29,28 @@ const builtin = compileBuiltin(join(root, 'rules', 'builtin.yaml'));
 rmSync(join(dist, '.compile-builtin.mjs'));
 writeFileSync(join(dist, 'builtin-pack.json'), JSON.stringify(builtin));
 
-// 3. The CLI. layer-loader.ts is swapped for a stub that requires dist/config-loader.cjs lazily.
+const lazyLoaderCjs = {
+  name: 'lazy-config-loader-cjs',
+  setup(b) {
+    b.onResolve({ filter: /layer-loader\.js$/ }, () => ({ path: 'lazy-config-loader-cjs', namespace: 'offhost' }));
+    b.onLoad({ filter: /^lazy-config-loader-cjs$/, namespace: 'offhost' }, () => ({
+      resolveDir: root,
+      loader: 'js',
+      contents: `
+        let mod = null;
+        const load = () => (mod ??= require(require('node:path').join(__dirname, 'config-loader.cjs')));
+        export function loadLayer(file) { return load().loadLayer(file); }
+        export function builtinLayerFromSource() { throw new Error('the built-in pack is compiled into the bundle'); }
+      `,
+    }));
+  },
+};
+// 3'. The CLI. layer-loader.ts is swapped for a stub that requires dist/config-loader.cjs lazily.
 const lazyLoader = {
   name: 'lazy-config-loader',
   setup(b) {
     b.onResolve({ filter: /layer-loader\.js$/ }, () => ({ path: 'lazy-config-loader', namespace: 'offhost' }));
-    b.onLoad({ filter: /.*/, namespace: 'offhost' }, () => ({
+    b.onLoad({ filter: /^lazy-config-loader$/, namespace: 'offhost' }, () => ({
       resolveDir: root,
       contents: `
         import { createRequire } from 'node:module';
@@ -55,29 +75,42 @@ const banner = {
   // Bundled CommonJS dependencies call require(); give the ESM files one.
   js: "import { createRequire as __offhostCreateRequire } from 'node:module'; const require = __offhostCreateRequire(import.meta.url);",
 };
-const define = { __OFFHOST_BUILTIN__: JSON.stringify(builtin) };
+// The pack as JSON.parse of a string (V8 reads a large JSON string faster than the same object literal),
+// declared in each output file's banner.
+const define = { __OFFHOST_BUILTIN__: '__offhostBuiltin' };
+const builtinDecl = `var __offhostBuiltin = JSON.parse(${JSON.stringify(JSON.stringify(builtin))});`;
 const COLD = ['rules', 'lock', 'run', 'lint', 'init', 'scan', 'ci'];
-// The entry: dispatcher + hot commands (check, explain, hook, shell) in ONE file, cold commands external.
-const coldExternal = {
-  name: 'cold-commands-external',
+
+// 3. The hot bundle: dispatcher + check, explain, hook, shell in ONE CommonJS file (dist/hot.cjs), run by
+// the loader (dist/offhost.cjs) from V8's code cache. Cold commands are imported through the loader.
+const coldLoader = {
+  name: 'cold-loader',
   setup(b) {
-    b.onResolve({ filter: /^\.\/commands\/[a-z]+\.js$/ }, (a) => {
-      const name = a.path.slice('./commands/'.length, -3);
-      return COLD.includes(name) ? { path: `./commands/${name}.mjs`, external: true } : undefined;
-    });
+    b.onResolve({ filter: /^\.\/cold\.js$/ }, () => ({ path: 'cold-loader', namespace: 'offhost' }));
+    b.onLoad({ filter: /^cold-loader$/, namespace: 'offhost' }, () => ({
+      resolveDir: root,
+      loader: 'js',
+      contents: `export function loadCold(name) { return globalThis.__offhostImport(name); }`,
+    }));
   },
 };
 await build({
   ...common,
-  entryPoints: { offhost: 'src/cli/bin.ts' },
-  outdir: 'dist',
-  outExtension: { '.js': '.mjs' },
-  format: 'esm',
+  entryPoints: ['src/cli/bin.ts'],
+  outfile: 'dist/hot.cjs',
+  format: 'cjs',
   minifySyntax: true,
-  define,
-  plugins: [lazyLoader, coldExternal],
-  banner,
+  define: { ...define, 'import.meta.url': '__offhostMetaUrl' },
+  banner: { js: "var __offhostMetaUrl = require('node:url').pathToFileURL(__filename).href;\n" + builtinDecl },
+  plugins: [lazyLoaderCjs, coldLoader],
 });
+copyFileSync(join(root, 'src/cli/loader.cjs'), join(dist, 'offhost.cjs'));
+writeFileSync(join(dist, 'offhost.cjs'), '#!/usr/bin/env node\n' + readFileSync(join(dist, 'offhost.cjs'), 'utf8'));
+chmodSync(join(dist, 'offhost.cjs'), 0o755);
+// dist/offhost.mjs: the same executable for those who call it by that name.
+writeFileSync(join(dist, 'offhost.mjs'), "#!/usr/bin/env node\nimport { createRequire } from 'node:module';\ncreateRequire(import.meta.url)('./offhost.cjs');\n");
+chmodSync(join(dist, 'offhost.mjs'), 0o755);
+
 // 4. Cold commands: one file each under dist/commands/, shared code split into dist/chunks/.
 await build({
   ...common,
@@ -90,8 +123,8 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   define,
   plugins: [lazyLoader],
-  banner,
+  banner: { js: banner.js + "\n" + builtinDecl },
 });
-const entry = join(dist, 'offhost.mjs');
-writeFileSync(entry, '#!/usr/bin/env node\n' + readFileSync(entry, 'utf8'));
-chmodSync(entry, 0o755);
+// 5. Warm V8's code cache for the hot paths (the loader writes dist/hot.cjs.cache on exit).
+const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), '--warm-cache'], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
+if (warm.status !== 0) throw new Error(`warming the code cache failed: ${warm.stderr}`);

@@ -44,7 +44,7 @@ function runningBin(): string | null {
   if (!script) return null;
   try {
     const real = realpathSync(script);
-    return basename(real) === 'offhost.mjs' ? real : null;
+    return /^offhost\.[cm]js$/.test(basename(real)) ? real : null;
   } catch {
     return null;
   }

@@ -9,6 +9,8 @@ export interface Io {
   stderr: (text: string) => void;
   /** Reads all of standard input (hooks get their event JSON there). */
   readStdin: () => Promise<string>;
+  /** Gives up a readStdin still waiting for input (a stalled agent), so that the process can end. */
+  cancelStdin?: () => void;
   clock: Clock;
 }
 

@@ -11,10 +11,19 @@ export function singleQuote(s: string): string {
 
 /**
  * The offhost executable to put in a rewrite: the absolute real path of the running script when it is
- * `offhost.mjs` (a dist build run as `node …/offhost.mjs` or through a symlink), else `offhost` (found
+ * `offhost.cjs`/`offhost.mjs` (a dist build run as `node …/offhost.cjs` or through a symlink), else `offhost` (found
  * on PATH, e.g. an npm-installed bin).
  */
+let cached: { argv1: string | undefined; exe: string } | null = null;
+
 export function offhostExecutable(argv1: string | undefined = process.argv[1]): string {
+  if (cached && cached.argv1 === argv1) return cached.exe;
+  const exe = findExecutable(argv1);
+  cached = { argv1, exe };
+  return exe;
+}
+
+function findExecutable(argv1: string | undefined): string {
   if (!argv1) return 'offhost';
   let p = resolve(argv1);
   try {
@@ -22,7 +31,7 @@ export function offhostExecutable(argv1: string | undefined = process.argv[1]): 
   } catch {
     /* keep the resolved path */
   }
-  return p.endsWith('offhost.mjs') ? p : 'offhost';
+  return /(^|\/)offhost\.[cm]js$/.test(p) ? p : 'offhost';
 }
 
 const SAFE_WORD = /^[A-Za-z0-9_@%+:,./-]+$/;

@@ -11,7 +11,7 @@ import { decide, type LineDecision } from './engine.js';
 import { matchRule, type Rule } from './match.js';
 import { loadLayer, builtinLayerFromSource } from './layer-loader.js';
 import { mapPath, renderLine } from '../routes/index.js';
-import { quote } from '../routes/quote.js';
+import { runRewrite } from '../cli/run-rewrite.js';
 
 export interface GuardOptions {
   cwd: string;
@@ -101,16 +101,6 @@ export function loadConfig(opts: { cwd: string; env: NodeJS.ProcessEnv; configFi
     }
   }
   return config;
-}
-
-function offhostBin(): string {
-  const me = process.argv[1] ?? '';
-  return /offhost(\.mjs)?$/.test(me) ? resolve(me) : 'offhost';
-}
-
-/** The `offhost run` line that replaces a rerouted command: it takes the VM lock, runs, releases. */
-export function runRewrite(line: string): string {
-  return `${quote(offhostBin())} run -- ${quote(line)}`;
 }
 
 export function routeFor(config: ResolvedConfig, routeName: string, line: string, cwd: string): RouteRef {

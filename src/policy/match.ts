@@ -16,6 +16,8 @@ export interface Matcher {
   program?: { globs: Test[]; unknown: boolean };
   cwd?: Test[];
   valueOptions: Set<string>;
+  /** The value options as one string: the key under which a command's parsed argv is cached. */
+  valueKey: string;
   flags?: FlagTest[];
   anyFlag?: FlagTest[];
   notFlags?: Set<string>;
@@ -53,6 +55,7 @@ export function hydrate(rule: CompiledRule, vars: Record<string, string>): Rule 
     ...(c.program ? { program: { globs: c.program.globs.map(h), unknown: c.program.unknown } } : {}),
     ...(c.cwd ? { cwd: c.cwd.map(h) } : {}),
     valueOptions: new Set(c.valueOptions),
+    valueKey: [...c.valueOptions].sort().join('\u0000'),
     ...(c.flags ? { flags: c.flags.map(flag) } : {}),
     ...(c.anyFlag ? { anyFlag: c.anyFlag.map(flag) } : {}),
     ...(c.notFlags ? { notFlags: new Set(c.notFlags) } : {}),
@@ -86,7 +89,7 @@ interface ParsedArgs {
 function parseArgs(cmd: SimpleCommand, valueOptions: Set<string>): ParsedArgs {
   const options = new Map<string, (string | null | undefined)[]>();
   const positionals: ParsedArgs['positionals'] = [];
-  const unknown = new Set(cmd.unknown);
+  const unknown = cmd.unknown;
   const add = (name: string, v: string | null | undefined) => {
     const l = options.get(name);
     if (l) l.push(v);
@@ -96,7 +99,7 @@ function parseArgs(cmd: SimpleCommand, valueOptions: Set<string>): ParsedArgs {
   const argv = cmd.argv;
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i]!;
-    const known = !unknown.has(i);
+    const known = unknown.length === 0 || !unknown.includes(i);
     if (!known) {
       const prefix = cmd.prefixes?.[i];
       positionals.push(prefix ? { value: a, known: false, prefix } : { value: a, known: false });
@@ -118,7 +121,7 @@ function parseArgs(cmd: SimpleCommand, valueOptions: Set<string>): ParsedArgs {
     }
     if (valueOptions.has(a)) {
       const next = i + 1 < argv.length ? argv[++i] : null;
-      add(a, next === null ? null : unknown.has(i) ? undefined : next);
+      add(a, next === null ? null : unknown.includes(i) ? undefined : next);
       continue;
     }
     // As written (`-avd`, `-no-window`), and as a short-option cluster (`-dchrome`, `-j8`, `-nB`).
@@ -130,7 +133,7 @@ function parseArgs(cmd: SimpleCommand, valueOptions: Set<string>): ParsedArgs {
           if (j + 1 < a.length) add(s, a.slice(j + 1));
           else {
             const next = i + 1 < argv.length ? argv[++i] : null;
-            add(s, next === null ? null : unknown.has(i) ? undefined : next);
+            add(s, next === null ? null : unknown.includes(i) ? undefined : next);
           }
           break;
         }
@@ -160,7 +163,11 @@ function flagTri(f: FlagTest, p: ParsedArgs): Tri {
   return result;
 }
 
-function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: Map<Matcher, ParsedArgs>): Tri {
+/** Parsed argv per command and per value-option set (rules with the same options share one parse). */
+type ParsedCache = Map<string, ParsedArgs>;
+const parsedByCommand = new WeakMap<SimpleCommand, ParsedCache>();
+
+function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: ParsedCache): Tri {
   let r: Tri = 'yes';
   if (m.program) {
     if (cmd.program === null) {
@@ -179,23 +186,23 @@ function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: Map<Matcher, Pars
   }
   if (m.argsContain) {
     let t: Tri = 'no';
-    const unknown = new Set(cmd.unknown);
+    const unknown = cmd.unknown;
     for (let i = 0; i < cmd.argv.length; i++) {
       if (any(m.argsContain, cmd.argv[i]!)) {
         t = 'yes';
         break;
       }
-      if (i > 0 && unknown.has(i)) t = 'maybe';
+      if (i > 0 && unknown.includes(i)) t = 'maybe';
     }
     r = and(r, t);
     if (r === 'no') return r;
   }
   const needsArgs = m.flags || m.anyFlag || m.notFlags || m.subcommands || m.positional;
   if (needsArgs) {
-    let p = parsedCache.get(m);
+    let p = parsedCache.get(m.valueKey);
     if (!p) {
       p = parseArgs(cmd, m.valueOptions);
-      parsedCache.set(m, p);
+      parsedCache.set(m.valueKey, p);
     }
     if (m.notFlags) for (const n of m.notFlags) if (p.options.has(n)) return 'no';
     for (const f of m.flags ?? []) {
@@ -267,5 +274,7 @@ function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: Map<Matcher, Pars
 
 /** Whether `rule` matches `cmd`: yes, no, or maybe (depends on something unknown). */
 export function matchRule(rule: Rule, cmd: SimpleCommand): Tri {
-  return matchTri(rule.matcher, cmd, new Map());
+  let cache = parsedByCommand.get(cmd);
+  if (!cache) parsedByCommand.set(cmd, (cache = new Map()));
+  return matchTri(rule.matcher, cmd, cache);
 }

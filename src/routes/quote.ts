@@ -26,7 +26,26 @@ const DOUBLE_QUOTE_SPECIAL = /[$`"\\!]/;
 // bash's reserved words (a superset of POSIX's) made of SAFE characters.
 const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'case', 'esac', 'for', 'select', 'while', 'until', 'do', 'done', 'in', 'function', 'time', 'coproc']);
 
+// The words around a rerouted line (ssh, host, incus exec, --cwd DIR, --env K=V, bash -c) repeat on every
+// call of a hot process: remember the quoting of short strings (bounded, so a flood of distinct words
+// cannot grow it without limit).
+const memo = new Map<string, string>();
+const MEMO_MAX_LEN = 256;
+const MEMO_MAX_ENTRIES = 2048;
+
 export function quote(s: string): string {
+  if (s.length <= MEMO_MAX_LEN) {
+    const hit = memo.get(s);
+    if (hit !== undefined) return hit;
+    const q = quoteUncached(s);
+    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+    memo.set(s, q);
+    return q;
+  }
+  return quoteUncached(s);
+}
+
+function quoteUncached(s: string): string {
   if (s.includes('\0')) throw new TypeError('cannot quote a string containing NUL');
   if (s === '') return "''";
   if (SAFE.test(s) && !RESERVED.has(s)) return s;

@@ -9,7 +9,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** No lone surrogates: the string survives the trip to UTF-8 bytes (argv) unchanged. */
 function wellFormed(s: string): boolean {
-  return !LONE_SURROGATE.test(s);
+  // String.prototype.isWellFormed (Node 20+) is a plain scan; the regex (with a lookbehind) is the fallback.
+  const native = (s as { isWellFormed?: () => boolean }).isWellFormed;
+  return native ? native.call(s) : !LONE_SURROGATE.test(s);
 }
 
 /** Throws ConfigError unless the job can be rendered faithfully. */

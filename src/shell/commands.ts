@@ -338,7 +338,18 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Field
     for (const [k, v] of assigned) st.vars.set(k, v);
     return;
   }
-  const stdin = stdinOf(node, st, ctx) ?? pipedIn;
+  let stdin = stdinOf(node, st, ctx) ?? pipedIn;
+  // `. <(echo make build)`, `bash <(printf …)`: a script file that is the static output of a command.
+  const file = node.words[1];
+  const sub = file?.parts.length === 1 ? file.parts[0] : undefined;
+  if (sub?.type === 'ProcessSub' && sub.op === '<(' && fields.length >= 2 && fields[0]!.known && SCRIPT_READERS.has(basenameOf(fields[0]!) ?? '')) {
+    const only = sub.script.items.length === 1 ? sub.script.items[0]!.command : null;
+    const text = only ? producedText(only.type === 'Pipeline' && only.commands.length === 1 ? only.commands[0]! : only, st, ctx) : null;
+    if (text?.known) {
+      fields[1] = { value: '/dev/stdin', known: true };
+      stdin = text;
+    }
+  }
   const span = ctx.outerSpan ?? node.span;
   runFields(fields, env, st.cwd, st, ctx, span, stdin, 0);
 }
@@ -373,6 +384,8 @@ function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd: strin
 }
 
 const DIR_BUILTINS = new Set(['cd', 'pushd', 'popd']);
+/** Programs whose first argument is a script they read and run. */
+const SCRIPT_READERS = new Set(['source', '.', 'bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
 const DECLARE = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 
 function runFields(

@@ -162,7 +162,10 @@ function fieldsOf(ps: Piece[], scope: Scope, home: string | null): Field[] {
       // `~` is $HOME as the line has it (it may have been reassigned); `~user` needs the password
       // database, which offhost does not read: unknown.
       const h = scope.vars.has('HOME') ? (scope.vars.get('HOME') ?? null) : home;
-      if ((m[1] ?? '') === '' && h !== null) first.text = h + (m[2] ?? '');
+      const user = m[1] ?? '';
+      // ~+ is $PWD and ~- is $OLDPWD, as the line has them.
+      const base = user === '' ? h : user === '+' ? (scope.vars.get('PWD') ?? null) : user === '-' ? (scope.vars.get('OLDPWD') ?? null) : null;
+      if (base !== null) first.text = base + (m[2] ?? '');
       else first.known = false;
     }
   }
@@ -172,8 +175,17 @@ function fieldsOf(ps: Piece[], scope: Scope, home: string | null): Field[] {
   for (const p of ps) {
     if (!p.unquoted) sawQuoted = true;
     if (p.expansion && p.unquoted && p.known) {
-      // Word splitting of an unquoted, known expansion.
-      const chunks = p.text.split(IFS_WS);
+      // Word splitting of an unquoted, known expansion, on $IFS as the line set it.
+      const ifs = scope.vars.has('IFS') ? scope.vars.get('IFS') : ' \t\n';
+      if (ifs === null || ifs === undefined) {
+        cur ??= { value: '', known: true };
+        if (cur.known) cur.knownPrefix = cur.value.length;
+        cur.value += p.text;
+        cur.known = false;
+        cur.unknownEnd = cur.value.length;
+        continue;
+      }
+      const chunks = ifs === ' \t\n' ? p.text.split(IFS_WS) : ifs === '' ? [p.text] : p.text.split(new RegExp(`[${ifs.replace(/[\\\]^-]/g, '\\$&')}]+`));
       chunks.forEach((c, i) => {
         if (i > 0) {
           if (cur) fields.push(cur);

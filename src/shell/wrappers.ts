@@ -89,6 +89,9 @@ const BUILTINS = new Set(['cd', 'pushd', 'popd', 'echo', 'printf', 'eval', 'exec
 
 /** Shells that take `-c STRING`, read a script file, or read stdin. */
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'fish', 'busybox', 'rbash', 'oksh', 'loksh', 'pdksh']);
+/** Script files that are really standard input. */
+const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
+
 /** Shell options that take a value (`-o pipefail`, `+O extglob`, `--rcfile f`). */
 const SHELL_VALUE_OPTS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
 
@@ -224,9 +227,74 @@ function shell(name: string, argv: Field[]): Unwrapped {
     return { kind: 'script', via: `${name} -c`, text: command };
   }
   if (i >= argv.length || readsStdin) return { kind: 'stdin-script', via: name };
+  if (argv[i]!.known && STDIN_FILES.has(argv[i]!.value)) return { kind: 'stdin-script', via: `${name} ${argv[i]!.value}` };
   // `bash script.sh args`: a script file. offhost does not read files (the core is pure); the scan of
   // committed scripts covers them. Judged as the script program itself.
   return { kind: 'none' };
+}
+
+/** tmux subcommands that start a shell command, and the options of each that take a value. */
+const TMUX_START = new Map<string, string[]>([
+  ['new-session', ['-c', '-e', '-F', '-n', '-s', '-t', '-x', '-y', '-f']],
+  ['new', ['-c', '-e', '-F', '-n', '-s', '-t', '-x', '-y', '-f']],
+  ['new-window', ['-c', '-e', '-F', '-n', '-t']],
+  ['neww', ['-c', '-e', '-F', '-n', '-t']],
+  ['split-window', ['-c', '-e', '-F', '-l', '-t', '-p']],
+  ['splitw', ['-c', '-e', '-F', '-l', '-t', '-p']],
+  ['respawn-pane', ['-c', '-e', '-t']],
+  ['respawnp', ['-c', '-e', '-t']],
+  ['respawn-window', ['-c', '-e', '-t']],
+  ['respawnw', ['-c', '-e', '-t']],
+  ['run-shell', ['-c', '-d', '-t']],
+  ['run', ['-c', '-d', '-t']],
+  ['display-popup', ['-b', '-c', '-d', '-e', '-h', '-s', '-S', '-t', '-T', '-w', '-x', '-y']],
+  ['popup', ['-b', '-c', '-d', '-e', '-h', '-s', '-S', '-t', '-T', '-w', '-x', '-y']],
+]);
+
+/**
+ * `tmux new -d 'make build'`: tmux runs the command string with the default shell, on this machine, in
+ * `-c DIR` (new-session: the client's directory; other windows: the session's, unknown here).
+ * `send-keys` types text into a pane whose directory is unknown.
+ */
+function tmux(argv: Field[]): Unwrapped {
+  let i = 1;
+  while (i < argv.length && argv[i]!.known && argv[i]!.value.startsWith('-')) i += /^-[LSfT]$/.test(argv[i]!.value) ? 2 : 1;
+  const sub = argv[i];
+  if (!sub?.known) return { kind: 'none' };
+  if (sub.value === 'send-keys' || sub.value === 'send') {
+    const keys = argv.slice(i + 1).filter((a) => !(a.known && (/^-[lRMHKX]+$/.test(a.value) || /^(Enter|C-m|KPEnter)$/.test(a.value))));
+    const text = keys.filter((a, k) => !(k > 0 && keys[k - 1]!.known && /^-[tN]$/.test(keys[k - 1]!.value)) && !(a.known && /^-[tN]$/.test(a.value)));
+    if (text.length === 0) return { kind: 'none' };
+    return { kind: 'script', via: 'tmux send-keys', text: { value: text.map((a) => a.value).join(' '), known: text.every((a) => a.known) }, cwd: { value: '', known: false } };
+  }
+  const opts = TMUX_START.get(sub.value);
+  if (!opts) return { kind: 'none' };
+  let j = i + 1;
+  let dir: Field | undefined;
+  while (j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-') && argv[j]!.value !== '--') {
+    const v = argv[j]!.value;
+    const flag = v.slice(0, 2);
+    if (opts.includes(flag)) {
+      const val = v.length > 2 ? { value: v.slice(2), known: true } : argv[j + 1];
+      if (flag === '-c' && sub.value !== 'run-shell' && sub.value !== 'run') dir = val;
+      j += v.length > 2 ? 1 : 2;
+    } else j++;
+  }
+  if (argv[j]?.known && argv[j]!.value === '--') j++;
+  const rest = argv.slice(j);
+  if (rest.length === 0) return { kind: 'none' };
+  const startsHere = sub.value === 'new-session' || sub.value === 'new' || sub.value === 'run-shell' || sub.value === 'run';
+  const cwd = dir ?? (startsHere ? undefined : { value: '', known: false });
+  return { kind: 'script', via: `tmux ${sub.value}`, text: { value: rest.map((a) => a.value).join(' '), known: rest.every((a) => a.known) }, ...(cwd ? { cwd } : {}) };
+}
+
+/** `screen -dmS name make build`: screen runs the command (argv) in a new window, here. */
+function screen(argv: Field[]): Unwrapped {
+  const s = scan(argv, { value: ['-S', '-c', '-e', '-h', '-p', '-s', '-t', '-T', '-X', '-Q'], noCommand: ['-X', '-Q', '-ls', '-list', '-wipe', '-r', '-R', '-x', '-D', '-v', '-version'] });
+  if (!s) return { kind: 'none' };
+  const inner = argv.slice(s.index);
+  if (inner.length === 0) return { kind: 'none' };
+  return { kind: 'run', via: 'screen', argv: inner };
 }
 
 function findExec(argv: Field[]): Unwrapped {
@@ -325,11 +393,18 @@ function packageRunner(name: string, argv: Field[]): Unwrapped {
 export function unwrap(program: string, argv: Field[]): Unwrapped {
   if (SHELLS.has(program)) return shell(program, argv);
   if (program === 'eval') {
-    const rest = argv.slice(1);
+    const rest = argv[1]?.known && argv[1].value === '--' ? argv.slice(2) : argv.slice(1);
     if (rest.length === 0) return { kind: 'none' };
     return { kind: 'script', via: 'eval', text: { value: rest.map((a) => a.value).join(' '), known: rest.every((a) => a.known) } };
   }
   if (program === 'find') return findExec(argv);
+  if (program === 'source' || program === '.') {
+    const file = argv[1];
+    if (file?.known && STDIN_FILES.has(file.value)) return { kind: 'stdin-script', via: `${program} ${file.value}` };
+    return { kind: 'none' }; // a script file: not read (see shell())
+  }
+  if (program === 'tmux') return tmux(argv);
+  if (program === 'screen') return screen(argv);
   if (program === 'xargs') return xargs(argv);
   if (program === 'parallel') return parallel(argv);
   if (PACKAGE_RUNNERS.has(program)) return packageRunner(program, argv);
@@ -382,5 +457,5 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
 
 /** Whether `program` is one the walker must look inside. */
 export function isWrapper(program: string): boolean {
-  return SHELLS.has(program) || program === 'eval' || program === 'find' || program === 'xargs' || program === 'parallel' || program === 'builtin' || program === 'fvm' || PACKAGE_RUNNERS.has(program) || Object.hasOwn(SPECS, program);
+  return SHELLS.has(program) || program === 'eval' || program === 'source' || program === '.' || program === 'tmux' || program === 'screen' || program === 'find' || program === 'xargs' || program === 'parallel' || program === 'builtin' || program === 'fvm' || PACKAGE_RUNNERS.has(program) || Object.hasOwn(SPECS, program);
 }

@@ -113,8 +113,8 @@ async function readStdinBounded(io: Io): Promise<{ text: string } | { error: str
     const r = await Promise.race([io.readStdin().then((text) => ({ text })), deadline]);
     if ('text' in r && r.text.length > STDIN_MAX) return { error: `hook input is ${r.text.length} bytes, more than ${STDIN_MAX}` };
     if ('error' in r) {
-      // The real stdin is still open; let the process end anyway.
-      if (process.stdin.readable) process.stdin.destroy();
+      // The real stdin is still open; stop reading it so the process can end.
+      io.cancelStdin?.();
     }
     return r;
   } catch (err) {

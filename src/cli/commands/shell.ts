@@ -4,10 +4,9 @@
 //
 // `offhost shell --check [--cwd DIR] [--] LINE`: the shell integration's check (hooks/offhost.bash|zsh):
 // exit 0 allow (no output), 3 reroute (stdout: the command to run instead), 126 refused (stdout: the reason).
-import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
-import { constants as osConstants } from 'node:os';
 import type { Io } from '../io.js';
 import type { Verdict } from '../../types.js';
 import { EXIT, UsageError } from '../../errors.js';
@@ -93,6 +92,8 @@ async function check(args: string[], io: Io): Promise<number> {
 /** Runs the real shell with stdio inherited (or `input` piped in), forwarding termination signals. */
 function runShell(shell: string, args: string[], io: Io, env: NodeJS.ProcessEnv, input?: Buffer): Promise<number> {
   return new Promise((res) => {
+    // node:child_process and node:os are loaded only when a shell is really started (start-up cost).
+    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
     const child = spawn(shell, args, { cwd: io.cwd, env, stdio: [input ? 'pipe' : 'inherit', 'inherit', 'inherit'] });
     const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
     const sigs: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
@@ -115,6 +116,7 @@ function runShell(shell: string, args: string[], io: Io, env: NodeJS.ProcessEnv,
 }
 
 function signalNumber(sig: NodeJS.Signals): number {
+  const osConstants = (createRequire(import.meta.url)('node:os') as typeof import('node:os')).constants;
   const n = osConstants.signals[sig];
   return typeof n === 'number' ? n : 1;
 }
