@@ -78,7 +78,7 @@ console.log(`latency per command: p50 ${pct(50).toFixed(1)} us, p99 ${pct(99).to
 console.log(`100 KB line: ${longTime.toFixed(2)} ms; 40 nested unclosed $(: ${nestedTime.toFixed(3)} ms (target < 20 ms each)`);
 
 // Whole process: offhost check against node -e 0, alternately.
-const bin = join(root, 'dist', 'offhost.mjs');
+const bin = join(root, 'dist', 'offhost.cjs');
 const wall = (args) => {
   const s = process.hrtime.bigint();
   const r = spawnSync(process.execPath, args, { env: { ...env, OFFHOST_ROLE: 'laptop' }, cwd: tmp, encoding: 'utf8' });

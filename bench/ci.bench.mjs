@@ -1,7 +1,7 @@
 // `offhost ci` over a large pull request: 500 commits touching 1,000 lock files (500 VMs, each acquired,
 // heartbeated and released into the archive) and 1,000 shell scripts (30 lines each; one in 25 writes a
 // Koda build into the engine folder). The repository is built with one `git fast-import`. Times
-// `node dist/offhost.mjs ci --base main --head pr --format json` as a whole process (median of 3).
+// `node dist/offhost.cjs ci --base main --head pr --format json` as a whole process (median of 3).
 // Target: under 10 s.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = join(root, 'dist', 'offhost.mjs');
+const bin = join(root, 'dist', 'offhost.cjs');
 const COMMITS = 500;
 const N = 'meta/context/notices';
 const T0 = Date.parse('2026-05-19T08:00:00Z') / 1000;

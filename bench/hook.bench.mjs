@@ -1,8 +1,8 @@
-// The hook as a whole process: wall time of one `node dist/offhost.mjs hook claude-code` call with a
+// The hook as a whole process: wall time of one `node dist/offhost.cjs hook claude-code` call with a
 // typical allowed Bash command on stdin, against `node -e 0`, run alternately (so both see the same machine
 // load), N pairs. Prints both medians and their ratio (target: at most 1.3).
 //   node bench/hook.bench.mjs [pairs]        (npm run bench runs it after a build)
-//   OFFHOST_BENCH_BIN=/copy/of/dist/offhost.mjs node bench/hook.bench.mjs   (bench a private copy of dist)
+//   OFFHOST_BENCH_BIN=/copy/of/dist/offhost.cjs node bench/hook.bench.mjs   (bench a private copy of dist)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -11,9 +11,9 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = process.env.OFFHOST_BENCH_BIN || join(root, 'dist', 'offhost.mjs');
+const bin = process.env.OFFHOST_BENCH_BIN || join(root, 'dist', 'offhost.cjs');
 if (!existsSync(bin)) {
-  console.error('dist/offhost.mjs is missing: run `npm run build` first');
+  console.error('dist/offhost.cjs is missing: run `npm run build` first');
   process.exit(1);
 }
 const pairs = Number(process.argv[2]) || 30;

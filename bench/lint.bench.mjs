@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = process.env.OFFHOST_BIN ?? join(root, 'dist', 'offhost.mjs');
+const bin = process.env.OFFHOST_BIN ?? join(root, 'dist', 'offhost.cjs');
 const N = Number(process.env.LINT_BENCH_FILES ?? 10_000);
 const dir = mkdtempSync(join(tmpdir(), 'offhost-lint-bench-'));
 const active = join(dir, 'vm-active');

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = process.env.OFFHOST_BENCH_BIN ?? join(root, 'dist', 'offhost.mjs');
+const bin = process.env.OFFHOST_BENCH_BIN ?? join(root, 'dist', 'offhost.cjs');
 const ITER = Number(process.env.OFFHOST_BENCH_ITER ?? 12);
 const VM = 's.khost1.dev-linux-koda';
 

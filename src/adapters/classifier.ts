@@ -61,7 +61,9 @@ export async function makeClassifier(opts: ClassifierOptions): Promise<Classifie
   const mod = await loadGuardModule();
   const guards = new Map<string, ReturnType<GuardModule['loadGuard']>>();
   const budgetMs = opts.budgetMs ?? (Number(opts.env.OFFHOST_HOOK_BUDGET_MS) > 0 ? Number(opts.env.OFFHOST_HOOK_BUDGET_MS) : DEFAULT_BUDGET_MS);
-  const bin = opts.bin === undefined ? runningBin() : opts.bin;
+  // Resolved on first need (a line over INLINE_MAX): realpath costs a millisecond on every hook call.
+  let binCache: string | null | undefined = opts.bin;
+  const getBin = () => (binCache === undefined ? (binCache = runningBin()) : binCache);
   const guardAt = (projectCwd: string) => {
     let guard = guards.get(projectCwd);
     if (!guard) {
@@ -78,7 +80,8 @@ export async function makeClassifier(opts: ClassifierOptions): Promise<Classifie
         if (line.length > TEXT_MAX) {
           return refusal(HOOK_RULES.budget, `the command is ${line.length} characters long, more than offhost checks (${TEXT_MAX}); split it up or put it in a script`);
         }
-        if (line.length <= INLINE_MAX || !bin) return g.classify(line, at);
+        const bin = line.length <= INLINE_MAX ? null : getBin();
+        if (!bin) return g.classify(line, at);
         return classifyInChild(bin, line, at?.cwd ?? projectCwd, projectCwd, opts, budgetMs);
       };
     },

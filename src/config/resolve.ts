@@ -144,13 +144,29 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
     vms,
     routes,
     pathMap: pathMap.list.map((m) => ({ from: substitute(expandHome(m.from, home, pathMap.file), vars, pathMap.file), to: m.to })),
-    rules: active.map((r) => hydrate(r, vars)),
+    rules: active.map((r) => lazyHydrate(r, vars)),
     hook,
     scan,
     locks,
     audit,
     sources: layers.map((l) => l.file),
   };
+}
+
+/**
+ * A rule whose glob regular expressions are built the first time it is matched: most commands meet only
+ * a few rules (the engine indexes them by program), and a hook process classifies one line.
+ */
+function lazyHydrate(rule: CompiledRule, vars: Record<string, string>): Rule {
+  const { match: _match, ...rest } = rule;
+  let matcher: Rule['matcher'] | null = null;
+  return Object.defineProperty({ ...rest } as Rule, 'matcher', {
+    enumerable: true,
+    get() {
+      matcher ??= hydrate(rule, vars).matcher;
+      return matcher;
+    },
+  });
 }
 
 function cwdVarsOf(rule: CompiledRule): string[] {
