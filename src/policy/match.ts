@@ -163,9 +163,8 @@ function flagTri(f: FlagTest, p: ParsedArgs): Tri {
   return result;
 }
 
-/** Parsed argv per command and per value-option set (rules with the same options share one parse). */
-type ParsedCache = Map<string, ParsedArgs>;
-const parsedByCommand = new WeakMap<SimpleCommand, ParsedCache>();
+/** Parsed argv of one command per value-option set (rules with the same options share one parse). */
+export type ParsedCache = Map<string, ParsedArgs>;
 
 function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: ParsedCache): Tri {
   let r: Tri = 'yes';
@@ -272,9 +271,10 @@ function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: ParsedCache): Tri
   return r;
 }
 
-/** Whether `rule` matches `cmd`: yes, no, or maybe (depends on something unknown). */
-export function matchRule(rule: Rule, cmd: SimpleCommand): Tri {
-  let cache = parsedByCommand.get(cmd);
-  if (!cache) parsedByCommand.set(cmd, (cache = new Map()));
+/**
+ * Whether `rule` matches `cmd`: yes, no, or maybe (depends on something unknown). Pass the same `cache`
+ * for every rule tried on one command.
+ */
+export function matchRule(rule: Rule, cmd: SimpleCommand, cache: ParsedCache = new Map()): Tri {
   return matchTri(rule.matcher, cmd, cache);
 }

@@ -455,7 +455,9 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
   return { kind: 'run', via, argv: inner, env: s.env, ...(cwd ? { cwd } : {}) };
 }
 
+const WRAPPERS = new Set([...SHELLS, ...PACKAGE_RUNNERS, ...Object.keys(SPECS), 'eval', 'source', '.', 'tmux', 'screen', 'find', 'xargs', 'parallel', 'builtin', 'fvm']);
+
 /** Whether `program` is one the walker must look inside. */
 export function isWrapper(program: string): boolean {
-  return SHELLS.has(program) || program === 'eval' || program === 'source' || program === '.' || program === 'tmux' || program === 'screen' || program === 'find' || program === 'xargs' || program === 'parallel' || program === 'builtin' || program === 'fvm' || PACKAGE_RUNNERS.has(program) || Object.hasOwn(SPECS, program);
+  return WRAPPERS.has(program);
 }
