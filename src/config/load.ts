@@ -1,6 +1,5 @@
 // Reads one YAML config or rule pack, validates it, and reports any problem as file:line:column.
 // Loaded only when a config file exists (yaml and zod stay off the hot path otherwise).
-import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument, isMap, isSeq, type Node } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { configSchema, type ConfigFile } from './schema.js';
@@ -48,14 +47,4 @@ export function parseConfigText(text: string, file: string): ConfigFile {
     throw new ConfigError(`${where}${issue.message}`, file, pos?.line, pos?.col);
   }
   return result.data;
-}
-
-export function loadConfigFile(file: string): ConfigFile {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`cannot read the config: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, file);
-  }
-  return parseConfigText(text, file);
 }

@@ -181,15 +181,9 @@ function walkCommand(cmd: Command, st: State, ctx: Ctx, stdin?: Field | null): v
       const cond = st;
       for (const c of cmd.clauses) {
         walkList(c.condition, cond, ctx);
-        const b = clone(cond);
-        walkList(c.body, b, ctx);
-        branches.push(b);
+        branches.push(branch(c.body, cond, ctx));
       }
-      if (cmd.elseBody) {
-        const b = clone(cond);
-        walkList(cmd.elseBody, b, ctx);
-        branches.push(b);
-      }
+      if (cmd.elseBody) branches.push(branch(cmd.elseBody, cond, ctx));
       merge(st, branches);
       return;
     }
@@ -242,9 +236,7 @@ function walkCommand(cmd: Command, st: State, ctx: Ctx, stdin?: Field | null): v
       const branches: State[] = [];
       for (const item of cmd.items) {
         for (const p of item.patterns) walkWordSubs(p, st, ctx);
-        const b = clone(st);
-        walkList(item.body, b, ctx);
-        branches.push(b);
+        branches.push(branch(item.body, st, ctx));
       }
       merge(st, branches);
       return;
@@ -266,6 +258,13 @@ function walkCommand(cmd: Command, st: State, ctx: Ctx, stdin?: Field | null): v
       walkPartsSubs(cmd.subs, st, ctx);
       return;
   }
+}
+
+/** Walks a body that may or may not run, in a copy of the state; merge() reconciles the copies. */
+function branch(body: List, from: State, ctx: Ctx): State {
+  const b = clone(from);
+  walkList(body, b, ctx);
+  return b;
 }
 
 /** What a pipeline stage writes to the next one, when it is static text (`echo make build | bash`). */

@@ -2,7 +2,7 @@
 // Exit: 0 allow, 1 deny, 3 reroute, 2 usage or config error.
 import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
-import { parseOptions, oneCommandLine } from '../common.js';
+import { guardCommandOptions, oneCommandLine } from '../common.js';
 import { loadGuard } from '../../policy/guard.js';
 import type { Verdict } from '../../types.js';
 
@@ -25,18 +25,15 @@ export function verdictText(line: string, v: Verdict): string {
 }
 
 export async function run(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseOptions(
-    args,
-    { json: { type: 'boolean' }, cwd: { type: 'string' }, role: { type: 'string' }, config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    USAGE,
-  );
+  const { values, positionals, guardOptions } = guardCommandOptions(args, USAGE);
   if (values.help) {
     io.stdout(`${USAGE}\n\nClassifies one command line: allow (exit 0), deny (1), reroute (3); 2 on a usage or config error.\n`);
     return EXIT.ok;
   }
   const line = oneCommandLine(positionals, USAGE);
-  const cwd = values.cwd ?? io.cwd;
-  const guard = loadGuard({ cwd, env: io.env, ...(values.role !== undefined ? { role: values.role as never } : {}), ...(values.config !== undefined ? { configFile: values.config } : {}) });
+  const opts = guardOptions(io);
+  const cwd = opts.cwd;
+  const guard = loadGuard(opts);
   const v = guard.classify(line, { cwd });
   io.stdout(values.json ? verdictJson(v) : verdictText(line, v));
   return exitFor(v);

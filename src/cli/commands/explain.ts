@@ -2,25 +2,22 @@
 // The human view: every command that would run, its cwd, what it was found inside, and the rule.
 import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
-import { parseOptions, oneCommandLine } from '../common.js';
+import { guardCommandOptions, oneCommandLine } from '../common.js';
 import { loadGuard } from '../../policy/guard.js';
 import { exitFor, verdictText } from './check.js';
 
 const USAGE = 'Usage: offhost explain [--json] [--cwd DIR] [--role laptop|vm|ci] [--config FILE] [--] COMMAND';
 
 export async function run(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseOptions(
-    args,
-    { json: { type: 'boolean' }, cwd: { type: 'string' }, role: { type: 'string' }, config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    USAGE,
-  );
+  const { values, positionals, guardOptions } = guardCommandOptions(args, USAGE);
   if (values.help) {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;
   }
   const line = oneCommandLine(positionals, USAGE);
-  const cwd = values.cwd ?? io.cwd;
-  const guard = loadGuard({ cwd, env: io.env, ...(values.role !== undefined ? { role: values.role as never } : {}), ...(values.config !== undefined ? { configFile: values.config } : {}) });
+  const opts = guardOptions(io);
+  const cwd = opts.cwd;
+  const guard = loadGuard(opts);
   const { verdict, decision } = guard.explain(line, { cwd });
   if (values.json) {
     io.stdout(JSON.stringify({ ...verdict, role: guard.role }, null, 2) + '\n');
