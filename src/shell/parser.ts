@@ -1589,7 +1589,7 @@ class Parser {
       } else break;
       this.peek(M_ASSIGN);
     }
-    if ((negated || timed) && (this.tkKind === T_EOF || (this.tkKind === T_OP && (this.top() === ';' || this.top() === '\n')))) {
+    if (prefixEnd > start && (this.tkKind === T_EOF || (this.tkKind === T_OP && (this.top() === ';' || this.top() === '\n')))) {
       const p: Pipeline = { type: 'Pipeline', negated, timed, commands: [], pipeStderr: [], span: span(start, prefixEnd) };
       if (timed) p.timePosix = timePosix;
       return p;
@@ -1605,7 +1605,7 @@ class Parser {
       commands.push(this.parseCommand());
     }
     const last = commands[commands.length - 1]!;
-    if (commands.length === 1 && !negated && !timed) return last;
+    if (commands.length === 1 && prefixEnd === start) return last;
     const p: Pipeline = { type: 'Pipeline', negated, timed, commands, pipeStderr, span: span(start, last.span.end) };
     if (timed) p.timePosix = timePosix;
     return p;
