@@ -100,8 +100,7 @@ await build({
   outfile: 'dist/hot.cjs',
   format: 'cjs',
   minifySyntax: true,
-  minify: true,
-  keepNames: true,
+  minify: process.env.OFFHOST_NO_MINIFY !== "1",
   define: { ...define, 'import.meta.url': 'globalThis.__offhostMetaUrl' },
   // import.meta.url computed on first use (node:url costs half a millisecond at start-up).
   banner: { js: "Object.defineProperty(globalThis, '__offhostMetaUrl', { configurable: true, get: () => require('node:url').pathToFileURL(__filename).href });\n" + builtinDecl },

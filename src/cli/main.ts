@@ -83,6 +83,8 @@ function writeAll(fd: number, text: string): void {
  * could not be abandoned when the hook gives up on a stalled agent). Anything else: process.stdin.
  */
 let cancelPending: (() => void) | null = null;
+/** In-place waits of 0.2 ms before polling with timers: 50 ms at most. */
+const SPIN_LIMIT = 250;
 
 function cancelStdin(): void {
   cancelPending?.();
@@ -103,6 +105,8 @@ function readStdin(): Promise<string> {
     const chunks: Buffer[] = [];
     const buf = Buffer.allocUnsafe(64 * 1024);
     let wait = 1;
+    let spun = 0;
+    const sleeper = new Int32Array(new SharedArrayBuffer(4));
     let timer: NodeJS.Timeout | undefined;
     cancelPending = () => {
       clearTimeout(timer);
@@ -125,6 +129,13 @@ function readStdin(): Promise<string> {
           n = readSync(fd, buf, 0, buf.length, null);
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
+            // The agent is still writing: wait a little in place first (a timer costs a millisecond
+            // at least), then poll from the event loop so that the hook's deadline can fire.
+            if (spun < SPIN_LIMIT) {
+              spun++;
+              Atomics.wait(sleeper, 0, 0, 0.2);
+              continue;
+            }
             timer = setTimeout(step, wait);
             wait = Math.min(wait * 2, 20);
             return;

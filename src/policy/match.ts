@@ -13,7 +13,7 @@ interface FlagTest {
 }
 
 export interface Matcher {
-  program?: { globs: Test[]; unknown: boolean };
+  program?: { literal: Set<string>; globs: Test[]; unknown: boolean };
   cwd?: Test[];
   valueOptions: Set<string>;
   /** The value options as one string: the key under which a command's parsed argv is cached. */
@@ -35,6 +35,10 @@ export interface Rule extends Omit<CompiledRule, 'match'> {
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 function hydrateGlob(g: CompiledGlob, vars: Record<string, string>): Test {
+  if (g.literal !== undefined) {
+    const lit = g.literal;
+    return (s) => s === lit;
+  }
   let src = g.source;
   if (src.includes('__OFFHOST_VAR_')) {
     for (const [k, v] of Object.entries(vars)) src = src.split(varToken(k)).join(escapeRe(v));
@@ -52,7 +56,15 @@ export function hydrate(rule: CompiledRule, vars: Record<string, string>): Rule 
     ...(f.values ? { values: f.values.map(h) } : {}),
   });
   const m = (c: CompiledMatch): Matcher => ({
-    ...(c.program ? { program: { globs: c.program.globs.map(h), unknown: c.program.unknown } } : {}),
+    ...(c.program
+      ? {
+          program: {
+            literal: new Set(c.program.globs.filter((g) => g.literal !== undefined).map((g) => g.literal!)),
+            globs: c.program.globs.filter((g) => g.literal === undefined).map(h),
+            unknown: c.program.unknown,
+          },
+        }
+      : {}),
     ...(c.cwd ? { cwd: c.cwd.map(h) } : {}),
     valueOptions: new Set(c.valueOptions),
     valueKey: [...c.valueOptions].sort().join('\u0000'),
@@ -171,7 +183,7 @@ function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: ParsedCache): Tri
   if (m.program) {
     if (cmd.program === null) {
       if (!m.program.unknown) return 'no';
-    } else if (!any(m.program.globs, cmd.program)) return 'no';
+    } else if (!m.program.literal.has(cmd.program) && !any(m.program.globs, cmd.program)) return 'no';
   }
   if (m.cwd) {
     if (cmd.cwd === null) r = 'maybe';

@@ -2,7 +2,7 @@
 // and the self-test that runs every rule's own examples. Used at build time for the built-in pack and
 // at load time for user packs; never on the hot path when no config file exists.
 import picomatch from 'picomatch';
-import { compileRule, literalPrefixOf, type CompiledGlob, type CompiledRule, type RuleSpec } from './rule.js';
+import { compileRule, GLOB_CHARS, literalPrefixOf, type CompiledGlob, type CompiledRule, type RuleSpec } from './rule.js';
 import type { ConfigFile } from '../config/schema.js';
 import { parseConfigText } from '../config/load.js';
 import { readFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ export function compilePathGlob(glob: string): CompiledGlob {
 export function compileGlob(glob: string): CompiledGlob {
   const re = picomatch.makeRe(glob, { dot: true, bash: true });
   const prefix = literalPrefixOf(glob);
-  return { source: re.source, flags: re.flags, ...(prefix ? { prefix } : {}) };
+  return { source: re.source, flags: re.flags, ...(prefix ? { prefix } : {}), ...(GLOB_CHARS.test(glob) ? {} : { literal: glob }) };
 }
 
 /** Finds the 1-based line of `key: value` for rule ids, for messages about a rule. */

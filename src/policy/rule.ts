@@ -76,6 +76,8 @@ export interface CompiledGlob {
   flags: string;
   /** For a glob `LITERAL*`: LITERAL (an unknown word with that static prefix matches it). */
   prefix?: string;
+  /** For a glob without any wildcard: the word itself (matched by comparison, no regular expression). */
+  literal?: string;
 }
 
 /** `@*`, `integration_test*`: a literal followed by one trailing star. */
@@ -114,7 +116,7 @@ export interface ProgramIndex {
   any: boolean;
 }
 
-const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
+export const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
 
 function programIndex(m: MatchSpec): ProgramIndex {
   if (m.program) {
