@@ -63,11 +63,16 @@ function merge(into: State, branches: State[]): void {
   }
 }
 
+/** Already normal: no `.`/`..` segment, no `//`, no trailing `/`. */
+const PLAIN_PATH = /^(?!.*(?:^|\/)\.\.?(?:\/|$))(?!.*\/\/)[^]*[^/]$/;
+
 function resolveDir(base: string | null, target: Field): string | null {
   if (!target.known) return null;
-  if (target.value.startsWith('/')) return posix.normalize(target.value).replace(/(.)\/$/, '$1');
+  const t = target.value;
+  if (t.startsWith('/')) return PLAIN_PATH.test(t) ? t : posix.normalize(t).replace(/(.)\/$/, '$1');
   if (base === null) return null;
-  return posix.normalize(posix.join(base, target.value)).replace(/(.)\/$/, '$1');
+  if (t !== '' && PLAIN_PATH.test(t)) return base === '/' ? `/${t}` : `${base}/${t}`;
+  return posix.normalize(posix.join(base, t)).replace(/(.)\/$/, '$1');
 }
 
 function basenameOf(f: Field): string | null {

@@ -93,3 +93,16 @@ describe('commands: what cannot be known', () => {
     expect(() => run(`bash -c 'echo "unterminated'`)).toThrow(/does not parse/);
   });
 });
+
+describe('commands: cd resolution', () => {
+  it('matches path.posix.normalize for every kind of relative and absolute target', async () => {
+    const { posix } = await import('node:path');
+    const cases = ['a', 'a/b', './a', '../a', 'a/../b', 'a//b', 'a/', '/x', '/x/', '/x/../y', '.', '..', '/', 'a/.', '.hidden', 'a/.b', '..a', 'a..', '/a/..b'];
+    for (const base of ['/home/k', '/']) {
+      for (const c of cases) {
+        const want = posix.normalize(c.startsWith('/') ? c : posix.join(base, c)).replace(/(.)\/$/, '$1');
+        expect(run(`cd ${c} && make`, base)[1]!.cwd, `${base} + ${c}`).toBe(want);
+      }
+    }
+  });
+});
