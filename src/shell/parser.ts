@@ -16,7 +16,8 @@
 // - `$((…)…)` that turns out not to be arithmetic falls back to `$( (…)…)` and that body is parsed;
 //   bash -n does not parse it (`echo $((a)b)` passes bash -n, fails when run). Same for `$(( ${x))`.
 // - `[[ … ]]` syntax errors ("conditional binary operator expected") are ParseErrors; bash -n prints
-//   them but exits 0 (the line fails when run). `[[ ]]`, `[[ a && ]]`, `[[ ! ]]` are accepted like bash.
+//   them but exits 0 (the line fails when run). An empty term (`[[ ]]`, `[[ a && ]]`, `[[ ! ]]`) is an
+//   error too: bash -n exits 0 silently, but bash stops reading the input there and runs nothing more.
 // - `for ((…))` whose parentheses do not close with `))` (`for ((a) b); do :; done`) is rejected; bash -n
 //   lets several such forms through.
 // - More lenient, the only case: bash 5.2 rejects an array assignment inside a `time` pipeline at the very
@@ -1152,6 +1153,13 @@ class Parser {
     return { expr: text.slice(exprStart, exprEnd), subs, semis };
   }
 
+  /** A `$` at i that starts a nested substitution (`${`, `$(`, `$[`) rather than naming `$$`. */
+  private dollarSub(i: number): boolean {
+    if (this.code(i) !== C_DOLLAR) return false;
+    const n = this.code(i + 1);
+    return n === C_LBRACE || n === C_LPAREN || n === C_LBRACKET;
+  }
+
   /** `${…}` at this.pos. */
   private parseBraced(inDouble: boolean, bodyStart: number): WordPart {
     const text = this.text;
@@ -1162,7 +1170,7 @@ class Parser {
     let c = this.code(i);
     if (c === C_HASH || c === C_BANG) {
       const n = this.code(i + 1);
-      if (n !== C_RBRACE && (isNameChar(n) || isSpecialParam(n)) && !(c === C_HASH && n === C_COLON)) {
+      if (n !== C_RBRACE && (isNameChar(n) || (isSpecialParam(n) && !this.dollarSub(i + 1))) && !(c === C_HASH && n === C_COLON)) {
         prefix = c === C_HASH ? '#' : '!';
         i++;
         c = n;
@@ -1179,7 +1187,7 @@ class Parser {
       while (isDigit(this.code(j))) j++;
       name = text.slice(i, j);
       i = j;
-    } else if (isSpecialParam(c)) {
+    } else if (isSpecialParam(c) && !this.dollarSub(i)) {
       name = text[i]!;
       i++;
     }
@@ -2139,8 +2147,9 @@ class Parser {
     if (k !== T_WORD) this.condError(openAt);
     const w = this.tkWord!;
     const raw = w.raw;
-    // bash accepts an empty term before `]]`: `[[ ]]`, `[[ a && ]]`, `[[ ! ]]` (false at run time)
-    if (raw === ']]') return;
+    // `[[ ]]`, `[[ a && ]]`, `[[ ! ]]`: bash -n exits 0 without a message, but bash silently stops
+    // reading the input there (nothing from that line on runs): a syntax error
+    if (raw === ']]') this.fail('syntax error in conditional expression: empty expression', w.span.start);
     if (raw === '!') {
       this.enter(w.span.start);
       this.condWords.push(w);

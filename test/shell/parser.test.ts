@@ -460,6 +460,7 @@ describe('parse: compound commands', () => {
     ]);
     expect(text(src, t)).toBe(src);
     expect(() => parse('[[ a b ]]')).toThrow(ParseError);
+    expect(() => parse('[[ ]]')).toThrow(/empty expression/);
     expect(only('[[ a == @(x|y) ]]').type).toBe('Test');
   });
 
