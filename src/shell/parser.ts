@@ -22,10 +22,9 @@
 //   lets several such forms through.
 // - More lenient, the only case: bash 5.2 rejects an array assignment inside a `time` pipeline at the very
 //   start of `$( )` (`x=$(time A=(1) cat)`, a bash parser quirk); accepted here. Nothing runs in bash.
-// - Line continuations are removed where bash removes them (also inside operators, after `$`, inside
-//   `$name`, in heredoc delimiters), except inside the name of `${…}` (`${HO\<newline>ME}` is a bad
-//   substitution here, `$HOME` for bash): a different reading of an accepted line, not a verdict change.
 // Behaviour that matches bash but may surprise:
+// - Line continuations are removed wherever bash removes them (also inside operators, after `$`, inside
+//   `$name`, `${name}`, assignment names and heredoc delimiters), never inside single quotes.
 // - extglob patterns (`@(…)` etc.) are only words on the right of `==`/`!=`/`=` in `[[ ]]` (bash enables
 //   them there itself); elsewhere `(` is a syntax error, as with bash's default `extglob` off.
 // - A heredoc started inside `$( … )` whose body only begins after the `)` is read at the next newline of
@@ -1165,27 +1164,35 @@ class Parser {
     const text = this.text;
     const start = this.pos;
     this.enter(start);
-    let i = bodyStart;
+    // line continuations are skipped in the prefix and the name (`${HO\<newline>ME}` is `${HOME}`)
+    let i = this.skipCont(bodyStart);
     let prefix: '#' | '!' | undefined;
     let c = this.code(i);
     if (c === C_HASH || c === C_BANG) {
-      const n = this.code(i + 1);
-      if (n !== C_RBRACE && (isNameChar(n) || (isSpecialParam(n) && !this.dollarSub(i + 1))) && !(c === C_HASH && n === C_COLON)) {
+      const i1 = this.skipCont(i + 1);
+      const n = this.code(i1);
+      if (n !== C_RBRACE && (isNameChar(n) || (isSpecialParam(n) && !this.dollarSub(i1))) && !(c === C_HASH && n === C_COLON)) {
         prefix = c === C_HASH ? '#' : '!';
-        i++;
+        i = i1;
         c = n;
       }
     }
     let name = '';
-    if (isNameStart(c)) {
+    if (isNameStart(c) || isDigit(c)) {
+      const digits = isDigit(c);
       let j = i + 1;
-      while (isNameChar(this.code(j))) j++;
-      name = text.slice(i, j);
-      i = j;
-    } else if (isDigit(c)) {
-      let j = i + 1;
-      while (isDigit(this.code(j))) j++;
-      name = text.slice(i, j);
+      let cont = false;
+      for (;;) {
+        const d = this.code(j);
+        if (digits ? isDigit(d) : isNameChar(d)) j++;
+        else {
+          const j2 = this.skipCont(j);
+          if (j2 === j || !(digits ? isDigit(this.code(j2)) : isNameChar(this.code(j2)))) break;
+          cont = true;
+          j = j2;
+        }
+      }
+      name = cont ? text.slice(i, j).replace(/\\\n/g, '') : text.slice(i, j);
       i = j;
     } else if (isSpecialParam(c) && !this.dollarSub(i)) {
       name = text[i]!;
