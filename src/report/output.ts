@@ -2,28 +2,12 @@
 // helpers, the format, the extra SARIF file and the GitHub step summary.
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CommanderError, type Command } from 'commander';
 import { EXIT, UsageError } from '../errors.js';
 import { defaultFormat, format, isFormatKind, stepSummary, type FormatKind } from './index.js';
 import type { Finding } from '../types.js';
 import type { Io } from '../cli/io.js';
 
-/** Parses with commander; returns a number when it printed help (exit status), else null. */
-export function parseWith(cmd: Command, args: string[], io: Io): number | null {
-  cmd
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
-  try {
-    cmd.parse(args, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.help' || e.code === 'commander.version') return EXIT.ok;
-      throw new UsageError(e.message.replace(/^error: /, ''));
-    }
-    throw e;
-  }
-  return null;
-}
+export { parseWith } from '../cli/commander.js';
 
 export function formatKind(flag: string | undefined, env: NodeJS.ProcessEnv): FormatKind {
   if (flag === undefined) return defaultFormat(env);

@@ -2,7 +2,8 @@
 //   offhost init [--husky] [--notices-dir D] [--dry-run]   husky + lint-staged pre-commit check (src/git/husky-init.ts)
 //   offhost init --agent <claude-code|codex|gemini> [--project DIR] [--dry-run]   agent hook settings (src/adapters/init-agent.ts)
 //   offhost init --shell <bash|zsh>                        prints the shell snippet (src/adapters/shell-snippet.ts)
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
+import { parseWith } from '../commander.js';
 import { EXIT, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 
@@ -24,18 +25,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     .option('--notices-dir <dir>', 'notices folder for the lint-staged glob (default meta/context/notices)')
     .option('--project <dir>', '--agent: project whose settings are written (default: the current folder)')
     .option('--dry-run', 'print what would change, write nothing')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .allowExcessArguments(false);
-  try {
-    cmd.parse(args, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.help') return EXIT.ok;
-      throw new UsageError(e.message.replace(/^error: /, ''));
-    }
-    throw e;
-  }
+  const early = parseWith(cmd, args, io);
+  if (early !== null) return early;
   const o = cmd.opts<Opts>();
   const modes = [o.husky, o.agent !== undefined, o.shell !== undefined].filter(Boolean).length;
   if (modes > 1) throw new UsageError('give one of --husky, --agent NAME, --shell SHELL');

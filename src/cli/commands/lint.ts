@@ -2,7 +2,8 @@
 // Validates VM lock files (the given files/folders, or every lock file under the notices folder of the
 // repository at cwd) and, with --staged, the staged lock transition against HEAD, read from the index.
 // Exit 0 clean or warnings only, 1 errors found, 2 usage/git error. Does not depend on the role.
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
+import { parseWith } from '../commander.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -36,18 +37,9 @@ function parseArgs(args: string[], io: Io): { opts: Opts; paths: string[] } | nu
     .option('--skew <seconds>', 'clock-skew margin in seconds (default 120)')
     .option('--color', 'colour the stylish output')
     .argument('[paths...]', 'lock files or folders (default: every lock file under the notices folder)')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .allowExcessArguments(false);
-  try {
-    cmd.parse(args, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.help' || e.code === 'commander.version') return EXIT.ok;
-      throw new UsageError(e.message.replace(/^error: /, ''));
-    }
-    throw e;
-  }
+  const early = parseWith(cmd, args, io);
+  if (early !== null) return early;
   return { opts: cmd.opts<Opts>(), paths: cmd.args };
 }
 
