@@ -417,7 +417,8 @@ function runFields(
     const exporting = name === 'export' || fields.some((f) => f.known && /^-[a-zA-Z]*x/.test(f.value));
     for (const f of fields.slice(1)) {
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(f.value);
-      if (m) st.vars.set(m[1]!, f.known ? m[2]! : null);
+      // `declare -a A=(…)` is an array (not modelled): unknown, never the text "(…)".
+      if (m) st.vars.set(m[1]!, f.known && !m[2]!.startsWith('(') && !fields.some((x) => x.known && /^-[a-zA-Z]*[aA]/.test(x.value)) ? m[2]! : null);
       else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.value) && !exporting) st.vars.set(f.value, null);
       const n = m ? m[1]! : /^[A-Za-z_][A-Za-z0-9_]*$/.test(f.value) ? f.value : null;
       if (n && exporting) st.exported.add(n);
@@ -627,6 +628,7 @@ function emitSpecial(
   }
   emit(ctx, fields, env, cwd, span, st);
   if (name === 'ssh') sshToLocalhost(fields, env, cwd, st, ctx, span);
+  if (name === 'git') gitCommands(fields, env, cwd, st, ctx, span);
   if (name === 'trap' && fields.length >= 3) {
     // `trap 'make build' EXIT`: the action runs later in this shell.
     let i = 1;
@@ -673,4 +675,35 @@ function sshToLocalhost(fields: Field[], env: Record<string, string>, cwd: strin
 
 function joinFields(fields: Field[]): Field {
   return { value: fields.map((f) => f.value).join(' '), known: fields.every((f) => f.known) };
+}
+
+/** git config keys whose value is a command git runs through a shell. */
+const GIT_COMMAND_KEYS = /^(core\.(pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external|gpg\.program|interactive\.difffilter|pager\..+|filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(textconv|command))$/i;
+const GIT_COMMAND_ENV = ['GIT_SSH_COMMAND', 'GIT_EDITOR', 'GIT_PAGER', 'GIT_EXTERNAL_DIFF', 'GIT_SEQUENCE_EDITOR', 'GIT_ASKPASS'];
+
+/**
+ * `git -c alias.b='!make build' b`, `git -c core.pager='make build' log`, `GIT_PAGER=… git log`: git runs
+ * these strings through a shell, here. They are judged whether or not git would reach them (fail closed).
+ */
+function gitCommands(fields: Field[], env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
+  for (let i = 1; i < fields.length; i++) {
+    const f = fields[i]!;
+    let kv: Field | null = null;
+    if (f.known && f.value === '-c') kv = fields[++i] ?? null;
+    else if (f.known && f.value.startsWith('-c') && f.value.length > 2) kv = { value: f.value.slice(2), known: true };
+    else if (f.known && f.value.startsWith('--config-env')) continue;
+    else if (f.known && !f.value.startsWith('-')) break; // the subcommand: global options end here
+    if (!kv) continue;
+    const eq = kv.value.indexOf('=');
+    if (eq < 0) continue;
+    const key = kv.value.slice(0, eq);
+    const value = kv.value.slice(eq + 1);
+    if (/^alias\./i.test(key) && value.startsWith('!')) runScript({ value: value.slice(1), known: kv.known }, `git -c ${key}`, cwd, env, st, ctx, span);
+    else if (/^credential\.(.+\.)?helper$/i.test(key) && value.startsWith('!')) runScript({ value: value.slice(1), known: kv.known }, `git -c ${key}`, cwd, env, st, ctx, span);
+    else if (GIT_COMMAND_KEYS.test(key)) runScript({ value, known: kv.known }, `git -c ${key}`, cwd, env, st, ctx, span);
+  }
+  for (const k of GIT_COMMAND_ENV) {
+    const v = env[k];
+    if (v !== undefined) runScript({ value: v, known: true }, `git ${k}`, cwd, env, st, ctx, span);
+  }
 }

@@ -66,8 +66,9 @@ interface Piece {
   expansion: boolean;
 }
 
-function paramValue(name: string, op: string, scope: Scope): VarValue {
+function paramValue(name: string, op: string, scope: Scope, indexed = false): VarValue {
   if (op !== '') return null; // ${x:-y}, ${x#y}, ${#x}...: not worth modelling; unknown
+  if (indexed) return null; // ${a[0]}, ${a[@]}: arrays are not modelled; unknown
   if (!scope.vars.has(name)) return null;
   return scope.vars.get(name) ?? null;
 }
@@ -88,7 +89,7 @@ function pieces(parts: WordPart[], scope: Scope, quoted: boolean, out: Piece[]):
         if (p.parts.length === 0) out.push({ text: '', known: true, unquoted: false, expansion: false });
         break;
       case 'Param': {
-        const v = paramValue(p.name, p.op, scope);
+        const v = paramValue(p.name, p.op, scope, p.index !== undefined);
         out.push(
           v === null
             ? { text: p.braced ? `\${${p.name}${p.op}}` : `$${p.name}`, known: false, unquoted: !quoted, expansion: true }
