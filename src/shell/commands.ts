@@ -133,6 +133,15 @@ function walkWordSubs(word: Word, st: State, ctx: Ctx): void {
 }
 
 function walkPartsSubs(parts: WordPart[], st: State, ctx: Ctx): void {
+  // Most words are plain text: nothing to visit, nothing to allocate.
+  let plain = true;
+  for (const p of parts) {
+    if (p.type !== 'Literal' && p.type !== 'SingleQuoted' && p.type !== 'AnsiC') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return;
   visitSubstitutions(parts, {
     onSubstitution: (p) => withVia(ctx, p.type === 'ProcessSub' ? p.op + ')' : p.backtick ? '`…`' : '$(…)', () => walkList(p.script, clone(st), ctx)),
   });
@@ -147,21 +156,25 @@ function withVia<T>(ctx: Ctx, via: string, fn: () => T): T {
   }
 }
 
-function walkCommand(cmd: Command, st: State, ctx: Ctx, stdin?: Field | null): void {
+/** Standard input of a command, computed only if something reads it as a script. */
+type Stdin = () => Field | null;
+const NO_STDIN: Stdin = () => null;
+
+function walkCommand(cmd: Command, st: State, ctx: Ctx, stdin?: Stdin): void {
   tick(ctx, cmd.span);
   switch (cmd.type) {
     case 'Simple':
-      walkSimple(cmd, st, ctx, stdin ?? null);
+      walkSimple(cmd, st, ctx, stdin ?? NO_STDIN);
       return;
     case 'Pipeline': {
       if (cmd.commands.length === 1) {
         walkCommand(cmd.commands[0]!, st, ctx, stdin);
         return;
       }
-      let feed: Field | null = stdin ?? null;
+      let feed: Stdin = stdin ?? NO_STDIN;
       for (const c of cmd.commands) {
         walkCommand(c, clone(st), ctx, feed);
-        feed = producedText(c, st, ctx);
+        feed = () => producedText(c, st, ctx);
       }
       return;
     }
@@ -314,7 +327,7 @@ function stdinOf(node: SimpleCommandNode, st: State, ctx: Ctx): Field | undefine
   return result;
 }
 
-function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Field | null): void {
+function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Stdin): void {
   // Substitutions run before the command itself.
   for (const a of node.assignments) {
     if (a.indexWord) walkWordSubs(a.indexWord, st, ctx); // a[$(cmd)]=v
@@ -342,7 +355,7 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Field
     for (const [k, v] of assigned) st.vars.set(k, v);
     return;
   }
-  let stdin = stdinOf(node, st, ctx) ?? pipedIn;
+  let stdin: Stdin = node.redirects.length ? () => stdinOf(node, st, ctx) ?? pipedIn() : pipedIn;
   // `. <(echo make build)`, `bash <(printf …)`: a script file that is the static output of a command.
   const file = node.words[1];
   const sub = file?.parts.length === 1 ? file.parts[0] : undefined;
@@ -351,7 +364,7 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Field
     const text = only ? producedText(only.type === 'Pipeline' && only.commands.length === 1 ? only.commands[0]! : only, st, ctx) : null;
     if (text?.known) {
       fields[1] = { value: '/dev/stdin', known: true };
-      stdin = text;
+      stdin = () => text;
     }
   }
   const span = ctx.outerSpan ?? node.span;
@@ -399,7 +412,7 @@ function runFields(
   st: State,
   ctx: Ctx,
   span: Span,
-  stdin: Field | null,
+  stdin: Stdin,
   wrapDepth: number,
 ): void {
   const prog = fields[0]!;
@@ -478,7 +491,7 @@ function applyUnwrapped(
   st: State,
   ctx: Ctx,
   span: Span,
-  stdin: Field | null,
+  stdin: Stdin,
   wrapDepth: number,
   emitSelf = true,
 ): void {
@@ -488,7 +501,7 @@ function applyUnwrapped(
       return;
     case 'many':
       emit(ctx, fields, env, cwd, span, st);
-      for (const item of u.items) applyUnwrapped(item, name, fields, env, cwd, st, ctx, span, null, wrapDepth, false);
+      for (const item of u.items) applyUnwrapped(item, name, fields, env, cwd, st, ctx, span, NO_STDIN, wrapDepth, false);
       return;
     case 'run': {
       if (emitSelf) emit(ctx, fields, env, cwd, span, st);
@@ -509,7 +522,7 @@ function applyUnwrapped(
     }
     case 'stdin-script': {
       emit(ctx, fields, env, cwd, span, st);
-      const text = stdin ?? { value: '', known: false };
+      const text = stdin() ?? { value: '', known: false };
       runScript(text, `${u.via} <stdin`, cwd, env, st, ctx, span);
       return;
     }
