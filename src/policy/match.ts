@@ -192,7 +192,10 @@ function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: ParsedCache): Tri
   if (m.env) {
     for (const [k, tests] of m.env) {
       const v = cmd.env[k];
-      if (v === undefined || !any(tests, v)) return 'no';
+      if (v === undefined) {
+        if (cmd.unknownEnv?.includes(k)) r = 'maybe';
+        else return 'no';
+      } else if (!any(tests, v)) return 'no';
     }
   }
   if (m.argsContain) {

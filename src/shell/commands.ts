@@ -26,9 +26,9 @@ interface State extends Scope {
   oldpwd: string | null;
   dirStack: (string | null)[];
   /** Variables exported in this shell: they reach the environment of every later command. */
-  exported: Set<string>;
+  exported: Set<string> | null;
   /** `alias name=value` definitions (expanded whether or not expand_aliases is on: fail closed). */
-  aliases: Map<string, string>;
+  aliases: Map<string, string> | null;
   /** `shopt -s expand_aliases` was seen (bash -c does not expand aliases otherwise). */
   expandAliases: boolean;
 }
@@ -52,7 +52,16 @@ const LOOP_UNROLL_LIMIT = 32;
 export class NestedParseError extends ParseError {}
 
 function clone(st: State): State {
-  return { cwd: st.cwd, oldpwd: st.oldpwd, dirStack: [...st.dirStack], vars: new Map(st.vars), exported: new Set(st.exported), aliases: new Map(st.aliases), expandAliases: st.expandAliases };
+  // exported/aliases stay null (empty) until a line uses them: most lines never do.
+  return {
+    cwd: st.cwd,
+    oldpwd: st.oldpwd,
+    dirStack: st.dirStack.length ? [...st.dirStack] : [],
+    vars: new Map(st.vars),
+    exported: st.exported && new Set(st.exported),
+    aliases: st.aliases && new Map(st.aliases),
+    expandAliases: st.expandAliases,
+  };
 }
 
 /** After branches that may or may not run, what differs between them becomes unknown. */
@@ -60,6 +69,10 @@ function merge(into: State, branches: State[]): void {
   for (const b of branches) {
     if (b.cwd !== into.cwd) into.cwd = null;
     for (const [k, v] of b.vars) if (into.vars.get(k) !== v) into.vars.set(k, null);
+    // What a branch may have exported or aliased counts afterwards (fail closed).
+    if (b.exported) for (const k of b.exported) (into.exported ??= new Set()).add(k);
+    if (b.aliases) for (const [k, v] of b.aliases) (into.aliases ??= new Map()).set(k, v);
+    if (b.expandAliases) into.expandAliases = true;
   }
 }
 
@@ -105,7 +118,7 @@ function initialState(cwd: string | null, env: Record<string, string | undefined
   if (env.HOME !== undefined) vars.set('HOME', env.HOME);
   if (cwd !== null) vars.set('PWD', cwd);
   if (env.CDPATH !== undefined) vars.set('CDPATH', env.CDPATH);
-  return { cwd, oldpwd: env.OLDPWD ?? null, dirStack: [], vars, exported: new Set(), aliases: new Map(), expandAliases: false };
+  return { cwd, oldpwd: env.OLDPWD ?? null, dirStack: [], vars, exported: null, aliases: null, expandAliases: false };
 }
 
 function tick(ctx: Ctx, span: Span): void {
@@ -373,11 +386,13 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Stdin
 
 function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd: string | null, span: Span, st?: State): void {
   const prog = fields[0]!;
-  if (st && st.exported.size > 0) {
+  let unknownEnv: string[] | undefined;
+  if (st?.exported && st.exported.size > 0) {
     const exported: Record<string, string> = {};
     for (const k of st.exported) {
       const v = st.vars.get(k);
       if (v !== undefined && v !== null) exported[k] = v;
+      else if (v === null && !(k in env)) (unknownEnv ??= []).push(k);
     }
     env = { ...exported, ...env };
   }
@@ -388,14 +403,20 @@ function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd: strin
     unknown.push(i);
     if (f.knownPrefix) (prefixes ??= {})[i] = f.value.slice(0, f.knownPrefix);
   });
+  let hasEnv = false;
+  for (const _ in env) {
+    hasEnv = true;
+    break;
+  }
   ctx.out.push({
     program: basenameOf(prog),
     argv: fields.map((f) => f.value),
     unknown,
     ...(prefixes ? { prefixes } : {}),
-    env: { ...env },
+    env: hasEnv ? { ...env } : {},
+    ...(unknownEnv ? { unknownEnv } : {}),
     cwd,
-    via: [...ctx.via],
+    via: ctx.via.length ? ctx.via.slice() : [],
     span,
   });
 }
@@ -434,7 +455,7 @@ function runFields(
       if (m) st.vars.set(m[1]!, f.known && !m[2]!.startsWith('(') && !fields.some((x) => x.known && /^-[a-zA-Z]*[aA]/.test(x.value)) ? m[2]! : null);
       else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.value) && !exporting) st.vars.set(f.value, null);
       const n = m ? m[1]! : /^[A-Za-z_][A-Za-z0-9_]*$/.test(f.value) ? f.value : null;
-      if (n && exporting) st.exported.add(n);
+      if (n && exporting) (st.exported ??= new Set()).add(n);
     }
   }
   if (name === 'shopt' && prog.known && fields.some((f) => f.value === '-s') && fields.some((f) => f.value === 'expand_aliases' || !f.known)) {
@@ -443,16 +464,17 @@ function runFields(
   if (name === 'alias' && prog.known) {
     for (const f of fields.slice(1)) {
       const m = /^([^=\s]+)=(.*)$/s.exec(f.value);
-      if (m) st.aliases.set(m[1]!, f.known ? m[2]! : '\u0000unknown');
+      if (m) (st.aliases ??= new Map()).set(m[1]!, f.known ? m[2]! : '\u0000unknown');
     }
   }
-  if (name !== null && prog.known && wrapDepth === 0 && st.expandAliases && st.aliases.has(name)) {
+  if (name !== null && prog.known && wrapDepth === 0 && st.expandAliases && st.aliases?.has(name)) {
     // An alias is text put in place of the word: walk `value args...` in this same shell. Whether it
     // applies depends on where the line breaks (bash reads a whole line first), so the command as
     // written is judged too: fail closed both ways.
     emitSpecial(name, fields, env, cwd, st, ctx, span);
-    const value = st.aliases.get(name)!;
-    st.aliases.delete(name); // an alias is not expanded inside itself
+    const aliases = st.aliases!;
+    const value = aliases.get(name)!;
+    aliases.delete(name); // an alias is not expanded inside itself
     try {
       const rest = fields.slice(1);
       runScript(
@@ -466,7 +488,7 @@ function runFields(
         `alias ${name}`,
       );
     } finally {
-      st.aliases.set(name, value);
+      aliases.set(name, value);
     }
     return;
   }
