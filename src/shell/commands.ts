@@ -68,6 +68,10 @@ function clone(st: State): State {
 function merge(into: State, branches: State[]): void {
   for (const b of branches) {
     if (b.cwd !== into.cwd) into.cwd = null;
+    if (b.oldpwd !== into.oldpwd) into.oldpwd = null;
+    if (b.dirStack.length !== into.dirStack.length || b.dirStack.some((d, i) => d !== into.dirStack[i])) {
+      into.dirStack = Array.from({ length: Math.max(b.dirStack.length, into.dirStack.length) }, () => null);
+    }
     for (const [k, v] of b.vars) if (into.vars.get(k) !== v) into.vars.set(k, null);
     // What a branch may have exported or aliased counts afterwards (fail closed).
     if (b.exported) for (const k of b.exported) (into.exported ??= new Set()).add(k);

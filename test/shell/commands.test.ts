@@ -106,3 +106,15 @@ describe('commands: cd resolution', () => {
     }
   });
 });
+
+describe('commands: state after branches', () => {
+  it('cd - after a branch that may have changed directory is unknown', () => {
+    expect(run('if true; then cd /tmp; fi; cd - && make')[3]!.cwd).toBeNull();
+  });
+  it('popd after a branch that may have pushed is unknown', () => {
+    expect(run('if true; then pushd /tmp; fi; popd; make').at(-1)!.cwd).toBeNull();
+  });
+  it('an export inside a branch reaches later commands as unknown', () => {
+    expect(run('if true; then export W=h; fi; labwc').at(-1)!.unknownEnv).toEqual(['W']);
+  });
+});
