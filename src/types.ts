@@ -21,6 +21,8 @@ export interface SimpleCommand {
   prefixes?: Record<number, string>;
   /** Inline assignments (`FOO=1 make`) and `env`/`sudo` assignments that apply to this command. */
   env: Record<string, string>;
+  /** For a program that cannot be known: the whole line it was found in (rules may look at it). */
+  line?: string;
   /** Environment variables that are set to something unknown (`export X="$(…)"`, set in a branch). */
   unknownEnv?: string[];
   /** Effective working directory, absolute; null when it cannot be known (`cd "$DIR"`). */

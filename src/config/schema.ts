@@ -30,6 +30,7 @@ type MatchIn = {
   subcommands?: (string | string[])[];
   positional?: { ignore?: string | string[]; any?: string | string[]; or_none?: boolean };
   args_contain?: string | string[];
+  line_contains?: string | string[];
   env?: Record<string, string | string[]>;
   any_of?: MatchIn[];
 };
@@ -49,6 +50,8 @@ const matchSchema: z.ZodType<unknown, MatchIn> = z.lazy(() =>
         .strict()
         .optional(),
       args_contain: globList.optional(),
+      /** For a program that cannot be known: the whole command line matches one of these globs. */
+      line_contains: globList.optional(),
       env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), globList).optional(),
       any_of: z.array(matchSchema).min(1).optional(),
     })

@@ -24,6 +24,7 @@ export interface Matcher {
   subcommands?: Test[][];
   positional?: { ignore?: Test[]; any?: Test[]; orNone: boolean };
   argsContain?: Test[];
+  lineContains?: Test[];
   env?: [string, Test[]][];
   anyOf?: Matcher[];
 }
@@ -82,6 +83,7 @@ export function hydrate(rule: CompiledRule, vars: Record<string, string>): Rule 
         }
       : {}),
     ...(c.argsContain ? { argsContain: c.argsContain.map(h) } : {}),
+    ...(c.lineContains ? { lineContains: c.lineContains.map(h) } : {}),
     ...(c.env ? { env: c.env.map(([k, v]) => [k, v.map(h)] as [string, Test[]]) } : {}),
     ...(c.anyOf ? { anyOf: c.anyOf.map(m) } : {}),
   });
@@ -197,6 +199,9 @@ function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: ParsedCache): Tri
         else return 'no';
       } else if (!any(tests, v)) return 'no';
     }
+  }
+  if (m.lineContains) {
+    if (cmd.line === undefined || !any(m.lineContains, cmd.line)) return 'no';
   }
   if (m.argsContain) {
     let t: Tri = 'no';

@@ -39,6 +39,8 @@ export interface MatchSpec {
   };
   /** Some argument (option or positional, any position) matches one of these globs. */
   args_contain?: string[];
+  /** For a program that cannot be known: the whole line matches one of these globs. */
+  line_contains?: string[];
   /** The command's own environment (inline assignments, env/sudo assignments): name -> globs. */
   env?: Record<string, string[]>;
   /** Alternatives: at least one must match (in addition to the fields above). */
@@ -96,6 +98,7 @@ export interface CompiledMatch {
   subcommands?: CompiledGlob[][];
   positional?: { ignore?: CompiledGlob[]; any?: CompiledGlob[]; orNone: boolean };
   argsContain?: CompiledGlob[];
+  lineContains?: CompiledGlob[];
   env?: [string, CompiledGlob[]][];
   anyOf?: CompiledMatch[];
 }
@@ -167,6 +170,7 @@ export function compileRule(spec: RuleSpec, compile: GlobCompiler, compilePath: 
         }
       : {}),
     ...(s.args_contain ? { argsContain: s.args_contain.map(compile) } : {}),
+    ...(s.line_contains ? { lineContains: s.line_contains.map(compile) } : {}),
     ...(s.env ? { env: Object.entries(s.env).map(([k, v]) => [k, v.map(compile)] as [string, CompiledGlob[]]) } : {}),
     ...(s.any_of ? { anyOf: s.any_of.map(m) } : {}),
   });

@@ -412,8 +412,10 @@ function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd: strin
     hasEnv = true;
     break;
   }
+  const program = basenameOf(prog);
   ctx.out.push({
-    program: basenameOf(prog),
+    program,
+    ...(program === null ? { line: ctx.text } : {}),
     argv: fields.map((f) => f.value),
     unknown,
     ...(prefixes ? { prefixes } : {}),
