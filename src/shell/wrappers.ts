@@ -80,6 +80,15 @@ const SPECS: Record<string, Spec> = {
   'sg': { value: [], skip: 1 },
   'nix-shell': { value: ['-p', '--packages', '-A', '--attr', '-I', '--arg', '--argstr'], scriptOption: ['--run', '--command'] },
   'dbus-run-session': { value: ['--config-file', '--dbus-daemon'] },
+  unshare: { value: ['-S', '--setuid', '-G', '--setgid', '-R', '--root', '-w', '--wd', '--propagation', '--map-user', '--map-group', '--map-users', '--map-groups'], chdir: ['-w', '--wd'] },
+  nsenter: { value: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-w', '--wd', '-r', '--root', '-m', '-u', '-i', '-n', '-p', '-C', '-U', '-T'], chdir: ['-w', '--wd'] },
+  pkexec: { value: ['--user', '-u'] },
+  cpulimit: { value: ['-l', '--limit', '-p', '--pid', '-e', '--exe', '-c', '--cpu'], noCommand: ['-p', '--pid', '-e', '--exe'] },
+  gtimeout: { value: ['-s', '--signal', '-k', '--kill-after'], skip: 1 },
+  entr: { value: [] },
+  firejail: { value: [] },
+  // chroot NEWROOT cmd: the command runs in another root, in a directory offhost cannot know.
+  chroot: { value: ['--userspec', '--groups'], skip: 1 },
   // util-linux script(1): `script -qc 'make build' /dev/null` runs the string through a shell.
   script: { value: ['-c', '--command', '-E', '--echo', '-I', '--log-in', '-O', '--log-out', '-B', '--log-io', '-T', '--log-timing', '-m', '--logging-format'], scriptOption: ['-c', '--command'], noCommand: ['-V', '--version', '-h', '--help'] },
 };
@@ -404,6 +413,21 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
     return { kind: 'none' }; // a script file: not read (see shell())
   }
   if (program === 'tmux') return tmux(argv);
+  if (program === 'hyperfine') {
+    // Every positional is a command line hyperfine runs through a shell (several times).
+    const s2 = scan(argv, { value: ['-w', '--warmup', '-m', '--min-runs', '-M', '--max-runs', '-r', '--runs', '-s', '--setup', '-p', '--prepare', '-c', '--cleanup', '-P', '--parameter-scan', '-D', '--parameter-step-size', '-L', '--parameter-list', '-S', '--shell', '--style', '--sort', '-u', '--time-unit', '--export-asciidoc', '--export-csv', '--export-json', '--export-markdown', '--export-orgmode', '--output', '--input', '-n', '--command-name', '--reference'] });
+    if (!s2) return { kind: 'none' };
+    const scripts = argv.slice(s2.index).concat(s2.opts.filter(([n]) => ['-s', '--setup', '-p', '--prepare', '-c', '--cleanup', '--reference'].includes(n)).map(([, v]) => v ?? { value: '', known: false }));
+    return scripts.length ? { kind: 'many', items: scripts.map((t) => ({ kind: 'script' as const, via: 'hyperfine', text: t })) } : { kind: 'none' };
+  }
+  if (program === 'watchexec') {
+    // watchexec [options] [--] COMMAND...: run through a shell by default.
+    const s2 = scan(argv, { value: ['-w', '--watch', '-e', '--exts', '-f', '--filter', '-i', '--ignore', '-d', '--debounce', '-s', '--signal', '--shell', '--on-busy-update', '-E', '--env', '--workdir', '--project-origin'] });
+    if (!s2) return { kind: 'none' };
+    const inner = argv.slice(s2.index);
+    if (inner.length === 0) return { kind: 'none' };
+    return { kind: 'script', via: 'watchexec', text: { value: inner.map((a) => a.value).join(' '), known: inner.every((a) => a.known) } };
+  }
   if (program === 'screen') return screen(argv);
   if (program === 'xargs') return xargs(argv);
   if (program === 'parallel') return parallel(argv);
@@ -452,10 +476,11 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
   if (spec.joinAsScript && !s.opts.some(([n]) => n === '-x' || n === '--exec')) {
     return { kind: 'script', via, text: { value: inner.map((a) => a.value).join(' '), known: inner.every((a) => a.known) } };
   }
+  if (program === 'chroot') return { kind: 'run', via, argv: inner, cwdUnknown: true };
   return { kind: 'run', via, argv: inner, env: s.env, ...(cwd ? { cwd } : {}) };
 }
 
-const WRAPPERS = new Set([...SHELLS, ...PACKAGE_RUNNERS, ...Object.keys(SPECS), 'eval', 'source', '.', 'tmux', 'screen', 'find', 'xargs', 'parallel', 'builtin', 'fvm']);
+const WRAPPERS = new Set([...SHELLS, ...PACKAGE_RUNNERS, ...Object.keys(SPECS), 'eval', 'source', '.', 'tmux', 'screen', 'hyperfine', 'watchexec', 'find', 'xargs', 'parallel', 'builtin', 'fvm']);
 
 /** Whether `program` is one the walker must look inside. */
 export function isWrapper(program: string): boolean {
