@@ -70,10 +70,9 @@ function candidates(rules: Rule[], role: Role, program: string | null): Rule[] {
 
 export function decideCommand(cmd: SimpleCommand, rules: Rule[], role: Role): CommandDecision {
   let best: CommandDecision | null = null;
-  const cache = new Map();
   for (const rule of candidates(rules, role, cmd.program)) {
     if (!rule.roles.includes(role)) continue;
-    const tri = matchRule(rule, cmd, cache);
+    const tri = matchRule(rule, cmd);
     if (tri === 'no') continue;
     let d: CommandDecision;
     if (tri === 'yes' || rule.unknown === 'match') {

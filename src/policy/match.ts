@@ -180,7 +180,7 @@ function flagTri(f: FlagTest, p: ParsedArgs): Tri {
 /** Parsed argv of one command per value-option set (rules with the same options share one parse). */
 export type ParsedCache = Map<string, ParsedArgs>;
 
-function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: ParsedCache): Tri {
+function matchTri(m: Matcher, cmd: SimpleCommand): Tri {
   let r: Tri = 'yes';
   if (m.program) {
     if (cmd.program === null) {
@@ -218,11 +218,7 @@ function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: ParsedCache): Tri
   }
   const needsArgs = m.flags || m.anyFlag || m.notFlags || m.subcommands || m.positional;
   if (needsArgs) {
-    let p = parsedCache.get(m.valueKey);
-    if (!p) {
-      p = parseArgs(cmd, m.valueOptions);
-      parsedCache.set(m.valueKey, p);
-    }
+    const p = parsedFor(cmd, m);
     if (m.notFlags) for (const n of m.notFlags) if (p.options.has(n)) return 'no';
     for (const f of m.flags ?? []) {
       r = and(r, flagTri(f, p));
@@ -279,7 +275,7 @@ function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: ParsedCache): Tri
   if (m.anyOf) {
     let t: Tri = 'no';
     for (const alt of m.anyOf) {
-      const x = matchTri(alt, cmd, parsedCache);
+      const x = matchTri(alt, cmd);
       if (x === 'yes') {
         t = 'yes';
         break;
@@ -295,6 +291,20 @@ function matchTri(m: Matcher, cmd: SimpleCommand, parsedCache: ParsedCache): Tri
  * Whether `rule` matches `cmd`: yes, no, or maybe (depends on something unknown). Pass the same `cache`
  * for every rule tried on one command.
  */
-export function matchRule(rule: Rule, cmd: SimpleCommand, cache: ParsedCache = new Map()): Tri {
-  return matchTri(rule.matcher, cmd, cache);
+export function matchRule(rule: Rule, cmd: SimpleCommand): Tri {
+  return matchTri(rule.matcher, cmd);
+}
+
+/** The parsed argv of a command per value-option set, kept on the command (symbol key: not in JSON). */
+const PARSED = Symbol('offhost.parsedArgs');
+
+function parsedFor(cmd: SimpleCommand, m: Matcher): ParsedArgs {
+  const holder = cmd as SimpleCommand & { [PARSED]?: ParsedCache };
+  const cache = (holder[PARSED] ??= new Map());
+  let p = cache.get(m.valueKey);
+  if (!p) {
+    p = parseArgs(cmd, m.valueOptions);
+    cache.set(m.valueKey, p);
+  }
+  return p;
 }
