@@ -400,31 +400,38 @@ function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd: strin
     }
     env = { ...exported, ...env };
   }
+  const n = fields.length;
+  const argv = new Array<string>(n);
   const unknown: number[] = [];
   let prefixes: Record<number, string> | undefined;
-  fields.forEach((f, i) => {
-    if (f.known) return;
+  for (let i = 0; i < n; i++) {
+    const f = fields[i]!;
+    argv[i] = f.value;
+    if (f.known) continue;
     unknown.push(i);
     if (f.knownPrefix) (prefixes ??= {})[i] = f.value.slice(0, f.knownPrefix);
-  });
+  }
   let hasEnv = false;
   for (const _ in env) {
     hasEnv = true;
     break;
   }
   const program = basenameOf(prog);
-  ctx.out.push({
+  // One object shape for every command (optional fields present as undefined): the matcher reads these
+  // objects in its hot loop, and same-shaped objects keep its property accesses monomorphic.
+  const cmd: SimpleCommand = {
     program,
-    ...(program === null ? { line: ctx.text } : {}),
-    argv: fields.map((f) => f.value),
+    argv,
     unknown,
-    ...(prefixes ? { prefixes } : {}),
+    prefixes,
     env: hasEnv ? { ...env } : {},
-    ...(unknownEnv ? { unknownEnv } : {}),
+    unknownEnv,
+    line: program === null ? ctx.text : undefined,
     cwd,
     via: ctx.via.length ? ctx.via.slice() : [],
     span,
-  });
+  };
+  ctx.out.push(cmd);
 }
 
 const DIR_BUILTINS = new Set(['cd', 'pushd', 'popd']);
