@@ -62,10 +62,19 @@ function candidates(rules: Rule[], role: Role, program: string | null): Rule[] {
   let c = idx.cache.get(program);
   if (!c) {
     const specific = idx.byProgram.get(program) ?? [];
-    c = specific.length === 0 ? idx.general : rules.filter((r) => specific.includes(r) || idx!.general.includes(r));
+    // A general rule is kept for this program only if its program globs can match it (tested once per
+    // program name, then cached).
+    const general = idx.general.filter((r) => mayMatchProgram(r.matcher, program));
+    c = specific.length === 0 ? general : rules.filter((r) => specific.includes(r) || general.includes(r));
     if (idx.cache.size < 10_000) idx.cache.set(program, c);
   }
   return c;
+}
+
+function mayMatchProgram(m: Rule['matcher'], program: string): boolean {
+  if (m.program) return m.program.literal.has(program) || m.program.globs.some((t) => t(program));
+  if (m.anyOf) return m.anyOf.some((alt) => mayMatchProgram(alt, program));
+  return true;
 }
 
 export function decideCommand(cmd: SimpleCommand, rules: Rule[], role: Role): CommandDecision {
