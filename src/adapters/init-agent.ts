@@ -82,11 +82,16 @@ export function isAgentName(s: string): s is AgentName {
 export function defaultBin(): string {
   const script = process.argv[1];
   if (!script) throw new UsageError('cannot tell where offhost is installed; pass the path of dist/offhost.mjs');
+  let real: string;
   try {
-    return realpathSync(script);
+    real = realpathSync(script);
   } catch {
-    return resolve(script);
+    real = resolve(script);
   }
+  // dist/offhost.mjs is a thin ES-module alias of dist/offhost.cjs: hooks call the CommonJS executable
+  // directly (it starts faster).
+  const cjs = real.replace(/offhost\.mjs$/, 'offhost.cjs');
+  return cjs !== real && existsSync(cjs) ? cjs : real;
 }
 
 export function hookCommand(agent: AgentName, opts: InitAgentOptions = {}): string {

@@ -77,7 +77,8 @@ describe('offhost init --agent', () => {
     expect(settings.hooks.Stop).toHaveLength(1);
     expect(settings.hooks.PreToolUse).toHaveLength(1);
     const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
-    expect(command).toBe(`${process.execPath} ${BIN} hook claude-code`);
+    // Run through dist/offhost.mjs, init writes the CommonJS executable beside it (it starts faster).
+    expect(command).toBe(`${process.execPath} ${BIN.replace(/offhost\.mjs$/, 'offhost.cjs')} hook claude-code`);
     expect(command).not.toContain('npx');
     const r = spawnSync('sh', ['-c', command], { input: bashEvent('make build-safe'), env: hookEnv(h), encoding: 'utf8' });
     expect(decision(r.stdout)).toMatchObject({ permissionDecision: 'ask' });
