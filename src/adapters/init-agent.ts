@@ -1,5 +1,5 @@
 // `offhost init --agent claude-code|codex|gemini`: writes (or merges) offhost's hook into the project's
-// agent settings, calling offhost by absolute path (node + dist/offhost.mjs), never through npx: a hook runs
+// agent settings, calling offhost by absolute path (node + dist/offhost.cjs), never through npx: a hook runs
 // before every shell command, and `npx -y` costs seconds per call.
 //
 // - Claude Code: `.claude/settings.json`, `hooks.PreToolUse[] = {matcher: "Bash", hooks: [{type:
@@ -24,7 +24,7 @@ import { type AgentName, AGENTS, isRecord, shQuote } from './common.js';
 export interface InitAgentOptions {
   /** Project root whose settings are written (default: io.cwd). */
   project?: string;
-  /** Absolute path of the offhost entry script (default: the running dist/offhost.mjs). */
+  /** Absolute path of the offhost entry script (default: the running dist/offhost.cjs). */
   bin?: string;
   /** Node executable (default: process.execPath). */
   node?: string;
@@ -78,10 +78,10 @@ export function isAgentName(s: string): s is AgentName {
   return (AGENTS as readonly string[]).includes(s);
 }
 
-/** The running offhost entry script, resolved through symlinks (node_modules/.bin/offhost -> dist/offhost.mjs). */
+/** The running offhost entry script, resolved through symlinks (node_modules/.bin/offhost -> dist/offhost.cjs). */
 export function defaultBin(): string {
   const script = process.argv[1];
-  if (!script) throw new UsageError('cannot tell where offhost is installed; pass the path of dist/offhost.mjs');
+  if (!script) throw new UsageError('cannot tell where offhost is installed; pass the path of dist/offhost.cjs');
   let real: string;
   try {
     real = realpathSync(script);
