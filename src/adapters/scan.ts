@@ -283,7 +283,7 @@ export class Scanner {
  * a suggestion for a person says `offhost run -- …`.
  */
 export function portable(rewrite: string): string {
-  return rewrite.replace(/^(?:'[^']*\/offhost(?:\.mjs)?'|\S*\/offhost(?:\.mjs)?) run -- /, 'offhost run -- ');
+  return rewrite.replace(/^(?:'[^']*\/offhost(?:\.[cm]js)?'|\S*\/offhost(?:\.[cm]js)?) run -- /, 'offhost run -- ');
 }
 
 function isParseError(v: Verdict): boolean {
