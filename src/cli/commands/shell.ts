@@ -167,7 +167,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     return EXIT.refused;
   }
   try {
-    if (/^offhost(-shell|\.mjs)?$/.test(basename(realpathSync(real)))) {
+    if (/^offhost(-shell|\.[cm]js)?$/.test(basename(realpathSync(real)))) {
       io.stderr(`offhost shell: OFFHOST_REAL_SHELL (${real}) is offhost itself; set it to the real shell, e.g. /bin/bash\n`);
       return EXIT.refused;
     }
@@ -175,7 +175,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     /* missing: runShell reports it */
   }
   const env = { ...io.env, OFFHOST_SHELL_DEPTH: String(depth + 1) };
-  const plan = planShell(args, Boolean(process.stdin.isTTY));
+  // isatty(0) without creating process.stdin (which loads the stream machinery: ~3 ms per command).
+  const { isatty } = createRequire(import.meta.url)('node:tty') as typeof import('node:tty');
+  const plan = planShell(args, isatty(0));
 
   switch (plan.kind) {
     case 'interactive':
