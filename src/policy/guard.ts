@@ -109,7 +109,11 @@ export function routeFor(config: ResolvedConfig, routeName: string, line: string
   const vmId = route.vms[0]!;
   const vm = config.vms.get(vmId)!;
   const mappings = [...route.pathMap, ...config.pathMap];
-  const vmCwd = mapPath(cwd, mappings);
+  // The VM sees the monorepo (R6), not the rest of the laptop: a line started outside it (say in /tmp)
+  // starts at the monorepo root on the VM, where its absolute `cd`s still work.
+  const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+  const seen = config.root === null || under(cwd, config.root) || mappings.some((m) => under(cwd, m.from));
+  const vmCwd = mapPath(seen ? cwd : config.root!, mappings);
   // `~` in the line must mean the same directory on the VM as here (R6: same paths).
   const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, mappings) } : {};
   return { name: routeName, vm: vmId, cwd: vmCwd, command: renderLine(vm, line, vmCwd, env) };

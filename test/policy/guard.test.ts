@@ -146,3 +146,12 @@ describe('built-in pack', () => {
     for (const [, route] of guard.config.routes) for (const vm of route.vms) expect(vm).toMatch(/^s\.khost1\.dev-/);
   });
 });
+
+describe('route working directory', () => {
+  it('is the laptop cwd inside the monorepo, and the monorepo root outside it', () => {
+    expect(guard.classify('make build-safe', { cwd: KODA }).route!.cwd).toBe(KODA);
+    const v = guard.classify(`cd ${KODA} && make build-safe`, { cwd: '/tmp' });
+    expect(v.route!.cwd).toBe(ROOT);
+    expect(v.route!.command).toContain(`--cwd ${ROOT} `);
+  });
+});
