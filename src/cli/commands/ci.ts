@@ -10,7 +10,7 @@ import { UsageError } from '../../errors.js';
 import { loadGuard } from '../../policy/guard.js';
 import { Scanner, scanSettings } from '../../adapters/scan.js';
 import { runCi } from '../../adapters/ci.js';
-import { parseUtc } from '../../locks/schema.js';
+import { parseNowOption, parseSkewOption } from '../commander.js';
 import type { Io } from '../io.js';
 import { emit, formatKind, parseWith } from '../../report/output.js';
 
@@ -51,17 +51,8 @@ export async function run(args: string[], io: Io): Promise<number> {
   const kind = formatKind(opts.format, io.env);
   const base = opts.base ?? (io.env.OFFHOST_BASE || (io.env.GITHUB_BASE_REF ? `origin/${io.env.GITHUB_BASE_REF}` : undefined));
   if (!base) throw new UsageError('--base REF is required (the commit the pull request is based on, e.g. origin/main)');
-  let now = io.clock.now();
-  if (opts.now !== undefined) {
-    const d = parseUtc(opts.now);
-    if (!d) throw new UsageError(`--now '${opts.now}' is not an ISO-8601 UTC timestamp; write it like 2026-05-19T22:30:00Z`);
-    now = d;
-  }
-  let skewSeconds: number | undefined;
-  if (opts.skew !== undefined) {
-    if (!/^\d+$/.test(opts.skew)) throw new UsageError(`--skew must be a whole number of seconds, not '${opts.skew}'`);
-    skewSeconds = Number(opts.skew);
-  }
+  const now = opts.now !== undefined ? parseNowOption(opts.now) : io.clock.now();
+  let skewSeconds = opts.skew !== undefined ? parseSkewOption(opts.skew) : undefined;
 
   // The question for scanned lines is what they would do on a laptop, not here in CI: role laptop.
   const guard = loadGuard({ cwd: io.cwd, env: io.env, role: 'laptop', ...(opts.config ? { configFile: opts.config } : {}) });

@@ -3,7 +3,7 @@
 // repository at cwd) and, with --staged, the staged lock transition against HEAD, read from the index.
 // Exit 0 clean or warnings only, 1 errors found, 2 usage/git error. Does not depend on the role.
 import { Command } from 'commander';
-import { parseWith } from '../commander.js';
+import { collectPaths, parseNowOption, parseSkewOption, parseWith } from '../commander.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -141,17 +141,8 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { opts, paths } = parsed;
   if (!isFormatKind(opts.format)) throw new UsageError(`--format must be stylish, json, sarif or github, not '${opts.format}'`);
   const kind: FormatKind = opts.format;
-  let now = io.clock.now();
-  if (opts.now !== undefined) {
-    const d = parseUtc(opts.now);
-    if (!d) throw new UsageError(`--now '${opts.now}' is not an ISO-8601 UTC timestamp; write it like 2026-05-19T22:30:00Z`);
-    now = d;
-  }
-  let skewSeconds: number | undefined;
-  if (opts.skew !== undefined) {
-    skewSeconds = Number(opts.skew);
-    if (!/^\d+$/.test(opts.skew) || !Number.isSafeInteger(skewSeconds)) throw new UsageError(`--skew must be a whole number of seconds, not '${opts.skew}'`);
-  }
+  const now = opts.now !== undefined ? parseNowOption(opts.now) : io.clock.now();
+  const skewSeconds = opts.skew !== undefined ? parseSkewOption(opts.skew) : undefined;
   const noticesDir = (opts.noticesDir ?? DEFAULT_NOTICES_DIR).replace(/\\/g, '/').replace(/\/+$/, '');
   if (isAbsolute(noticesDir) || noticesDir.split('/').includes('..')) {
     throw new UsageError(`--notices-dir must be a folder inside the repository, relative to its root: '${noticesDir}'`);
@@ -182,17 +173,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         if (isDir) walkLocks(d, files);
       }
     } else {
-      for (const p of paths) {
-        const abs = resolve(io.cwd, p);
-        let st;
-        try {
-          st = statSync(abs);
-        } catch {
-          throw new UsageError(`${p}: no such file or folder`);
-        }
-        if (st.isDirectory()) walkLocks(abs, files);
-        else files.push(abs);
-      }
+      files.push(...collectPaths(paths, io.cwd, walkLocks));
     }
     findings.push(...(await lintFiles(files, io.cwd, ctx, io.env)));
   }

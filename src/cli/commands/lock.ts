@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { EXIT, OffhostError, UsageError } from '../../errors.js';
 import type { Clock } from '../../types.js';
 import type { Io } from '../io.js';
+import { parseNowOption } from '../commander.js';
 import { openRepo, type Repo } from '../../git/repo.js';
 import { loadConfig } from '../../policy/guard.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
@@ -75,8 +76,7 @@ export interface CommonOpts {
 /** A fixed clock for `--now ISO`, else the Io's clock. */
 export function clockFor(now: string | undefined, io: Io): Clock {
   if (now === undefined) return io.clock;
-  const d = parseUtc(now);
-  if (!d) throw new UsageError(`--now '${now}' is not an ISO-8601 UTC timestamp; write it like 2026-05-19T22:30:00Z`);
+  const d = parseNowOption(now);
   return { now: () => new Date(d.getTime()) };
 }
 

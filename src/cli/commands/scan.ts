@@ -15,6 +15,7 @@ import { Scanner, scanSettings } from '../../adapters/scan.js';
 import type { Finding } from '../../types.js';
 import type { Io } from '../io.js';
 import { emit, formatKind, parseWith } from '../../report/output.js';
+import { collectPaths } from '../commander.js';
 
 interface Opts {
   format?: string;
@@ -73,18 +74,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       walk(root, files);
     }
   } else {
-    files = [];
-    for (const p of paths) {
-      const abs = resolve(io.cwd, p);
-      let st;
-      try {
-        st = statSync(abs);
-      } catch {
-        throw new UsageError(`${p}: no such file or folder`);
-      }
-      if (st.isDirectory()) walk(abs, files);
-      else files.push(abs);
-    }
+    files = collectPaths(paths, io.cwd, walk);
   }
 
   const findings: Finding[] = [];
