@@ -122,6 +122,8 @@ function initialState(cwd: string | null, env: Record<string, string | undefined
   if (env.HOME !== undefined) vars.set('HOME', env.HOME);
   if (cwd !== null) vars.set('PWD', cwd);
   if (env.CDPATH !== undefined) vars.set('CDPATH', env.CDPATH);
+  // bash sets IFS to space, tab, newline in every non-interactive shell (it does not import it).
+  vars.set('IFS', ' \t\n');
   return { cwd, oldpwd: env.OLDPWD ?? null, dirStack: [], vars, exported: null, aliases: null, expandAliases: false };
 }
 
