@@ -187,7 +187,7 @@ export function parseEvent(raw: string): { event: Record<string, unknown> } | { 
 export function stringField(obj: Record<string, unknown>, key: string, where = ''): string | { error: string } {
   const v = obj[key];
   if (v === undefined || v === null) return { error: `hook event has no ${where}${key}` };
-  if (typeof v !== 'string') return { error: `hook event field ${where}${key} is a ${jsonType(v)}, not a string` };
+  if (typeof v !== 'string') return { error: `hook event field ${where}${key} is ${aJsonType(v)}, not a string` };
   return v;
 }
 
@@ -195,6 +195,12 @@ export function jsonType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   return typeof v;
+}
+
+/** "an array", "a string", "null": the JSON type with its article, for messages. */
+export function aJsonType(v: unknown): string {
+  const t = jsonType(v);
+  return t === 'null' ? 'null' : /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
 }
 
 export function isRecord(v: unknown): v is Record<string, unknown> {

@@ -23,6 +23,7 @@ import {
   isRecord,
   json,
   jsonType,
+  aJsonType,
   parseEvent,
   rewriteReason,
   safeClassify,
@@ -56,14 +57,14 @@ export function handleGemini(raw: string, classifyAt: (cwd: string) => Classify,
   const sessionId = stringField(ev, 'session_id');
   if (typeof sessionId !== 'string') return refuse(sessionId.error);
   const input = ev.tool_input;
-  if (!isRecord(input)) return refuse(input === undefined ? 'hook event has no tool_input' : `hook event field tool_input is a ${jsonType(input)}, not an object`);
+  if (!isRecord(input)) return refuse(input === undefined ? 'hook event has no tool_input' : `hook event field tool_input is ${aJsonType(input)}, not an object`);
   const line = stringField(input, 'command', 'tool_input.');
   if (typeof line !== 'string') return refuse(line.error);
   let dir = cwd;
   for (const key of ['dir_path', 'directory']) {
     const d = input[key];
     if (d === undefined || d === null || d === '') continue;
-    if (typeof d !== 'string') return refuse(`hook event field tool_input.${key} is a ${jsonType(d)}, not a string`);
+    if (typeof d !== 'string') return refuse(`hook event field tool_input.${key} is ${aJsonType(d)}, not a string`);
     dir = resolve(cwd, d);
     break;
   }

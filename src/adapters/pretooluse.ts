@@ -15,6 +15,7 @@ import {
   joinArgv,
   json,
   jsonType,
+  aJsonType,
   parseEvent,
   rewriteReason,
   safeClassify,
@@ -65,7 +66,7 @@ export function handlePreToolUse(
   if (typeof sessionId !== 'string') return flavour.refuseInput(sessionId.error);
   const input = ev.tool_input;
   if (!isRecord(input)) {
-    return flavour.refuseInput(input === undefined ? 'hook event has no tool_input' : `hook event field tool_input is a ${jsonType(input)}, not an object`);
+    return flavour.refuseInput(input === undefined ? 'hook event has no tool_input' : `hook event field tool_input is ${aJsonType(input)}, not an object`);
   }
   const cmd = input.command;
   let line: string;
@@ -75,7 +76,7 @@ export function handlePreToolUse(
     line = joinArgv(cmd as string[]);
     argvForm = true;
   } else if (cmd === undefined || cmd === null) return flavour.refuseInput('hook event has no tool_input.command');
-  else return flavour.refuseInput(`hook event field tool_input.command is a ${jsonType(cmd)}, not a string`);
+  else return flavour.refuseInput(`hook event field tool_input.command is ${aJsonType(cmd)}, not a string`);
 
   const session = sessionTag(flavour.agent, sessionId, opts.env);
   const { mode, allowRewrite } = effectiveSettings(opts, cwd, flavour.defaultMode);
