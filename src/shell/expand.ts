@@ -144,7 +144,17 @@ function braceExpand(ps: Piece[]): Piece[][] {
   return out.length > BRACE_LIMIT ? [ps] : out;
 }
 
+/** Characters that make an unquoted literal more than itself: globs, braces, a leading tilde. */
+const SPECIAL_LITERAL = /[*?[{~]/;
+
 export function expandWord(word: Word, scope: Scope, home: string | null): Field[] {
+  // Fast path for the common word: plain quoted or unquoted text, nothing to expand.
+  if (word.parts.length === 1) {
+    const p = word.parts[0]!;
+    if (p.type === 'SingleQuoted' || p.type === 'AnsiC' || (p.type === 'Literal' && !SPECIAL_LITERAL.test(p.value))) {
+      return [{ value: p.value, known: true }];
+    }
+  }
   const ps0: Piece[] = [];
   pieces(word.parts, scope, false, ps0);
   if (ps0.some((p) => p.unquoted && !p.expansion && SIMPLE_BRACE.test(p.text))) {
