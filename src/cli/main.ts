@@ -80,15 +80,41 @@ function writeAll(fd: number, text: string): void {
  * All of standard input. process.stdin would load the net and stream modules (about 6 ms, on the path of
  * every agent hook), so stdin is read with fs: a regular file directly; a pipe through a second,
  * non-blocking open of /dev/stdin polled from the event loop (a blocking read in libuv's thread pool
- * could not be abandoned when the hook gives up on a stalled agent). Anything else: process.stdin.
+ * could not be abandoned when the hook gives up on a stalled agent). A socket (what an agent written in
+ * Node hands its hooks: libuv's stdio pipes are socket pairs) cannot be opened again, so fd 0 itself is
+ * made non-blocking by libuv's own pipe handle, without the stream machinery. Anything else, or a Node
+ * without that handle: process.stdin.
  */
 let cancelPending: (() => void) | null = null;
 /** In-place waits of 0.2 ms before polling with timers: 50 ms at most. */
 const SPIN_LIMIT = 250;
 
+let streamUsed = false;
+/** libuv's handle on fd 0 once made non-blocking; kept alive, since closing it would close fd 0. */
+let socketHandle: unknown;
+
 function cancelStdin(): void {
   cancelPending?.();
-  if (process.stdin.readable) process.stdin.destroy();
+  if (streamUsed && process.stdin.readable) process.stdin.destroy();
+}
+
+/**
+ * Puts the socket on fd 0 in non-blocking mode through libuv's Pipe handle (uv_pipe_open sets
+ * O_NONBLOCK; the handle does not read and keeps nothing alive). process.binding('pipe_wrap') is a
+ * documentation-only deprecation; if a Node drops it, this returns false and stdin is read as a stream.
+ */
+function socketStdinNonBlocking(): boolean {
+  try {
+    type PipeCtor = new (type: number) => { open(fd: number): number };
+    const binding = (process as unknown as { binding(name: string): { Pipe: PipeCtor; constants: { SOCKET: number } } })
+      .binding('pipe_wrap');
+    const pipe = new binding.Pipe(binding.constants.SOCKET);
+    if (pipe.open(0) !== 0) return false;
+    socketHandle = pipe;
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function readStdin(): Promise<string> {
@@ -96,8 +122,14 @@ function readStdin(): Promise<string> {
   try {
     const st = fstatSync(0);
     if (st.isFile()) return Promise.resolve(readFileSync(0, 'utf8'));
-    if (!st.isFIFO() && !st.isSocket()) return viaStream();
-    fd = openSync('/dev/stdin', constants.O_RDONLY | constants.O_NONBLOCK);
+    if (st.isSocket()) {
+      if (!socketStdinNonBlocking()) return viaStream();
+      fd = 0;
+    } else if (st.isFIFO()) {
+      fd = openSync('/dev/stdin', constants.O_RDONLY | constants.O_NONBLOCK);
+    } else {
+      return viaStream();
+    }
   } catch {
     return viaStream();
   }
@@ -115,7 +147,7 @@ function readStdin(): Promise<string> {
     const finish = (err: unknown, text?: string) => {
       cancelPending = null;
       try {
-        closeSync(fd);
+        if (fd !== 0) closeSync(fd); // fd 0 belongs to socketHandle
       } catch {
         /* already closed */
       }
@@ -152,6 +184,7 @@ function readStdin(): Promise<string> {
 }
 
 async function viaStream(): Promise<string> {
+  streamUsed = true;
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
