@@ -78,11 +78,14 @@ const banner = {
 // The pack as JSON.parse of a string (V8 reads a large JSON string faster than the same object literal),
 // declared in each output file's banner.
 const define = { __OFFHOST_BUILTIN__: '__offhostBuiltin' };
-const builtinDecl = `var __offhostBuiltin = JSON.parse(${JSON.stringify(JSON.stringify(builtin))});`;
-const COLD = ['rules', 'lock', 'run', 'lint', 'init', 'scan', 'ci'];
+// Non-ASCII escaped: the hot bundles must be pure ASCII (the loader reads them as Latin-1; checked below).
+const asciiOnly = (s) => s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const builtinDecl = `var __offhostBuiltin = JSON.parse(${asciiOnly(JSON.stringify(JSON.stringify(builtin)))});`;
+const COLD = ['rules', 'lock', 'run', 'lint', 'init', 'scan', 'ci', 'hook'];
 
-// 3. The hot bundle: dispatcher + check, explain, hook, shell in ONE CommonJS file (dist/hot.cjs), run by
-// the loader (dist/offhost.cjs) from V8's code cache. Cold commands are imported through the loader.
+// 3. The hot bundles, each ONE CommonJS file run by the loader (dist/offhost.cjs) from V8's code cache:
+// dist/hook.cjs for `offhost hook` alone, dist/hot.cjs with the dispatcher + check, explain, shell.
+// Cold commands (and `hook` when main() is reached some other way) are imported through the loader.
 const coldLoader = {
   name: 'cold-loader',
   setup(b) {
@@ -94,10 +97,8 @@ const coldLoader = {
     }));
   },
 };
-await build({
+const hotOptions = {
   ...common,
-  entryPoints: ['src/cli/bin.ts'],
-  outfile: 'dist/hot.cjs',
   format: 'cjs',
   minifySyntax: true,
   minify: process.env.OFFHOST_NO_MINIFY !== "1",
@@ -105,7 +106,14 @@ await build({
   // import.meta.url computed on first use (node:url costs half a millisecond at start-up).
   banner: { js: "Object.defineProperty(globalThis, '__offhostMetaUrl', { configurable: true, get: () => require('node:url').pathToFileURL(__filename).href });\n" + builtinDecl },
   plugins: [lazyLoaderCjs, coldLoader],
-});
+};
+await build({ ...hotOptions, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/hot.cjs' });
+// 3''. The agent hook alone (dist/hook.cjs): less code to load before every command an agent runs.
+await build({ ...hotOptions, entryPoints: ['src/cli/hook-bin.ts'], outfile: 'dist/hook.cjs' });
+for (const f of ['hot.cjs', 'hook.cjs']) {
+  const at = readFileSync(join(dist, f), 'latin1').search(/[^\x00-\x7f]/);
+  if (at >= 0) throw new Error(`dist/${f} has a non-ASCII character at offset ${at}: the loader reads it as Latin-1`);
+}
 copyFileSync(join(root, 'src/cli/loader.cjs'), join(dist, 'offhost.cjs'));
 writeFileSync(join(dist, 'offhost.cjs'), '#!/usr/bin/env node\n' + readFileSync(join(dist, 'offhost.cjs'), 'utf8'));
 chmodSync(join(dist, 'offhost.cjs'), 0o755);
@@ -127,6 +135,8 @@ await build({
   plugins: [lazyLoader],
   banner: { js: banner.js + "\n" + builtinDecl },
 });
-// 5. Warm V8's code cache for the hot paths (the loader writes dist/hot.cjs.cache on exit).
-const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), '--warm-cache'], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
-if (warm.status !== 0) throw new Error(`warming the code cache failed: ${warm.stderr}`);
+// 5. Warm V8's code cache for the hot paths (the loader writes dist/hot.cjs.cache, dist/hook.cjs.cache on exit).
+for (const args of [['--warm-cache'], ['hook', '--warm-cache']]) {
+  const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), ...args], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
+  if (warm.status !== 0) throw new Error(`warming the code cache (${args.join(' ')}) failed: ${warm.stderr}`);
+}

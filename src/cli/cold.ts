@@ -17,6 +17,8 @@ export function loadCold(name: string): Promise<CommandModule> {
       return import('./commands/init.js');
     case 'scan':
       return import('./commands/scan.js');
+    case 'hook':
+      return import('./commands/hook.js');
     case 'ci':
       return import('./commands/ci.js');
     default:

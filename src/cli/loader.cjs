@@ -1,27 +1,32 @@
 'use strict';
-// The `offhost` executable: runs the hot bundle (dist/hot.cjs) from V8's code cache when there is one,
+// The `offhost` executable: runs a hot bundle from V8's code cache when there is one: dist/hook.cjs for
+// `offhost hook …` (the agent hook, nothing else in it), dist/hot.cjs for everything else,
 // so that the command run before every agent command starts without compiling its code again. The cache
 // is written at build time (`--warm-cache`) and rewritten here when V8 rejects it (another Node version);
 // a cache that cannot be written (read-only install) only costs speed, never correctness.
+// Only modules Node has already loaded are required here (node:module alone costs a quarter millisecond).
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
-const Module = require('node:module');
-const { pathToFileURL } = require('node:url');
 
-const file = path.join(__dirname, 'hot.cjs');
-const cacheFile = path.join(__dirname, 'hot.cjs.cache');
-const source = fs.readFileSync(file, 'utf8');
+const hookOnly = process.argv[2] === 'hook';
+const file = path.join(__dirname, hookOnly ? 'hook.cjs' : 'hot.cjs');
+const cacheFile = `${file}.cache`;
+const warming = process.argv[hookOnly ? 3 : 2] === '--warm-cache';
+// The build guarantees the bundles are pure ASCII (it fails otherwise), so Latin-1 decoding gives the same
+// string as UTF-8 without the UTF-8 decoder's cost.
+const source = fs.readFileSync(file).toString('latin1');
 let cachedData;
 try {
   cachedData = fs.readFileSync(cacheFile);
 } catch {
   cachedData = undefined;
 }
-const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
+// The CommonJS wrapper, as Module.wrap writes it; the bundle's `require` is this file's (same directory).
+const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, { filename: file, cachedData });
 // Cold subcommands are ES modules (dist/commands/*.mjs); code in a vm.Script cannot import() by itself.
-globalThis.__offhostImport = (name) => import(pathToFileURL(path.join(__dirname, 'commands', `${name}.mjs`)).href);
-if (cachedData === undefined || script.cachedDataRejected || process.argv[2] === '--warm-cache') {
+globalThis.__offhostImport = (name) => import(require('node:url').pathToFileURL(path.join(__dirname, 'commands', `${name}.mjs`)).href);
+if (cachedData === undefined || script.cachedDataRejected || warming) {
   process.once('exit', () => {
     try {
       const tmp = `${cacheFile}.${process.pid}.tmp`;
@@ -33,4 +38,4 @@ if (cachedData === undefined || script.cachedDataRejected || process.argv[2] ===
   });
 }
 const mod = { exports: {} };
-script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, __dirname);
+script.runInThisContext()(mod.exports, require, mod, file, __dirname);

@@ -102,15 +102,26 @@ function isAgent(s: string | undefined): s is AgentName {
   return s !== undefined && (AGENTS as readonly string[]).includes(s);
 }
 
+const PENDING = Symbol('pending');
+
 async function readStdinBounded(io: Io): Promise<{ text: string } | { error: string }> {
   let timer: NodeJS.Timeout | undefined;
   const ms = Number(io.env.OFFHOST_HOOK_STDIN_MS) > 0 ? Number(io.env.OFFHOST_HOOK_STDIN_MS) : STDIN_DEADLINE_MS;
-  const deadline = new Promise<{ error: string }>((res) => {
-    timer = setTimeout(() => res({ error: `the hook input did not end within ${ms} ms (truncated or stalled input)` }), ms);
-    timer.unref();
-  });
   try {
-    const r = await Promise.race([io.readStdin().then((text) => ({ text })), deadline]);
+    const reading = io.readStdin();
+    // Usually the agent has written the event and closed stdin before the hook reads it, and the reader
+    // has it all at once: then no deadline timer is set up (the first timer costs a quarter millisecond).
+    const now = await Promise.race([reading, Promise.resolve(PENDING)]);
+    let r: { text: string } | { error: string };
+    if (now !== PENDING) {
+      r = { text: now };
+    } else {
+      const deadline = new Promise<{ error: string }>((res) => {
+        timer = setTimeout(() => res({ error: `the hook input did not end within ${ms} ms (truncated or stalled input)` }), ms);
+        timer.unref();
+      });
+      r = await Promise.race([reading.then((text) => ({ text })), deadline]);
+    }
     if ('text' in r && r.text.length > STDIN_MAX) return { error: `hook input is ${r.text.length} bytes, more than ${STDIN_MAX}` };
     if ('error' in r) {
       // The real stdin is still open; stop reading it so the process can end.

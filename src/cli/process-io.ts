@@ -1,0 +1,151 @@
+// The real process behind Io: argv, environment, synchronous stdout/stderr and a standard input reader
+// that avoids Node's stream machinery. Shared by both bundles (dist/hot.cjs and dist/hook.cjs).
+import type { Io } from './io.js';
+import { systemClock } from '../types.js';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+
+/**
+ * Synchronous write to fd 1/2: creating process.stdout costs about a millisecond at start-up (stream and
+ * tty machinery) on the hook path, and a synchronous write also cannot be lost when the process exits.
+ */
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off);
+    } catch (err) {
+      // A non-blocking pipe that is full: wait for the reader.
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      else if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
+      else throw err;
+    }
+  }
+}
+
+/**
+ * All of standard input. process.stdin would load the net and stream modules (about 6 ms, on the path of
+ * every agent hook), so stdin is read with fs: a regular file directly; a pipe through a second,
+ * non-blocking open of /dev/stdin polled from the event loop (a blocking read in libuv's thread pool
+ * could not be abandoned when the hook gives up on a stalled agent). A socket (what an agent written in
+ * Node hands its hooks: libuv's stdio pipes are socket pairs) cannot be opened again, so fd 0 itself is
+ * made non-blocking by libuv's own pipe handle, without the stream machinery. Anything else, or a Node
+ * without that handle: process.stdin.
+ */
+let cancelPending: (() => void) | null = null;
+/** In-place waits of 0.2 ms before polling with timers: 50 ms at most. */
+const SPIN_LIMIT = 250;
+
+let streamUsed = false;
+/** libuv's handle on fd 0 once made non-blocking; kept alive, since closing it would close fd 0. */
+let socketHandle: unknown;
+
+function cancelStdin(): void {
+  cancelPending?.();
+  if (streamUsed && process.stdin.readable) process.stdin.destroy();
+}
+
+/**
+ * Puts the socket on fd 0 in non-blocking mode through libuv's Pipe handle (uv_pipe_open sets
+ * O_NONBLOCK; the handle does not read and keeps nothing alive). process.binding('pipe_wrap') is a
+ * documentation-only deprecation; if a Node drops it, this returns false and stdin is read as a stream.
+ */
+function socketStdinNonBlocking(): boolean {
+  try {
+    type PipeCtor = new (type: number) => { open(fd: number): number };
+    const binding = (process as unknown as { binding(name: string): { Pipe: PipeCtor; constants: { SOCKET: number } } })
+      .binding('pipe_wrap');
+    const pipe = new binding.Pipe(binding.constants.SOCKET);
+    if (pipe.open(0) !== 0) return false;
+    socketHandle = pipe;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readStdin(): Promise<string> {
+  let fd: number;
+  try {
+    const st = fstatSync(0);
+    if (st.isFile()) return Promise.resolve(readFileSync(0, 'utf8'));
+    if (st.isSocket()) {
+      if (!socketStdinNonBlocking()) return viaStream();
+      fd = 0;
+    } else if (st.isFIFO()) {
+      fd = openSync('/dev/stdin', constants.O_RDONLY | constants.O_NONBLOCK);
+    } else {
+      return viaStream();
+    }
+  } catch {
+    return viaStream();
+  }
+  return new Promise((resolveText, reject) => {
+    const chunks: Buffer[] = [];
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    let wait = 1;
+    let spun = 0;
+    const sleeper = new Int32Array(new SharedArrayBuffer(4));
+    let timer: NodeJS.Timeout | undefined;
+    cancelPending = () => {
+      clearTimeout(timer);
+      finish(null, ''); // the caller has already given up; nothing reads this
+    };
+    const finish = (err: unknown, text?: string) => {
+      cancelPending = null;
+      try {
+        if (fd !== 0) closeSync(fd); // fd 0 belongs to socketHandle
+      } catch {
+        /* already closed */
+      }
+      if (err) reject(err);
+      else resolveText(text!);
+    };
+    const step = (): void => {
+      for (;;) {
+        let n: number;
+        try {
+          n = readSync(fd, buf, 0, buf.length, null);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
+            // The agent is still writing: wait a little in place first (a timer costs a millisecond
+            // at least), then poll from the event loop so that the hook's deadline can fire.
+            if (spun < SPIN_LIMIT) {
+              spun++;
+              Atomics.wait(sleeper, 0, 0, 0.2);
+              continue;
+            }
+            timer = setTimeout(step, wait);
+            wait = Math.min(wait * 2, 20);
+            return;
+          }
+          return finish(err);
+        }
+        if (n === 0) return finish(null, Buffer.concat(chunks).toString('utf8'));
+        chunks.push(Buffer.from(buf.subarray(0, n)));
+        wait = 1;
+      }
+    };
+    step();
+  });
+}
+
+async function viaStream(): Promise<string> {
+  streamUsed = true;
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function processIo(): Io {
+  return {
+    argv: process.argv.slice(2),
+    env: process.env,
+    cwd: process.cwd(),
+    stdout: (t) => writeAll(1, t),
+    stderr: (t) => writeAll(2, t),
+    readStdin,
+    cancelStdin,
+    clock: systemClock,
+  };
+}

@@ -1,0 +1,107 @@
+// The hook's standard input, whatever an agent connects it to: a socket pair (Node-based agents: libuv's
+// stdio pipes), a pipe, a regular file; written at once, slowly, or never finished. And the executable's
+// two bundles with their code caches: a stale or foreign cache only costs speed.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cpSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { type FakeHome, ROOT, fakeHome, hookEnv, requireBuild } from './hooks-helpers.js';
+
+const CJS = join(ROOT, 'dist', 'offhost.cjs');
+let h: FakeHome;
+beforeAll(() => {
+  requireBuild();
+  h = fakeHome();
+});
+
+const event = (command: string) =>
+  JSON.stringify({ session_id: 's', transcript_path: '/t', cwd: h.koda, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'x' });
+const reasonOf = (stdout: string): string => JSON.parse(stdout).hookSpecificOutput.permissionDecisionReason;
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The hook run by bash with stdin set up by `redirect` (a pipeline or a redirection). */
+function viaBash(script: string, env: Record<string, string> = hookEnv(h)) {
+  return spawnSync('bash', ['-c', script], { env, encoding: 'utf8', timeout: 30_000 });
+}
+
+describe('standard input of every kind', () => {
+  let heavy: string;
+  beforeAll(() => {
+    heavy = event('qemu-system-x86_64 -hda win10.qcow2');
+  });
+
+  it('a socket pair written at once (as Claude Code and Gemini CLI spawn hooks)', () => {
+    const r = spawnSync(process.execPath, [CJS, 'hook', 'claude-code'], { input: heavy, env: hookEnv(h), encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(reasonOf(r.stdout)).toContain('(rule qemu-windows)');
+  });
+
+  it('a socket pair written in two parts with a pause between them', async () => {
+    const child = spawn(process.execPath, [CJS, 'hook', 'claude-code'], { env: hookEnv(h) });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stdin.write(heavy.slice(0, 40));
+    await new Promise((r) => setTimeout(r, 150));
+    child.stdin.end(heavy.slice(40));
+    const status = await new Promise<number | null>((res) => child.on('exit', res));
+    expect(status).toBe(0);
+    expect(reasonOf(stdout)).toContain('(rule qemu-windows)');
+  });
+
+  it('a pipe, at once and in two parts', () => {
+    const file = join(h.home, 'event.json');
+    writeFileSync(file, heavy);
+    const once = viaBash(`cat ${q(file)} | ${q(process.execPath)} ${q(CJS)} hook claude-code`);
+    expect(reasonOf(once.stdout)).toContain('(rule qemu-windows)');
+    const slow = viaBash(`{ head -c 40 ${q(file)}; sleep 0.15; tail -c +41 ${q(file)}; } | ${q(process.execPath)} ${q(CJS)} hook claude-code`);
+    expect(slow.status, slow.stderr).toBe(0);
+    expect(reasonOf(slow.stdout)).toContain('(rule qemu-windows)');
+  });
+
+  it('a regular file', () => {
+    const file = join(h.home, 'event-file.json');
+    writeFileSync(file, heavy);
+    const r = viaBash(`${q(process.execPath)} ${q(CJS)} hook claude-code < ${q(file)}`);
+    expect(reasonOf(r.stdout)).toContain('(rule qemu-windows)');
+  });
+
+  it('an empty input is refused, not taken for an allowed command', () => {
+    const r = spawnSync(process.execPath, [CJS, 'hook', 'claude-code'], { input: '', env: hookEnv(h), encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/offhost/);
+  });
+
+  it('a pipe that is never finished is refused at the deadline, without waiting for the writer', () => {
+    const hook = `${q(process.execPath)} ${q(CJS)} hook claude-code`;
+    const r = viaBash(
+      `start=$(date +%s%3N); { printf '{"session_id":'; sleep 3; } | { ${hook}; echo "status=$? after=$(( $(date +%s%3N) - start ))" >&2; }`,
+      hookEnv(h, { OFFHOST_HOOK_STDIN_MS: '300' }),
+    );
+    expect(r.stderr).toContain('did not end within 300 ms');
+    const m = /status=(\d+) after=(\d+)/.exec(r.stderr);
+    expect(m?.[1]).toBe('2');
+    // The hook answered long before its writer (sleep 3) finished.
+    expect(Number(m?.[2])).toBeLessThan(2500);
+  });
+});
+
+describe('the executable runs each hot path from its own bundle and code cache', () => {
+  it('writes a fresh cache for a bundle whose cache V8 rejects, and answers the same meanwhile', () => {
+    const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
+    cpSync(join(ROOT, 'dist'), dist, { recursive: true });
+    for (const f of ['hook.cjs.cache', 'hot.cjs.cache']) writeFileSync(join(dist, f), Buffer.from('not a V8 code cache'));
+    const bin = join(dist, 'offhost.cjs');
+    const hook = spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('qemu-system-x86_64 -hda win10.qcow2'), env: hookEnv(h), encoding: 'utf8' });
+    expect(reasonOf(hook.stdout)).toContain('(rule qemu-windows)');
+    const check = spawnSync(process.execPath, [bin, 'check', 'ls'], { env: hookEnv(h), encoding: 'utf8' });
+    expect(check.status, check.stderr).toBe(0);
+    for (const f of ['hook.cjs.cache', 'hot.cjs.cache']) expect(statSync(join(dist, f)).size).toBeGreaterThan(10_000);
+    // The hook bundle holds the hook alone: the general one reaches it only through the cold import.
+    expect(readFileSync(join(dist, 'hook.cjs'), 'latin1')).not.toContain('show the commands found in a line');
+  });
+
+  it('the bundles are pure ASCII (the loader reads them as Latin-1)', () => {
+    for (const f of ['hook.cjs', 'hot.cjs']) expect(readFileSync(join(ROOT, 'dist', f), 'latin1')).not.toMatch(/[^\x00-\x7f]/);
+  });
+});
