@@ -97,6 +97,18 @@ const coldLoader = {
     }));
   },
 };
+// In the hot bundles, built-ins loaded on first use go through the bundle's own CommonJS require.
+const lazyBuiltinCjs = {
+  name: 'lazy-builtin-cjs',
+  setup(b) {
+    b.onResolve({ filter: /lazy-builtin\.js$/ }, () => ({ path: 'lazy-builtin-cjs', namespace: 'offhost' }));
+    b.onLoad({ filter: /^lazy-builtin-cjs$/, namespace: 'offhost' }, () => ({
+      resolveDir: root,
+      loader: 'js',
+      contents: `export function requireBuiltin(name) { return require(name); }`,
+    }));
+  },
+};
 const hotOptions = {
   ...common,
   format: 'cjs',
@@ -105,12 +117,15 @@ const hotOptions = {
   define: { ...define, 'import.meta.url': 'globalThis.__offhostMetaUrl' },
   // import.meta.url computed on first use (node:url costs half a millisecond at start-up).
   banner: { js: "Object.defineProperty(globalThis, '__offhostMetaUrl', { configurable: true, get: () => require('node:url').pathToFileURL(__filename).href });\n" + builtinDecl },
-  plugins: [lazyLoaderCjs, coldLoader],
+  plugins: [lazyLoaderCjs, coldLoader, lazyBuiltinCjs],
 };
 await build({ ...hotOptions, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/hot.cjs' });
 // 3''. The agent hook alone (dist/hook.cjs): less code to load before every command an agent runs.
 await build({ ...hotOptions, entryPoints: ['src/cli/hook-bin.ts'], outfile: 'dist/hook.cjs' });
 for (const f of ['hot.cjs', 'hook.cjs']) {
+  // esbuild escapes non-ASCII in code but keeps comments as they are (unminified builds): \uXXXX means the
+  // same character in any string, template, regular expression or identifier, and is harmless in a comment.
+  writeFileSync(join(dist, f), asciiOnly(readFileSync(join(dist, f), 'utf8')));
   const at = readFileSync(join(dist, f), 'latin1').search(/[^\x00-\x7f]/);
   if (at >= 0) throw new Error(`dist/${f} has a non-ASCII character at offset ${at}: the loader reads it as Latin-1`);
 }

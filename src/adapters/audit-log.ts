@@ -33,10 +33,22 @@ export function auditLogPath(env: NodeJS.ProcessEnv, settings: AuditSettings = {
   return state ? join(state, 'offhost', 'audit.jsonl') : null;
 }
 
+const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+/**
+ * Date#toISOString, written out: V8 loads the local time zone (/etc/localtime and its symlinks, a quarter
+ * millisecond) the first time toISOString runs, although the result is in UTC.
+ */
+export function isoUtc(d: Date): string {
+  const y = d.getUTCFullYear();
+  if (!(y >= 0 && y <= 9999)) return d.toISOString(); // extended years (and invalid dates: it throws)
+  return `${pad(y, 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}Z`;
+}
+
 export function auditLine(rec: AuditRecord, now: Date): string {
   const command = rec.command;
   const out: Record<string, unknown> = {
-    time: now.toISOString(),
+    time: isoUtc(now),
     agent: rec.agent,
     session: rec.session,
     cwd: rec.cwd,

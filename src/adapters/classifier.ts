@@ -6,7 +6,7 @@
 // a larger one (up to the parser's 1 MiB limit) is classified in a child `offhost hook --classify-only`
 // that is killed at the deadline, and the command is refused with that reason; a line past the limit is
 // refused at once.
-import { createRequire } from 'node:module';
+import { requireBuiltin } from '../lazy-builtin.js';
 import { basename, dirname } from 'node:path';
 import { realpathSync } from 'node:fs';
 import type { Role, Verdict } from '../types.js';
@@ -95,7 +95,7 @@ function classifyInChild(bin: string, line: string, cwd: string, projectCwd: str
   if (opts.configFile) args.push('--config', opts.configFile);
   const started = Date.now();
   // Loaded only here: node:child_process costs ~2 ms at start-up, and most hook calls never need it.
-  const { spawnSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+  const { spawnSync } = requireBuiltin<typeof import('node:child_process')>('node:child_process');
   const r = spawnSync(process.execPath, args, {
     input: JSON.stringify({ line, cwd, project: projectCwd }),
     env: opts.env,

@@ -24,7 +24,9 @@ const io = processIo();
 const args = io.argv.slice(1); // argv[0] is 'hook': the loader only runs this bundle for it
 (args[0] === '--warm-cache' ? warm(io) : runCommand('hook', async () => hook, args, io)).then(
   (code) => {
-    process.exitCode = code;
+    // Everything is written synchronously by now (writeAll, the audit log): exiting at once skips the
+    // heap teardown of a natural exit (about 0.7 ms, on every command an agent runs).
+    process.exit(code);
   },
   (err: unknown) => {
     process.stderr.write(`offhost: internal error: ${String((err as Error)?.stack ?? err)}\n`);

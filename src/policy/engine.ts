@@ -63,12 +63,18 @@ function candidates(rules: Rule[], role: Role, program: string | null): Rule[] {
   if (!c) {
     const specific = idx.byProgram.get(program) ?? [];
     // A general rule is kept for this program only if its program globs can match it (tested once per
-    // program name, then cached).
-    const general = idx.general.filter((r) => mayMatchProgram(r.matcher, program));
+    // program name, then cached); the globs' literal prefixes rule most programs out without hydrating it.
+    const general = idx.general.filter((r) => prefixAllows(r.programs, program) && mayMatchProgram(r.matcher, program));
     c = specific.length === 0 ? general : rules.filter((r) => specific.includes(r) || general.includes(r));
     if (idx.cache.size < 10_000) idx.cache.set(program, c);
   }
   return c;
+}
+
+function prefixAllows(p: Rule['programs'], program: string): boolean {
+  if (p.any || !p.prefixes) return true;
+  for (const prefix of p.prefixes) if (program.startsWith(prefix)) return true;
+  return false;
 }
 
 function mayMatchProgram(m: Rule['matcher'], program: string): boolean {

@@ -36,7 +36,7 @@ export interface Rule extends Omit<CompiledRule, 'match'> {
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 function hydrateGlob(g: CompiledGlob, vars: Record<string, string>): Test {
-  if (g.literal !== undefined) {
+  if ('literal' in g) {
     const lit = g.literal;
     return (s) => s === lit;
   }
@@ -60,8 +60,8 @@ export function hydrate(rule: CompiledRule, vars: Record<string, string>): Rule 
     ...(c.program
       ? {
           program: {
-            literal: new Set(c.program.globs.filter((g) => g.literal !== undefined).map((g) => g.literal!)),
-            globs: c.program.globs.filter((g) => g.literal === undefined).map(h),
+            literal: new Set(c.program.globs.flatMap((g) => ('literal' in g ? [g.literal] : []))),
+            globs: c.program.globs.filter((g) => !('literal' in g)).map(h),
             unknown: c.program.unknown,
           },
         }

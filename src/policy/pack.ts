@@ -17,9 +17,10 @@ export function compilePathGlob(glob: string): CompiledGlob {
 
 /** A glob on a word (program, argument, option value, env value): `*` matches `/` too, as in bash. */
 export function compileGlob(glob: string): CompiledGlob {
+  if (!GLOB_CHARS.test(glob)) return { literal: glob };
   const re = picomatch.makeRe(glob, { dot: true, bash: true });
   const prefix = literalPrefixOf(glob);
-  return { source: re.source, flags: re.flags, ...(prefix ? { prefix } : {}), ...(GLOB_CHARS.test(glob) ? {} : { literal: glob }) };
+  return { source: re.source, flags: re.flags, ...(prefix ? { prefix } : {}) };
 }
 
 /** Finds the 1-based line of `key: value` for rule ids, for messages about a rule. */

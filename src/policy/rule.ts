@@ -72,15 +72,19 @@ export interface RuleSpec {
   source?: { file: string; line?: number };
 }
 
-/** A glob compiled to a regular expression source; `vars` lists the `{name}` placeholders inside. */
-export interface CompiledGlob {
-  source: string;
-  flags: string;
-  /** For a glob `LITERAL*`: LITERAL (an unknown word with that static prefix matches it). */
-  prefix?: string;
-  /** For a glob without any wildcard: the word itself (matched by comparison, no regular expression). */
-  literal?: string;
-}
+/**
+ * A glob as the engine runs it: a word without any wildcard is kept as the word itself (matched by
+ * comparison, no regular expression, and a smaller embedded pack); any other glob is compiled to a
+ * regular expression source, whose `{name}` placeholders are replaced when the pack is hydrated.
+ */
+export type CompiledGlob =
+  | { literal: string }
+  | {
+      source: string;
+      flags: string;
+      /** For a glob `LITERAL*`: LITERAL (an unknown word with that static prefix matches it). */
+      prefix?: string;
+    };
 
 /** `@*`, `integration_test*`: a literal followed by one trailing star. */
 export function literalPrefixOf(glob: string): string | undefined {
@@ -111,24 +115,48 @@ export interface CompiledRule extends Omit<RuleSpec, 'match' | 'roles' | 'unknow
   programs: ProgramIndex;
 }
 
-/** literal: exact basenames; patterns: the rule also has wildcard globs; any: no program condition. */
+/**
+ * literal: exact basenames; patterns: the rule also has wildcard globs; any: no program condition;
+ * prefixes: when every wildcard glob starts with a literal part (`qemu-system-*`), those parts: a program
+ * that starts with none of them cannot match a pattern, and the rule is not even hydrated for it.
+ */
 export interface ProgramIndex {
   literal: string[];
   patterns: boolean;
   unknown: boolean;
   any: boolean;
+  prefixes?: string[];
 }
+
+/** The literal part before a glob's first wildcard (empty when it starts with one). */
+const leadingLiteral = (glob: string): string => glob.slice(0, glob.search(GLOB_CHARS));
 
 export const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
 
 function programIndex(m: MatchSpec): ProgramIndex {
   if (m.program) {
     const globs = m.program.filter((p) => p !== '<unknown>');
-    return { literal: globs.filter((g) => !GLOB_CHARS.test(g)), patterns: globs.some((g) => GLOB_CHARS.test(g)), unknown: m.program.includes('<unknown>'), any: false };
+    const patterns = globs.filter((g) => GLOB_CHARS.test(g));
+    const prefixes = patterns.map(leadingLiteral);
+    return {
+      literal: globs.filter((g) => !GLOB_CHARS.test(g)),
+      patterns: patterns.length > 0,
+      unknown: m.program.includes('<unknown>'),
+      any: false,
+      ...(patterns.length > 0 && prefixes.every((p) => p !== '') ? { prefixes: [...new Set(prefixes)] } : {}),
+    };
   }
   if (m.any_of && m.any_of.length > 0) {
     const alts = m.any_of.map(programIndex);
-    return { literal: alts.flatMap((a) => a.literal), patterns: alts.some((a) => a.patterns), unknown: alts.some((a) => a.unknown), any: alts.some((a) => a.any) };
+    const patterned = alts.filter((a) => a.patterns);
+    const prefixes = patterned.every((a) => a.prefixes) ? patterned.flatMap((a) => a.prefixes!) : undefined;
+    return {
+      literal: alts.flatMap((a) => a.literal),
+      patterns: patterned.length > 0,
+      unknown: alts.some((a) => a.unknown),
+      any: alts.some((a) => a.any),
+      ...(patterned.length > 0 && prefixes ? { prefixes: [...new Set(prefixes)] } : {}),
+    };
   }
   return { literal: [], patterns: false, unknown: true, any: true };
 }

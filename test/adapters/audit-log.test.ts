@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildSync } from 'esbuild';
-import { appendAudit, auditLogPath, tryAppendAudit } from '../../src/adapters/audit-log.js';
+import fc from 'fast-check';
+import { appendAudit, auditLogPath, isoUtc, tryAppendAudit } from '../../src/adapters/audit-log.js';
 import type { AuditRecord } from '../../src/adapters/common.js';
 
 const rec = (n = 0): AuditRecord => ({ agent: 'claude-code', session: 'claude-s', cwd: '/w', command: `make build-safe # ${n}`, decision: 'reroute', rule: 'koda-make' });
@@ -89,5 +90,19 @@ describe('audit log', () => {
     const keys = all.map((l) => `${l.session}:${l.command}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(all.length).toBeGreaterThan(150);
+  });
+});
+
+describe('isoUtc (toISOString without loading the time zone)', () => {
+  it('equals Date#toISOString for any time from year 0 to 9999, and throws like it for an invalid date', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -62167219200000, max: 253402300799999 }), (ms) => {
+        const d = new Date(ms);
+        expect(isoUtc(d)).toBe(d.toISOString());
+      }),
+      { numRuns: 2000 },
+    );
+    for (const ms of [0, -1, 253402300800000, -62167219200001, 8.64e15]) expect(isoUtc(new Date(ms))).toBe(new Date(ms).toISOString());
+    expect(() => isoUtc(new Date(NaN))).toThrow(RangeError);
   });
 });

@@ -100,6 +100,35 @@ describe('config', () => {
     expect(g.classify('make build', { cwd: '/srv/mono/engines/lang/koda' }).decision).toBe('reroute');
     expect(g.config.sources.at(-1)).toBe(join(dir, 'offhost.config.yaml'));
   });
+  it('program patterns: a literal prefix rules programs out early, a pattern without one is tried on every program', () => {
+    const dir = project('patterns', [
+      'rules:',
+      '  - id: sim-prefixed',
+      '    description: simulators named sim-*',
+      '    policy: R1',
+      '    decision: deny',
+      '    message: simulators run on the VM',
+      '    match: { any_of: [{ program: [simctl, sim-*] }, { program: [fastsim*] }] }',
+      '    examples: { match: [sim-ios boot, fastsim2 run, simctl boot], not_match: [simple x, ls sim-x] }',
+      '  - id: anything-chrome',
+      '    description: any program with chrome in its name',
+      '    policy: R1',
+      '    decision: deny',
+      '    message: browsers run on the VM',
+      '    match: { program: ["*chrome*"] }',
+      '    examples: { match: [google-chrome-stable --headless, chrome], not_match: [chromium] }',
+      '',
+    ].join('\n'));
+    const g = loadGuard({ cwd: join(dir, 'sub'), env, role: 'laptop' });
+    const sim = g.config.rules.find((r) => r.id === 'sim-prefixed')!;
+    expect(sim.programs.prefixes).toEqual(['sim-', 'fastsim']);
+    expect(g.config.rules.find((r) => r.id === 'anything-chrome')!.programs.prefixes).toBeUndefined();
+    for (const [line, rule] of [['sim-ios boot', 'sim-prefixed'], ['fastsim run', 'sim-prefixed'], ['simctl x', 'sim-prefixed'], ['sim x', null], ['simulate', null], ['my-chrome-wrapper', 'anything-chrome'], ['FASTSIM', null]] as const) {
+      const v = g.classify(line);
+      expect(v.decision, line).toBe(rule ? 'deny' : 'allow');
+      expect(v.rule, line).toBe(rule);
+    }
+  });
   it('an invalid config is an error with file:line, never a silent default', () => {
     const dir = project('bad', 'root: ~/dev/koder\nroutes:\n  koda:\n    vms: [s.khost1.flow]\n');
     expect(() => loadGuard({ cwd: dir, env, role: 'laptop' })).toThrow(/offhost\.config\.yaml:4:\d+: routes\.koda\.vms\.0: .*production containers/);

@@ -4,7 +4,7 @@
 //
 // `offhost shell --check [--cwd DIR] [--] LINE`: the shell integration's check (hooks/offhost.bash|zsh):
 // exit 0 allow (no output), 3 reroute (stdout: the command to run instead), 126 refused (stdout: the reason).
-import { createRequire } from 'node:module';
+import { requireBuiltin } from '../../lazy-builtin.js';
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 import type { Io } from '../io.js';
@@ -93,7 +93,7 @@ async function check(args: string[], io: Io): Promise<number> {
 function runShell(shell: string, args: string[], io: Io, env: NodeJS.ProcessEnv, input?: Buffer): Promise<number> {
   return new Promise((res) => {
     // node:child_process and node:os are loaded only when a shell is really started (start-up cost).
-    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+    const { spawn } = requireBuiltin<typeof import('node:child_process')>('node:child_process');
     const child = spawn(shell, args, { cwd: io.cwd, env, stdio: [input ? 'pipe' : 'inherit', 'inherit', 'inherit'] });
     const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
     const sigs: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGQUIT'];
@@ -116,7 +116,7 @@ function runShell(shell: string, args: string[], io: Io, env: NodeJS.ProcessEnv,
 }
 
 function signalNumber(sig: NodeJS.Signals): number {
-  const osConstants = (createRequire(import.meta.url)('node:os') as typeof import('node:os')).constants;
+  const osConstants = (requireBuiltin<typeof import('node:os')>('node:os')).constants;
   const n = osConstants.signals[sig];
   return typeof n === 'number' ? n : 1;
 }
@@ -176,7 +176,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
   const env = { ...io.env, OFFHOST_SHELL_DEPTH: String(depth + 1) };
   // isatty(0) without creating process.stdin (which loads the stream machinery: ~3 ms per command).
-  const { isatty } = createRequire(import.meta.url)('node:tty') as typeof import('node:tty');
+  const { isatty } = requireBuiltin<typeof import('node:tty')>('node:tty');
   const plan = planShell(args, isatty(0));
 
   switch (plan.kind) {
