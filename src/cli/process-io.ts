@@ -82,7 +82,8 @@ function readStdin(): Promise<string> {
   }
   return new Promise((resolveText, reject) => {
     const chunks: Buffer[] = [];
-    const buf = Buffer.allocUnsafe(64 * 1024);
+    // An event is a few kilobytes: a 16 KiB buffer takes it in one read (larger input takes more reads).
+    const buf = Buffer.allocUnsafe(16 * 1024);
     let wait = 1;
     let spun = 0;
     const sleeper = new Int32Array(new SharedArrayBuffer(4));
@@ -121,7 +122,7 @@ function readStdin(): Promise<string> {
           }
           return finish(err);
         }
-        if (n === 0) return finish(null, Buffer.concat(chunks).toString('utf8'));
+        if (n === 0) return finish(null, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8'));
         chunks.push(Buffer.from(buf.subarray(0, n)));
         wait = 1;
       }

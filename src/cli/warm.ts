@@ -13,6 +13,23 @@ export function warmLines(home: string): string[] {
   ];
 }
 
+/**
+ * What agents run most, all of it allowed: the hook's code cache holds the allow path only. A code cache
+ * is deserialized whole at every start, and the deny and reroute paths (rarer, and followed by the agent
+ * changing course anyway) would make every allowed command pay for them: they compile on first use, which
+ * costs those calls about a millisecond (the bench reports both).
+ */
+export const AGENT_LINES: readonly string[] = [
+  'git status --short && git diff --stat | head -50',
+  'cd src && grep -rn "TODO" . | sort | uniq -c > /tmp/todo.txt 2>&1',
+  'timeout 120 npx vitest run test/unit --reporter=dot; echo "exit=$?"',
+  'for f in src/*.ts; do wc -l "$f"; done',
+  "find . -name '*.log' -mtime +7 -print0 | xargs -0 rm -f",
+  "sed -i 's/foo/bar/g' src/a.ts && npm run lint -- --fix",
+  'python3 -c "import json,sys; print(json.load(sys.stdin))" < package.json',
+  'cat > notes.md <<EOF\nline $(date)\nEOF',
+];
+
 /** An Io that discards output and never writes a real audit log. */
 export function quietIo(io: Io): Io {
   return { ...io, stdout: () => {}, stderr: () => {}, env: { ...io.env, OFFHOST_ROLE: 'laptop', OFFHOST_AUDIT_LOG: '/dev/null' } };

@@ -3,7 +3,7 @@
 import type { Role } from '../types.js';
 import type { VmSpec } from '../routes/types.js';
 import type { ConfigFile } from './schema.js';
-import type { CompiledRule } from '../policy/rule.js';
+import { type CompiledRule, varNamesIn } from '../policy/rule.js';
 import { hydrate, type Rule } from '../policy/match.js';
 import { ConfigError } from '../errors.js';
 
@@ -172,7 +172,7 @@ function lazyHydrate(rule: CompiledRule, vars: Record<string, string>): Rule {
 function cwdVarsOf(rule: CompiledRule): string[] {
   const names: string[] = [];
   const walk = (m: CompiledRule['match']) => {
-    for (const g of m.cwd ?? []) if ('source' in g) for (const x of g.source.matchAll(/__OFFHOST_VAR_([a-z][a-z0-9_]*)__/g)) names.push(x[1]!);
+    for (const g of m.cwd ?? []) if ('source' in g) names.push(...varNamesIn(g.source));
     for (const a of m.anyOf ?? []) walk(a);
   };
   walk(rule.match);

@@ -164,6 +164,33 @@ function programIndex(m: MatchSpec): ProgramIndex {
 /** The placeholder a `{var}` becomes inside a compiled glob, replaced when the pack is hydrated. */
 export const varToken = (name: string): string => `__OFFHOST_VAR_${name}__`;
 
+/**
+ * The `{name}` placeholders left in a compiled glob source: what /__OFFHOST_VAR_([a-z][a-z0-9_]*)__/g
+ * finds, as a scan (it runs at every start, and a regular expression's first use costs its compilation).
+ */
+const isNameChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95;
+
+export function varNamesIn(source: string): string[] {
+  const names: string[] = [];
+  const open = '__OFFHOST_VAR_';
+  let at = source.indexOf(open);
+  while (at >= 0) {
+    const from = at + open.length;
+    let end = from;
+    while (end < source.length && isNameChar(source.charCodeAt(end))) end++;
+    // The greedy name run ends with the closing `__`: the name is what comes before its last `__`.
+    const close = source.lastIndexOf('__', end - 2);
+    const first = source.charCodeAt(from);
+    if (close > from && first >= 97 && first <= 122) {
+      names.push(source.slice(from, close));
+      at = source.indexOf(open, close + 2);
+    } else {
+      at = source.indexOf(open, from);
+    }
+  }
+  return names;
+}
+
 export type GlobCompiler = (glob: string) => CompiledGlob;
 
 /** Compiles a rule's globs with `compile` (picomatch, at build time or for user packs). */
