@@ -78,7 +78,7 @@ const banner = {
 // The pack as JSON.parse of a string (V8 reads a large JSON string faster than the same object literal),
 // declared in each output file's banner.
 const define = { __OFFHOST_BUILTIN__: '__offhostBuiltin' };
-// Non-ASCII escaped: the hot bundles must be pure ASCII (the loader reads them as Latin-1; checked below).
+// Non-ASCII escaped, as esbuild does for the code it writes.
 const asciiOnly = (s) => s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const builtinDecl = `var __offhostBuiltin = JSON.parse(${asciiOnly(JSON.stringify(JSON.stringify(builtin)))});`;
 const COLD = ['rules', 'lock', 'run', 'lint', 'init', 'scan', 'ci', 'hook'];
@@ -122,13 +122,6 @@ const hotOptions = {
 await build({ ...hotOptions, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/hot.cjs' });
 // 3''. The agent hook alone (dist/hook.cjs): less code to load before every command an agent runs.
 await build({ ...hotOptions, entryPoints: ['src/cli/hook-bin.ts'], outfile: 'dist/hook.cjs' });
-for (const f of ['hot.cjs', 'hook.cjs']) {
-  // esbuild escapes non-ASCII in code but keeps comments as they are (unminified builds): \uXXXX means the
-  // same character in any string, template, regular expression or identifier, and is harmless in a comment.
-  writeFileSync(join(dist, f), asciiOnly(readFileSync(join(dist, f), 'utf8')));
-  const at = readFileSync(join(dist, f), 'latin1').search(/[^\x00-\x7f]/);
-  if (at >= 0) throw new Error(`dist/${f} has a non-ASCII character at offset ${at}: the loader reads it as Latin-1`);
-}
 copyFileSync(join(root, 'src/cli/loader.cjs'), join(dist, 'offhost.cjs'));
 writeFileSync(join(dist, 'offhost.cjs'), '#!/usr/bin/env node\n' + readFileSync(join(dist, 'offhost.cjs'), 'utf8'));
 chmodSync(join(dist, 'offhost.cjs'), 0o755);

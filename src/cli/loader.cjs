@@ -13,9 +13,7 @@ const hookOnly = process.argv[2] === 'hook';
 const file = path.join(__dirname, hookOnly ? 'hook.cjs' : 'hot.cjs');
 const cacheFile = `${file}.cache`;
 const warming = process.argv[hookOnly ? 3 : 2] === '--warm-cache';
-// The build guarantees the bundles are pure ASCII (it fails otherwise), so Latin-1 decoding gives the same
-// string as UTF-8 without the UTF-8 decoder's cost.
-const source = fs.readFileSync(file).toString('latin1');
+const source = fs.readFileSync(file, 'utf8'); // (Node's one-call fast path: quicker than a Buffer read)
 let cachedData;
 try {
   cachedData = fs.readFileSync(cacheFile);
