@@ -49,6 +49,14 @@ describe('standard input of every kind', () => {
     expect(reasonOf(stdout)).toContain('(rule qemu-windows)');
   });
 
+  it('a Node without process.binding (a future version) still reads the socket, as a stream', () => {
+    const preload = join(h.home, 'no-binding.cjs');
+    writeFileSync(preload, "process.binding = () => { throw new Error('No such module: pipe_wrap'); };\n");
+    const r = spawnSync(process.execPath, ['-r', preload, CJS, 'hook', 'claude-code'], { input: heavy, env: hookEnv(h), encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(reasonOf(r.stdout)).toContain('(rule qemu-windows)');
+  });
+
   it('a pipe, at once and in two parts', () => {
     const file = join(h.home, 'event.json');
     writeFileSync(file, heavy);
