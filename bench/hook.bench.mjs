@@ -83,3 +83,19 @@ console.log(`hook claude-code (allowed Bash command), ${pairs} pairs alternating
 console.log(`  node -e 0                 wall median ${mb.toFixed(1)} ms   cpu mean ${(bareCpu / pairs).toFixed(1)} ms`);
 console.log(`  offhost hook claude-code  wall median ${mh.toFixed(1)} ms   cpu mean ${(hookCpu / pairs).toFixed(1)} ms`);
 console.log(`  ratio                     wall ${(mh / mb).toFixed(2)} (target <= 1.3)   cpu ${(hookCpu / bareCpu).toFixed(2)}`);
+
+// The rarer answers, for the record (no target): a reroute (the Koda build, answered with the rewritten
+// command) and a deny (a local Windows VM).
+const otherEvent = (command) => JSON.stringify({ ...JSON.parse(event), tool_input: { command, description: 'x' } });
+for (const [what, command] of [['reroute', 'make build-safe 2>&1 | tail -50'], ['deny', 'qemu-system-x86_64 -hda win10.qcow2']]) {
+  const ev = otherEvent(command);
+  const out = time([bin, 'hook', 'claude-code'], ev).stdout;
+  if (!out.includes('"permissionDecision"')) throw new Error(`expected a decision for ${command}, got ${out}`);
+  const h2 = [];
+  const b2 = [];
+  for (let i = 0; i < Math.max(10, pairs >> 2); i++) {
+    b2.push(time(['-e', '0']).ms);
+    h2.push(time([bin, 'hook', 'claude-code'], ev).ms);
+  }
+  console.log(`  ${`hook, ${what}`.padEnd(26)}wall median ${median(h2).toFixed(1)} ms against ${median(b2).toFixed(1)} ms: ratio ${(median(h2) / median(b2)).toFixed(2)} (no target)`);
+}

@@ -6,11 +6,11 @@ import type { Io } from './io.js';
 import { processIo } from './process-io.js';
 import { runCommand } from './run-command.js';
 import * as hook from './commands/hook.js';
-import { AGENT_LINES, quietIo } from './warm.js';
+import { AGENT_LINES, quietIo, warmLines } from './warm.js';
 
 async function warm(io: Io): Promise<number> {
   const quiet = quietIo(io);
-  for (const command of AGENT_LINES) {
+  for (const command of [...AGENT_LINES, ...warmLines(io.env.HOME ?? '/home/koder')]) {
     const preToolUse = JSON.stringify({ session_id: 'warm', cwd: io.cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
     const beforeTool = JSON.stringify({ session_id: 'warm', cwd: io.cwd, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } });
     for (const [agent, event] of [['claude-code', preToolUse], ['codex', preToolUse], ['gemini', beforeTool]] as const) {
