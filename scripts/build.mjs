@@ -116,7 +116,10 @@ const hotOptions = {
   minify: process.env.OFFHOST_NO_MINIFY !== "1",
   define: { ...define, 'import.meta.url': 'globalThis.__offhostMetaUrl' },
   // import.meta.url computed on first use (node:url costs half a millisecond at start-up).
-  banner: { js: "Object.defineProperty(globalThis, '__offhostMetaUrl', { configurable: true, get: () => require('node:url').pathToFileURL(__filename).href });\n" + builtinDecl },
+  // Written already wrapped as the CommonJS function the loader runs: V8 compiles the file's text as it is
+  // (no 150 KB concatenation and copy at every start, before the code cache can even be checked).
+  banner: { js: "(function (exports, require, module, __filename, __dirname) {\nObject.defineProperty(globalThis, '__offhostMetaUrl', { configurable: true, get: () => require('node:url').pathToFileURL(__filename).href });\n" + builtinDecl },
+  footer: { js: '\n})' },
   plugins: [lazyLoaderCjs, coldLoader, lazyBuiltinCjs],
 };
 await build({ ...hotOptions, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/hot.cjs' });

@@ -20,8 +20,9 @@ try {
 } catch {
   cachedData = undefined;
 }
-// The CommonJS wrapper, as Module.wrap writes it; the bundle's `require` is this file's (same directory).
-const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, { filename: file, cachedData });
+// The bundle is written as a CommonJS module function (scripts/build.mjs); its `require` is this file's
+// (same directory).
+const script = new vm.Script(source, { filename: file, cachedData });
 // Cold subcommands are ES modules (dist/commands/*.mjs); code in a vm.Script cannot import() by itself.
 globalThis.__offhostImport = (name) => import(require('node:url').pathToFileURL(path.join(__dirname, 'commands', `${name}.mjs`)).href);
 if (cachedData === undefined || script.cachedDataRejected || warming) {
