@@ -51,6 +51,8 @@ function cancelStdin(): void {
  * documentation-only deprecation; if a Node drops it, this returns false and stdin is read as a stream.
  */
 function socketStdinNonBlocking(): boolean {
+  const quiet = process.noDeprecation;
+  process.noDeprecation = true; // no DEP0111 warning under --pending-deprecation: the hook's stderr is an answer
   try {
     type PipeCtor = new (type: number) => { open(fd: number): number };
     const binding = (process as unknown as { binding(name: string): { Pipe: PipeCtor; constants: { SOCKET: number } } })
@@ -61,6 +63,8 @@ function socketStdinNonBlocking(): boolean {
     return true;
   } catch {
     return false;
+  } finally {
+    process.noDeprecation = quiet;
   }
 }
 

@@ -95,6 +95,18 @@ describe('standard input of every kind', () => {
 });
 
 describe('the executable runs each hot path from its own bundle and code cache', () => {
+  it('uses the code caches the build wrote, as they are (same V8 flags at build and run time: no rewrite)', () => {
+    const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
+    cpSync(join(ROOT, 'dist'), dist, { recursive: true });
+    const before = ['hook.cjs.cache', 'hot.cjs.cache'].map((f) => readFileSync(join(dist, f)));
+    const bin = join(dist, 'offhost.cjs');
+    spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('ls'), env: hookEnv(h), encoding: 'utf8' });
+    spawnSync(process.execPath, [bin, 'check', 'ls'], { env: hookEnv(h), encoding: 'utf8' });
+    const after = ['hook.cjs.cache', 'hot.cjs.cache'].map((f) => readFileSync(join(dist, f)));
+    expect(after[0]!.equals(before[0]!)).toBe(true);
+    expect(after[1]!.equals(before[1]!)).toBe(true);
+  });
+
   it('writes a fresh cache for a bundle whose cache V8 rejects, and answers the same meanwhile', () => {
     const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
     cpSync(join(ROOT, 'dist'), dist, { recursive: true });
