@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from '../shell/parser.js';
-import { commandsOf } from '../shell/commands.js';
+import { commandsOf, type FileAccess } from '../shell/commands.js';
+import { diskFiles } from './disk-files.js';
 import { ConfigError, ParseError } from '../errors.js';
 import type { Role, RouteRef, SimpleCommand, Verdict } from '../types.js';
 import { resolveLayers, type Layer, type ResolvedConfig } from '../config/resolve.js';
@@ -23,9 +24,19 @@ export interface GuardOptions {
 export interface Guard {
   role: Role;
   config: ResolvedConfig;
-  classify(line: string, at?: { cwd?: string; env?: NodeJS.ProcessEnv }): Verdict;
+  classify(line: string, at?: ClassifyAt): Verdict;
   /** classify, plus the per-command detail `explain` prints. */
-  explain(line: string, at?: { cwd?: string; env?: NodeJS.ProcessEnv }): { verdict: Verdict; decision: LineDecision | null };
+  explain(line: string, at?: ClassifyAt): { verdict: Verdict; decision: LineDecision | null };
+}
+
+/**
+ * Where a line runs. `files`: how the scripts it runs are read (`bash run.sh`, `./build.sh`, `npm run x`):
+ * the disk by default, `false` to judge them by their names only (rule examples, tests of pure lines).
+ */
+export interface ClassifyAt {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  files?: FileAccess | false;
 }
 
 declare const __OFFHOST_BUILTIN__: Layer | undefined;
@@ -123,7 +134,7 @@ function denied(rule: string, reason: string, commands: Verdict['commands'] = []
   return { decision: 'deny', rule, reason, route: null, rewrite: null, commands };
 }
 
-export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: string; env: NodeJS.ProcessEnv }): Guard {
+export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: string; env: NodeJS.ProcessEnv; files?: FileAccess | false }): Guard {
   const explain: Guard['explain'] = (line, at) => {
     const given = at?.cwd ?? defaults.cwd;
     const cwd = given.startsWith('/') && !given.includes('/.') && !given.includes('//') ? given : resolve(given);
@@ -131,7 +142,8 @@ export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: s
     let commands: SimpleCommand[];
     try {
       const script = parse(line);
-      commands = commandsOf(script, line, { cwd, env: { HOME: config.home ?? env.HOME, OLDPWD: env.OLDPWD } });
+      const files = at?.files ?? defaults.files ?? diskFiles();
+      commands = commandsOf(script, line, { cwd, env: { HOME: config.home ?? env.HOME, OLDPWD: env.OLDPWD }, ...(files ? { files } : {}) });
     } catch (err) {
       if (err instanceof ParseError) return { verdict: denied('parse-error', `the command line cannot be parsed: ${err.message}`), decision: null };
       return { verdict: denied('internal-error', `offhost could not judge this line: ${String((err as Error)?.message ?? err)}`), decision: null };

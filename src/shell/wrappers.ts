@@ -18,6 +18,16 @@ export type Unwrapped =
   | { kind: 'script'; via: string; text: Field; cwd?: Field; extraUnknownArg?: boolean }
   /** A shell that reads its script from standard input. */
   | { kind: 'stdin-script'; via: string }
+  /**
+   * A script file run by a shell (`bash run.sh a b`) or sourced into this one (`. ./env.sh`): the walker
+   * reads it when it has file access (the guard gives it the disk), judged as the shell itself otherwise.
+   */
+  | { kind: 'file-script'; via: string; file: Field; args: Field[]; sourced: boolean }
+  /**
+   * `npm run e2e`, `npm test`, `pnpm build`, `yarn e2e`, `bun run e2e`: a package.json script. `fallback`
+   * is what runs when the package has no such script (yarn, pnpm and bun then run the binary).
+   */
+  | { kind: 'package-script'; via: string; script: Field; args: Field[]; dir?: Field; fallback: Unwrapped }
   /** Several commands (find with several -exec). */
   | { kind: 'many'; items: Unwrapped[] }
   /** Not a wrapper, or a wrapper that runs nothing here (`command -v make`, `sudo -l`). */
@@ -237,9 +247,8 @@ function shell(name: string, argv: Field[]): Unwrapped {
   }
   if (i >= argv.length || readsStdin) return { kind: 'stdin-script', via: name };
   if (argv[i]!.known && STDIN_FILES.has(argv[i]!.value)) return { kind: 'stdin-script', via: `${name} ${argv[i]!.value}` };
-  // `bash script.sh args`: a script file. offhost does not read files (the core is pure); the scan of
-  // committed scripts covers them. Judged as the script program itself.
-  return { kind: 'none' };
+  // `bash script.sh args`: a script file, read by the walker when it has file access.
+  return { kind: 'file-script', via: name, file: argv[i]!, args: argv.slice(i + 1), sourced: false };
 }
 
 /** tmux subcommands that start a shell command, and the options of each that take a value. */
@@ -359,6 +368,69 @@ function parallel(argv: Field[]): Unwrapped {
   return { kind: 'script', via: 'parallel', text: { value: withInput('"$__OFFHOST_UNKNOWN_INPUT"'), known } };
 }
 
+/** npm commands that run a package.json script, and the script each runs (null: the next word names it). */
+const NPM_SCRIPT_COMMANDS: Record<string, string | null> = { run: null, 'run-script': null, rum: null, urn: null, rt: null, test: 'test', t: 'test', tst: 'test', start: 'start', stop: 'stop', restart: 'restart' };
+/** Options meaning "in other packages too" (workspaces, recursive, filters): which scripts run is not known. */
+const MANY_PACKAGES = /^(-w|--workspace(=.*)?|-ws|--workspaces|-r|--recursive|--filter(=.*)?|-F|--include-workspace-root)$/;
+
+/**
+ * `npm run X` / `npm test` / `pnpm X` / `yarn X` / `bun run X`: which package.json script runs, with the
+ * arguments appended to it; anything else is packageRunner's (a package binary, or nothing).
+ */
+function packageCommand(name: string, argv: Field[]): Unwrapped {
+  const fallback = packageRunner(name, argv);
+  let k = 1;
+  let dir: Field | undefined;
+  let many = false;
+  // Global options before the command.
+  while (k < argv.length && argv[k]!.known && argv[k]!.value.startsWith('-')) {
+    const v = argv[k]!.value;
+    if (MANY_PACKAGES.test(v)) many = true;
+    if (/^(--prefix|-C|--dir|--cwd)$/.test(v)) {
+      dir = argv[k + 1];
+      k += 2;
+      continue;
+    }
+    if (/^(--prefix|--dir|--cwd)=/.test(v)) dir = { value: v.slice(v.indexOf('=') + 1), known: true };
+    k += /^(--filter|-F|-w|--workspace|--reporter|--loglevel)$/.test(v) ? 2 : 1;
+  }
+  const sub = argv[k];
+  if (!sub?.known) return fallback;
+  let script: Field | undefined;
+  let rest: Field[];
+  if (name === 'npm') {
+    if (!Object.hasOwn(NPM_SCRIPT_COMMANDS, sub.value)) return fallback;
+    const fixed = NPM_SCRIPT_COMMANDS[sub.value]!;
+    let j = k + 1;
+    // npm options between the command and the script name (`npm run -w web build`, `npm run --silent x`).
+    while (fixed === null && j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-')) {
+      if (MANY_PACKAGES.test(argv[j]!.value)) many = true;
+      j += /^(-w|--workspace)$/.test(argv[j]!.value) ? 2 : 1;
+    }
+    script = fixed === null ? argv[j] : { value: fixed, known: true };
+    rest = argv.slice(fixed === null ? j + 1 : k + 1);
+  } else if (name === 'bun' && sub.value === 'test') {
+    return fallback; // bun's own test runner, not a script
+  } else if (sub.value === 'run' || sub.value === 'run-script') {
+    script = argv[k + 1];
+    rest = argv.slice(k + 2);
+  } else if (sub.value === 'test' || sub.value === 't' || sub.value === 'start') {
+    script = { value: sub.value === 't' ? 'test' : sub.value, known: true };
+    rest = argv.slice(k + 1);
+  } else if (!PNPM_OWN.has(sub.value) && !(name === 'bun' && /\.(m?[jt]sx?|cjs)$/.test(sub.value))) {
+    script = sub; // `pnpm build`, `yarn e2e`: a script of that name, else the binary
+    rest = argv.slice(k + 1);
+  } else {
+    return fallback;
+  }
+  if (!script) return fallback;
+  if (rest.some((a) => a.known && MANY_PACKAGES.test(a.value))) many = true;
+  // Arguments reach the script after `--` (npm) or directly (the others, and npm 7+ too).
+  const args = rest[0]?.known && rest[0].value === '--' ? rest.slice(1) : rest.filter((a) => !(a.known && a.value === '--'));
+  const via = `${name} ${sub.value === script.value ? '' : `${sub.value} `}${script.value}`;
+  return { kind: 'package-script', via, script: many ? { value: script.value, known: false } : script, args, ...(dir ? { dir } : {}), fallback };
+}
+
 function packageRunner(name: string, argv: Field[]): Unwrapped {
   const sub = argv[1];
   let start = 1;
@@ -410,7 +482,8 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
   if (program === 'source' || program === '.') {
     const file = argv[1];
     if (file?.known && STDIN_FILES.has(file.value)) return { kind: 'stdin-script', via: `${program} ${file.value}` };
-    return { kind: 'none' }; // a script file: not read (see shell())
+    if (!file) return { kind: 'none' };
+    return { kind: 'file-script', via: program, file, args: argv.slice(2), sourced: true };
   }
   if (program === 'tmux') return tmux(argv);
   if (program === 'hyperfine') {
@@ -431,7 +504,7 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
   if (program === 'screen') return screen(argv);
   if (program === 'xargs') return xargs(argv);
   if (program === 'parallel') return parallel(argv);
-  if (PACKAGE_RUNNERS.has(program)) return packageRunner(program, argv);
+  if (PACKAGE_RUNNERS.has(program)) return packageCommand(program, argv);
   if (program === 'builtin') {
     const inner = argv[1];
     if (!inner) return { kind: 'none' };

@@ -4,7 +4,7 @@
 // run "on the VM" (through incus exec, in the VM's fresh environment) with the right argv and cwd, and never
 // on the laptop.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { readStandinLog, standinEnv } from '../helpers/standins.js';
@@ -116,5 +116,28 @@ describe('hook output executed through bash with stand-in ssh/incus', () => {
       ['gemini', 'reroute', 'koda-make'],
     ]);
     expect(hooks[0]).toMatchObject({ session: 'claude-sess-1', cwd: h.koda, command: 'make build-safe', mode: 'rewrite' });
+  });
+});
+
+describe('a script the agent wrote, then runs', () => {
+  it('claude-code: `bash build-all.sh` (make build-safe inside) is rerouted, and make runs on the VM', () => {
+    // The agent's file tool wrote the script in an earlier step; the Bash tool call only names it.
+    writeFileSync(join(h.koda, 'build-all.sh'), '#!/bin/bash\nset -e\nmake build-safe\n');
+    const r = runHook('claude-code', event('claude-code', 'bash build-all.sh', h.koda), hookEnv(h));
+    const out = JSON.parse(r.stdout).hookSpecificOutput;
+    expect(out.permissionDecision).toBe('ask');
+    expect(out.permissionDecisionReason).toContain('koda-make');
+    const log = join(h.home, 'script.log');
+    const before = makeRuns().length;
+    const run = agentRuns(out.updatedInput.command, h.koda, log);
+    expect(run.status, run.stderr).toBe(0);
+    expectRanOnVm(log, before);
+  });
+
+  it('claude-code: writing the script and running it in one line is refused (what runs is not on disk yet)', () => {
+    const r = runHook('claude-code', event('claude-code', "printf 'make build-safe\\n' > b2.sh && bash b2.sh", h.koda), hookEnv(h));
+    const out = JSON.parse(r.stdout).hookSpecificOutput;
+    expect(out.permissionDecision).toBe('deny');
+    expect(out.permissionDecisionReason).toContain('unknown-program');
   });
 });

@@ -1,0 +1,67 @@
+// The guard's read access to the files a line runs (`bash run.sh`, `./build.sh`, a package.json for
+// `npm run e2e`): the walker (src/shell/commands.ts) stays free of I/O and gets this. Never blocks (a FIFO
+// is not read), never reads much (a head to tell binaries, then at most SCRIPT_MAX bytes), and remembers
+// what it read for the one line it serves.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import type { FileAccess, FileRead } from '../shell/commands.js';
+
+/** Scripts larger than this are not read (their commands are unknown: the rules decide). */
+export const SCRIPT_MAX = 512 * 1024;
+const HEAD = 4096;
+
+function isBinaryHead(b: Buffer, n: number): boolean {
+  if (n >= 4) {
+    const m = b.readUInt32BE(0);
+    // ELF, Mach-O (both byte orders, 32/64-bit, fat), PE ("MZ").
+    if (m === 0x7f454c46 || m === 0xfeedface || m === 0xfeedfacf || m === 0xcefaedfe || m === 0xcffaedfe || m === 0xcafebabe) return true;
+  }
+  if (n >= 2 && b[0] === 0x4d && b[1] === 0x5a) return true;
+  return b.subarray(0, n).includes(0);
+}
+
+function readOne(path: string): FileRead {
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused below as not a file).
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+    return { kind: 'unreadable', why: code ?? String(err) };
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { kind: 'unreadable', why: st.isDirectory() ? 'a directory' : 'not a regular file' };
+    const head = Buffer.allocUnsafe(Math.min(HEAD, Math.max(st.size, 1)));
+    const n = readSync(fd, head, 0, head.length, 0);
+    if (isBinaryHead(head, n)) return { kind: 'binary' };
+    if (st.size > SCRIPT_MAX) return { kind: 'unreadable', why: `larger than ${SCRIPT_MAX / 1024} KiB` };
+    if (st.size <= n) return { kind: 'text', text: head.toString('utf8', 0, n) };
+    const all = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < all.length) {
+      const k = readSync(fd, all, got, all.length - got, got);
+      if (k === 0) break;
+      got += k;
+    }
+    const text = all.subarray(0, got);
+    if (text.includes(0)) return { kind: 'binary' };
+    return { kind: 'text', text: text.toString('utf8') };
+  } catch (err) {
+    return { kind: 'unreadable', why: (err as NodeJS.ErrnoException).code ?? String(err) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Disk access for one classification: each path is read once. */
+export function diskFiles(): FileAccess {
+  const seen = new Map<string, FileRead>();
+  return {
+    read(path) {
+      let r = seen.get(path);
+      if (!r) seen.set(path, (r = readOne(path)));
+      return r;
+    },
+  };
+}

@@ -1,0 +1,170 @@
+// Scripts a line runs are read from disk and judged by what they run: `bash run.sh`, `./build.sh`,
+// `. ./env.sh`, `python3 tool.py`, `npm run e2e` (package.json). Real files in a temp tree, through the
+// guard with its real disk access; four groups as in the corpus.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadGuard, type Guard } from '../../src/policy/guard.js';
+import { diskFiles, SCRIPT_MAX } from '../../src/policy/disk-files.js';
+
+let home: string;
+let koda: string;
+let web: string;
+let guard: Guard;
+
+function file(path: string, text: string | Buffer, mode = 0o644): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+  chmodSync(path, mode);
+}
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'offhost-scripts-'));
+  koda = join(home, 'dev', 'koder', 'engines', 'lang', 'koda');
+  web = join(home, 'dev', 'koder', 'apps', 'web');
+  file(join(koda, 'build.sh'), '#!/bin/bash\nset -e\nmake build-safe\n', 0o755);
+  file(join(koda, 'target.sh'), '#!/bin/sh\nmake "$1"\n', 0o755);
+  file(join(koda, 'noshebang'), 'make kasm\n', 0o755);
+  file(join(koda, 'env.sh'), 'export CC=clang\ncd tools\n');
+  file(join(koda, 'lint.sh'), '#!/usr/bin/env bash\nshellcheck *.sh\ngit status --short\n', 0o755);
+  file(join(koda, 'calls-build.sh'), '#!/bin/bash\n./build.sh\n', 0o755);
+  file(join(koda, 'self.sh'), '#!/bin/bash\necho again\nbash self.sh\n', 0o755);
+  file(join(koda, 'broken.sh'), '#!/bin/bash\nif then fi (\n', 0o755);
+  file(join(koda, 'tool.py'), 'import subprocess\nsubprocess.run(\n    ["make", "build-safe"],\n    check=True,\n)\n');
+  file(join(koda, 'hello.py'), 'print("make build-safe is what CI runs")\n');
+  file(join(koda, 'run.py'), '#!/usr/bin/env python3\nimport os\nos.system("emulator -avd Pixel_7")\n', 0o755);
+  file(join(koda, 'Makefile.run'), '#!/usr/bin/make -f\nall:\n\techo hi\n', 0o755);
+  file(join(koda, 'tool.fish'), 'make build-safe; and echo ok\n', 0o755);
+  file(join(koda, 'big.sh'), `# ${'x'.repeat(SCRIPT_MAX)}\nmake build-safe\n`, 0o755);
+  file(join(koda, 'bin', 'fast'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]), 0o755);
+  file(join(web, 'package.json'), JSON.stringify({ name: 'web', scripts: { test: 'vitest run', e2e: 'playwright test', pree2e: 'echo start', build: 'tsc -p .', 'test:browser': 'flutter test --device-id chrome', nested: 'npm run e2e' } }));
+  file(join(web, 'src', 'keep'), '');
+  file(join(home, 'dev', 'koder', 'apps', 'broken', 'package.json'), '{ "scripts": ');
+  const fifo = join(koda, 'pipe.sh');
+  spawnSync('mkfifo', [fifo]);
+  guard = loadGuard({ cwd: home, env: { HOME: home, PATH: process.env.PATH, XDG_CONFIG_HOME: join(home, 'xdg') }, role: 'laptop' });
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const at = (dir: () => string) => (line: string) => guard.classify(line, { cwd: dir() });
+const inKoda = at(() => koda);
+const inWeb = at(() => web);
+
+describe('true positives: a heavy command inside a script the line runs', () => {
+  it.each([
+    ['bash build.sh', 'reroute', 'koda-make'],
+    ['./build.sh', 'reroute', 'koda-make'],
+    ['sh ./build.sh --verbose', 'reroute', 'koda-make'],
+    ['. ./build.sh', 'reroute', 'koda-make'],
+    ['source build.sh', 'reroute', 'koda-make'],
+    ['./noshebang', 'reroute', 'koda-make'],
+    ['./calls-build.sh', 'reroute', 'koda-make'],
+    ['timeout 600 ./build.sh', 'reroute', 'koda-make'],
+    ['sudo -E bash build.sh', 'reroute', 'koda-make'],
+    ['./target.sh build', 'reroute', 'koda-make'],
+    ['python3 tool.py', 'deny', 'inline-code-heavy'],
+    ['python3 -u tool.py --fast', 'deny', 'inline-code-heavy'],
+    ['./run.py', 'deny', 'inline-code-heavy'],
+  ])('in the Koda engine: %s -> %s (%s)', (line, decision, rule) => {
+    expect(inKoda(line)).toMatchObject({ decision, rule });
+  });
+  it.each([
+    ['npm run e2e', 'playwright-test'],
+    ['npm run e2e -- --headed', 'playwright-test'],
+    ['pnpm e2e', 'playwright-test'],
+    ['yarn e2e', 'playwright-test'],
+    ['yarn run e2e', 'playwright-test'],
+    ['bun run e2e', 'playwright-test'],
+    ['npm run test:browser', 'flutter-test-browser'],
+    ['npm run nested', 'playwright-test'],
+    ['cd src && npm run e2e', 'playwright-test'],
+  ])('package.json scripts: %s -> %s', (line, rule) => {
+    expect(inWeb(line)).toMatchObject({ decision: 'reroute', rule });
+  });
+  it('the commands say where they came from', () => {
+    const { decision } = guard.explain('npm run e2e', { cwd: web });
+    const pw = decision!.commands.find((c) => c.command.program === 'playwright')!;
+    expect(pw.command.via).toEqual(['npm run e2e (package.json "e2e")']);
+    expect(pw.command.cwd).toBe(web);
+  });
+});
+
+describe('false positives: scripts that run nothing heavy stay allowed', () => {
+  it.each(['bash lint.sh', './lint.sh', '. ./env.sh', 'python3 hello.py', './bin/fast --help', 'bash missing.sh', './missing'])('in the Koda engine: %s', (line) => {
+    expect(inKoda(line).decision).toBe('allow');
+  });
+  it.each(['npm test', 'npm run build', 'pnpm build', 'yarn build', 'npm run no-such-script', 'npm install', 'npx tsc'])('package.json: %s', (line) => {
+    expect(inWeb(line).decision).toBe('allow');
+  });
+  it('a sourced script moves this shell: its cd counts for what follows', () => {
+    const { decision } = guard.explain('. ./env.sh && pwd', { cwd: koda });
+    expect(decision!.commands.at(-1)!.command.cwd).toBe(join(koda, 'tools'));
+  });
+  it('without file access (rule examples), a script is judged by its name only', () => {
+    expect(guard.classify('bash build.sh', { cwd: koda, files: false }).decision).toBe('allow');
+  });
+});
+
+describe('bypass attempts', () => {
+  it.each([
+    // Written by the line itself, then run: what is on disk now is not what runs.
+    ["echo 'make build-safe' > lint.sh; bash lint.sh", 'deny', 'unknown-program'],
+    ["printf 'make kasm' > new.sh && sh new.sh", 'deny', 'unknown-program'],
+    ["cp build.sh x.sh && ./x.sh", 'deny', 'unknown-program'],
+    ['f=lint.sh; echo "make build" > "$f"; bash lint.sh', 'deny', 'unknown-program'],
+    // Through wrappers and substitutions.
+    ['env -i bash ./build.sh', 'reroute', 'koda-make'],
+    ['xargs -a /dev/null ./build.sh', 'reroute', 'koda-make'],
+    ['echo $(./build.sh)', 'reroute', 'koda-make'],
+    ['bash -c ./build.sh', 'reroute', 'koda-make'],
+    // Its name twice in the line: taken as possibly rewritten before it runs (unknown, and in the engine: deny).
+    ['find . -name build.sh -exec bash build.sh \\;', 'deny', 'unknown-program'],
+  ])('%s -> %s (%s)', (line, decision, rule) => {
+    expect(inKoda(line)).toMatchObject({ decision, rule });
+  });
+  it('a script from a variable is unknown, not skipped', () => {
+    expect(inKoda('bash "$SCRIPT"')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+  });
+});
+
+describe('edge cases', () => {
+  it('a script that runs itself is read once', () => {
+    expect(inKoda('bash self.sh').decision).toBe('allow');
+  });
+  it('a script that does not parse is refused with its name', () => {
+    const v = inKoda('bash broken.sh');
+    expect(v).toMatchObject({ decision: 'deny', rule: 'parse-error' });
+    expect(v.reason).toContain('bash broken.sh');
+  });
+  it('a FIFO is not read (no hang), a directory or a file over the size limit is unknown', () => {
+    expect(inKoda('bash pipe.sh')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+    expect(inKoda('bash bin')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+    expect(inKoda('bash big.sh')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+  });
+  it('a fish script is unknown (not bash syntax); a `#!/usr/bin/make -f` file runs make on itself', () => {
+    expect(inKoda('fish tool.fish')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+    expect(inKoda('./Makefile.run')).toMatchObject({ decision: 'reroute', rule: 'koda-make' });
+  });
+  it('npm across workspaces: which scripts run is unknown (workspace packages are not looked up: a known limit)', () => {
+    const { decision } = guard.explain('npm run e2e --workspaces', { cwd: web });
+    const unknown = decision!.commands.find((c) => c.command.program === null)!;
+    expect(unknown.command.via).toEqual(['npm run e2e']);
+    expect(inKoda('npm run e2e --workspaces')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+  });
+  it('a package.json that does not parse runs nothing', () => {
+    expect(guard.classify('npm run e2e', { cwd: join(home, 'dev', 'koder', 'apps', 'broken') }).decision).toBe('allow');
+  });
+  it('the disk reader: binaries by their head, FIFOs never opened for a blocking read, each path read once', () => {
+    const files = diskFiles();
+    expect(files.read(join(koda, 'bin', 'fast'))).toEqual({ kind: 'binary' });
+    expect(files.read(join(koda, 'pipe.sh'))).toEqual({ kind: 'unreadable', why: 'not a regular file' });
+    expect(files.read(join(koda, 'nope'))).toEqual({ kind: 'missing' });
+    expect(files.read(join(koda, 'bin'))).toEqual({ kind: 'unreadable', why: 'a directory' });
+    const first = files.read(join(koda, 'lint.sh'));
+    writeFileSync(join(koda, 'lint.sh'), 'changed');
+    expect(files.read(join(koda, 'lint.sh'))).toBe(first);
+    writeFileSync(join(koda, 'lint.sh'), '#!/usr/bin/env bash\nshellcheck *.sh\ngit status --short\n');
+  });
+});
