@@ -1,0 +1,199 @@
+// Scripts a line runs, read through the walker's file access (the guard gives it the disk): script files
+// given to a shell or sourced, files run by path (by their `#!` line), code files given to an interpreter,
+// and package.json scripts. Part of the walk in commands.ts, kept apart for size: what is read is walked
+// with the same machinery as `bash -c` strings.
+import { posix } from 'node:path';
+import type { Span } from './ast.js';
+import type { Field } from './expand.js';
+import type { Unwrapped } from './wrappers.js';
+import { emit, NO_STDIN, resolveDir, runFields, runScript, withVia, type Ctx, type State } from './commands.js';
+
+/** What reading a file gave: its text, or why there is none. */
+export type FileRead = { kind: 'text'; text: string } | { kind: 'binary' } | { kind: 'missing' } | { kind: 'unreadable'; why: string };
+
+/**
+ * Read access to files a line runs (`bash run.sh`, `./build.sh`, `npm run e2e`'s package.json). The walker
+ * itself does no I/O: the guard passes the disk, tests may pass a table.
+ */
+export interface FileAccess {
+  read(absolutePath: string): FileRead;
+}
+
+/** A script whose text cannot be known here: an unknown program, for the rules to judge. */
+export function unknownScript(file: Field, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
+  withVia(ctx, label, () => emit(ctx, [{ value: file.value, known: false }], env, cwd, span, st));
+}
+
+/**
+ * Whether the line may change the file before running it (`echo make build > run.sh; bash run.sh`): its
+ * name appears more than once, or something writes to a name made at run time. Then what is on disk now
+ * is not what will run.
+ */
+function lineMayWrite(path: string, ctx: Ctx): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  // Mentions of the file's name as a whole name (not `emulator/` in `Sdk/emulator/emulator`).
+  let mentions = 0;
+  for (let at = ctx.text.indexOf(base); at >= 0; at = ctx.text.indexOf(base, at + 1)) {
+    const before = ctx.text[at - 1];
+    const after = ctx.text[at + base.length];
+    if ((before === undefined || !NAME_CHAR.test(before)) && (after === undefined || (after !== '/' && !NAME_CHAR.test(after)))) mentions++;
+  }
+  if (mentions > 1) return true;
+  ctx.writesUnseen ??= /(>|\b(tee|cp|mv|install|ln|dd|sed|perl|curl|wget|git|tar|unzip|patch|rsync|truncate)\b)[^;&|\n]*[$`]/.test(ctx.text);
+  return ctx.writesUnseen;
+}
+
+const NAME_CHAR = /[A-Za-z0-9_.+-]/;
+
+/** Reads a file the line runs; null (already reported as unknown) when its text cannot be used. */
+function readRunFile(path: string | null, file: Field, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): string | null {
+  if (path === null) {
+    unknownScript(file, label, env, cwd, st, ctx, span);
+    return null;
+  }
+  if (ctx.reading.includes(path)) return null; // a script that runs itself: its commands are counted already
+  const r = ctx.files!.read(path);
+  if (r.kind === 'missing' || r.kind === 'binary') {
+    // Nothing runs from a missing file, and a binary is judged by its name; unless the line writes it first.
+    if (lineMayWrite(path, ctx)) unknownScript(file, label, env, cwd, st, ctx, span);
+    return null;
+  }
+  if (r.kind === 'unreadable' || lineMayWrite(path, ctx)) {
+    unknownScript(file, label, env, cwd, st, ctx, span);
+    return null;
+  }
+  return r.text;
+}
+
+/** `bash run.sh a b`, `. ./env.sh`: the script file's commands, run in a new shell or in this one. */
+export function scriptFile(file: Field, args: Field[], via: string, sourced: boolean, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
+  if (!ctx.files) return;
+  const label = `${via} ${file.value}`;
+  const text = readRunFile(file.known ? resolveDir(cwd, file) : null, file, label, env, cwd, st, ctx, span);
+  if (text === null) return;
+  runScript({ value: text, known: true }, label, cwd, env, st, ctx, span, label, { shared: sourced, positional: sourced ? undefined : args, file: resolveDir(cwd, file)! });
+}
+
+/** Interpreters whose script files are judged like their inline code (`python3 -c`). */
+export const CODE_INTERPRETERS = /^(python[0-9.]*|node|nodejs|perl|ruby|php|deno|bun)$/;
+const SHELL_INTERPRETERS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
+
+/** `#!/usr/bin/env -S bash -e` → ['bash', '-e']; null without a `#!` line. */
+function shebang(text: string): string[] | null {
+  if (!text.startsWith('#!')) return null;
+  const end = text.indexOf('\n');
+  const words = text.slice(2, end < 0 ? undefined : end).trim().split(/[ \t]+/).filter(Boolean);
+  if (words.length === 0) return null;
+  words[0] = words[0]!.slice(words[0]!.lastIndexOf('/') + 1);
+  if (words[0] === 'env') {
+    words.shift();
+    while (words[0]?.startsWith('-')) words.shift(); // env -S, env -i
+    while (words[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) words.shift();
+  }
+  return words.length ? words : null;
+}
+
+/** `./build.sh`, `scripts/e2e`, `/opt/x/run`: a file run by path; its `#!` line says what reads it. */
+export function executableFile(fields: Field[], env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
+  const prog = fields[0]!;
+  const label = prog.value;
+  const path = resolveDir(cwd, prog);
+  const text = readRunFile(path, prog, label, env, cwd, st, ctx, span);
+  if (text === null) return;
+  const interp = shebang(text);
+  const name = interp?.[0];
+  if (!interp || SHELL_INTERPRETERS.has(name!)) {
+    // No `#!`: the shell runs it as a shell script (what execve's ENOEXEC leads to).
+    runScript({ value: text, known: true }, label, cwd, env, st, ctx, span, label, { positional: fields.slice(1), file: path! });
+  } else if (name === 'fish') {
+    unknownScript(prog, label, env, cwd, st, ctx, span);
+  } else if (CODE_INTERPRETERS.test(name!)) {
+    emitCode(name!, text, label, env, cwd, st, ctx, span);
+  } else {
+    // `#!/usr/bin/make -f`: the interpreter runs with the file as its argument.
+    const argv = [...interp.map((w) => ({ value: w, known: true })), { value: path!, known: true }, ...fields.slice(1)];
+    withVia(ctx, label, () => runFields(argv, env, cwd, st, ctx, span, NO_STDIN, 1));
+  }
+}
+
+/**
+ * A code file, as the inline code it amounts to (`python3 -e '<the file>'`), on one line: the inline-code
+ * rule looks for a spawn call and a heavy command in one argument, and calls span lines.
+ */
+function emitCode(interpreter: string, text: string, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
+  const code = text.replace(/\s+/g, ' ');
+  withVia(ctx, label, () => emit(ctx, [{ value: interpreter, known: true }, { value: '-e', known: true }, { value: code, known: true }], env, cwd, span, st));
+}
+
+/** Options of code interpreters that take the next word as their value. */
+const INTERPRETER_VALUE_OPTS = new Set(['-W', '-X', '-Q', '-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--input-type', '-I']);
+/** Options after which the interpreter runs no file (inline code, a module, stdin). */
+const INTERPRETER_NO_FILE = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-m', '-', '--test', '--run', '-v', '--version', '-h', '--help']);
+
+/** `python3 build.py`, `node scripts/e2e.js`: the file's code, judged like inline code. */
+export function interpreterFile(name: string, fields: Field[], env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
+  let i = 1;
+  while (i < fields.length) {
+    const f = fields[i]!;
+    if (!f.known) return; // an option or file from a variable: the inline-code rule sees the command as it is
+    if (INTERPRETER_NO_FILE.has(f.value)) return;
+    if (!f.value.startsWith('-') || f.value === '--') break;
+    i += INTERPRETER_VALUE_OPTS.has(f.value) ? 2 : 1;
+  }
+  if (fields[i]?.known && fields[i]!.value === '--') i++;
+  const file = fields[i];
+  if (!file) return;
+  const label = `${name} ${file.value}`;
+  const text = readRunFile(file.known ? resolveDir(cwd, file) : null, file, label, env, cwd, st, ctx, span);
+  if (text === null) return;
+  emitCode(name, text, label, env, cwd, st, ctx, span);
+}
+
+/** The package.json that npm, pnpm, yarn and bun use from `dir`: the nearest one up the tree. */
+function nearestPackage(dir: string, ctx: Ctx): { dir: string; read: FileRead } | null {
+  for (let d = dir; ; d = posix.dirname(d)) {
+    const read = ctx.files!.read(d === '/' ? '/package.json' : `${d}/package.json`);
+    if (read.kind !== 'missing') return { dir: d, read };
+    if (d === '/') return null;
+  }
+}
+
+const shQuote = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * `npm run e2e` and friends: the package.json script (with its pre/post scripts, the arguments appended),
+ * run by a shell in the package's directory. False when the package has no such script (then the runner's
+ * fallback applies: yarn, pnpm and bun run a binary of that name).
+ */
+export function packageScript(u: Extract<Unwrapped, { kind: 'package-script' }>, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): boolean {
+  if (!ctx.files) return false;
+  const start = u.dir ? resolveDir(cwd, u.dir) : cwd;
+  if (!u.script.known || start === null) {
+    unknownScript(u.script, u.via, env, cwd, st, ctx, span);
+    return true;
+  }
+  const pkg = nearestPackage(start, ctx);
+  if (!pkg) return false;
+  if (pkg.read.kind !== 'text') {
+    unknownScript(u.script, `${u.via} (${pkg.dir}/package.json)`, env, cwd, st, ctx, span);
+    return true;
+  }
+  let scripts: unknown;
+  try {
+    scripts = (JSON.parse(pkg.read.text) as { scripts?: unknown }).scripts;
+  } catch {
+    return true; // the runner cannot read it either: nothing runs
+  }
+  if (typeof scripts !== 'object' || scripts === null) return false;
+  const table = scripts as Record<string, unknown>;
+  const name = u.script.value;
+  if (typeof table[name] !== 'string') return false;
+  const args = u.args.length ? ` ${u.args.map((a) => shQuote(a.value)).join(' ')}` : '';
+  for (const [key, text] of [[`pre${name}`, table[`pre${name}`]], [name, `${table[name] as string}${args}`], [`post${name}`, table[`post${name}`]]] as const) {
+    if (typeof text !== 'string') continue;
+    const known = key !== name || u.args.every((a) => a.known);
+    runScript({ value: text, known }, `${u.via} (package.json "${key}")`, pkg.dir, env, st, ctx, span);
+  }
+  return true;
+}
+
