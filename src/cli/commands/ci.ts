@@ -62,7 +62,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     throw new UsageError(`--notices-dir must be a folder inside the repository, relative to its root: '${noticesDir}'`);
   }
   skewSeconds ??= typeof locksCfg.skewSeconds === 'number' ? locksCfg.skewSeconds : undefined;
-  const scanner = opts.scan === false ? null : new Scanner({ classify: (l, at) => guard.classify(l, at), settings: scanSettings(guard.config, io.env, noticesDir), env: io.env });
+  // Each committed file is scanned on its own; a script a line runs is not read again from the disk (in CI
+  // the working tree is not the commit being judged).
+  const scanner = opts.scan === false ? null : new Scanner({ classify: (l, at) => guard.classify(l, { ...at, files: false }), settings: scanSettings(guard.config, io.env, noticesDir), env: io.env });
 
   const result = runCi({
     cwd: io.cwd,

@@ -63,7 +63,9 @@ export async function run(args: string[], io: Io): Promise<number> {
   const root = repoRootOf(io.cwd, io.env) ?? resolve(io.cwd);
   const guard = loadGuard({ cwd: io.cwd, env: io.env, role: 'laptop', ...(opts.config ? { configFile: opts.config } : {}) });
   const settings = scanSettings(guard.config, io.env, guard.config.locks?.noticesDir);
-  const scanner = new Scanner({ classify: (l, at) => guard.classify(l, at), settings, env: io.env });
+  // Each committed file is scanned on its own; a script a line runs is not read again from the disk (in CI
+  // the working tree is not the commit being judged).
+  const scanner = new Scanner({ classify: (l, at) => guard.classify(l, { ...at, files: false }), settings, env: io.env });
 
   let files: string[];
   if (paths.length === 0) {
