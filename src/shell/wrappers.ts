@@ -2,6 +2,7 @@
 // `xargs make`, `find -exec make {} \;`, `npx playwright` ... Each entry says how to find the inner
 // command in the argv, so that the guard judges what actually runs and not the wrapper's name.
 import type { Field } from './expand.js';
+import { CONTAINER_CLIS, containerRun } from './containers.js';
 
 export type Unwrapped =
   /** Run `argv` (the wrapper stripped), with extra env / cwd; `extraUnknownArg`: args come from stdin. */
@@ -379,6 +380,7 @@ const MANY_PACKAGES = /^(-w|--workspace(=.*)?|-ws|--workspaces|-r|--recursive|--
  */
 function packageCommand(name: string, argv: Field[]): Unwrapped {
   const fallback = packageRunner(name, argv);
+  if (name !== 'npm' && name !== 'pnpm' && name !== 'yarn' && name !== 'bun') return fallback; // npx, pnpx, bunx: binaries only
   let k = 1;
   let dir: Field | undefined;
   let many = false;
@@ -505,6 +507,7 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
   if (program === 'xargs') return xargs(argv);
   if (program === 'parallel') return parallel(argv);
   if (PACKAGE_RUNNERS.has(program)) return packageCommand(program, argv);
+  if (CONTAINER_CLIS.has(program)) return containerRun(program, argv);
   if (program === 'builtin') {
     const inner = argv[1];
     if (!inner) return { kind: 'none' };
@@ -553,7 +556,7 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
   return { kind: 'run', via, argv: inner, env: s.env, ...(cwd ? { cwd } : {}) };
 }
 
-const WRAPPERS = new Set([...SHELLS, ...PACKAGE_RUNNERS, ...Object.keys(SPECS), 'eval', 'source', '.', 'tmux', 'screen', 'hyperfine', 'watchexec', 'find', 'xargs', 'parallel', 'builtin', 'fvm']);
+const WRAPPERS = new Set([...SHELLS, ...PACKAGE_RUNNERS, ...CONTAINER_CLIS, ...Object.keys(SPECS), 'eval', 'source', '.', 'tmux', 'screen', 'hyperfine', 'watchexec', 'find', 'xargs', 'parallel', 'builtin', 'fvm']);
 
 /** Whether `program` is one the walker must look inside. */
 export function isWrapper(program: string): boolean {
