@@ -2,7 +2,7 @@
 // `npm run e2e`): the walker (src/shell/commands.ts) stays free of I/O and gets this. Never blocks (a FIFO
 // is not read), never reads much (a head to tell binaries, then at most SCRIPT_MAX bytes), and remembers
 // what it read for the one line it serves.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import type { FileAccess, FileRead } from '../shell/commands.js';
 
 /** Scripts larger than this are not read (their commands are unknown: the rules decide). */
@@ -54,6 +54,17 @@ function readOne(path: string): FileRead {
   }
 }
 
+/** Subdirectories (and links, which may point at one) of a directory; null if it cannot be listed. */
+function listDirs(dir: string): string[] | null {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() || e.isSymbolicLink())
+      .map((e) => e.name);
+  } catch {
+    return null;
+  }
+}
+
 /** Disk access for one classification: each path is read once. */
 export function diskFiles(): FileAccess {
   const seen = new Map<string, FileRead>();
@@ -63,5 +74,6 @@ export function diskFiles(): FileAccess {
       if (!r) seen.set(path, (r = readOne(path)));
       return r;
     },
+    list: listDirs,
   };
 }

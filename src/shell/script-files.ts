@@ -17,6 +17,8 @@ export type FileRead = { kind: 'text'; text: string } | { kind: 'binary' } | { k
  */
 export interface FileAccess {
   read(absolutePath: string): FileRead;
+  /** The entries of a directory (for workspace globs like `apps/*`); null if it is not one. */
+  list?(absoluteDir: string): string[] | null;
 }
 
 /** A script whose text cannot be known here: an unknown program, for the rules to judge. */
@@ -160,10 +162,132 @@ function nearestPackage(dir: string, ctx: Ctx): { dir: string; read: FileRead } 
 
 const shQuote = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
 
+/** A package.json's name and scripts; null when it cannot be parsed (the runner cannot read it either). */
+function packageJson(text: string): { name: unknown; scripts: Record<string, unknown> } | null {
+  try {
+    const j = JSON.parse(text) as { name?: unknown; scripts?: unknown };
+    const scripts = typeof j.scripts === 'object' && j.scripts !== null ? (j.scripts as Record<string, unknown>) : {};
+    return { name: j.name, scripts };
+  } catch {
+    return null;
+  }
+}
+
+/** Runs the script `name` of a package (pre, main with the arguments, post) in its directory. */
+function runPackageScripts(u: Extract<Unwrapped, { kind: 'package-script' }>, dir: string, scripts: Record<string, unknown>, label: string, env: Record<string, string>, st: State, ctx: Ctx, span: Span): void {
+  const name = u.script.value;
+  const args = u.args.length ? ` ${u.args.map((a) => shQuote(a.value)).join(' ')}` : '';
+  for (const [key, text] of [[`pre${name}`, scripts[`pre${name}`]], [name, `${scripts[name] as string}${args}`], [`post${name}`, scripts[`post${name}`]]] as const) {
+    if (typeof text !== 'string') continue;
+    const known = key !== name || u.args.every((a) => a.known);
+    runScript({ value: text, known }, `${label} (package.json "${key}")`, dir, env, st, ctx, span);
+  }
+}
+
+/** `packages:` globs of a pnpm-workspace.yaml (its list items; anything fancier is not YAML offhost reads here). */
+function pnpmWorkspaceGlobs(text: string): string[] {
+  const out: string[] = [];
+  let inPackages = false;
+  for (const line of text.split('\n')) {
+    if (/^packages:\s*$/.test(line)) inPackages = true;
+    else if (/^\S/.test(line)) inPackages = false;
+    else if (inPackages) {
+      const m = /^\s+-\s*['"]?([^'"#]+?)['"]?\s*(#.*)?$/.exec(line);
+      if (m) out.push(m[1]!);
+    }
+  }
+  return out;
+}
+
+/** Directories matching workspace globs (`apps/*`, `packages/**`, `tools/cli`) under `root`; null if they cannot be listed. */
+function expandWorkspaceGlobs(root: string, globs: string[], ctx: Ctx): string[] | null {
+  const files = ctx.files!;
+  const out = new Set<string>();
+  const walk = (dir: string, segs: string[], depth: number): boolean => {
+    if (segs.length === 0) {
+      out.add(dir);
+      return true;
+    }
+    const [seg, ...rest] = segs as [string, ...string[]];
+    if (!/[*?[\]{}]/.test(seg)) return walk(`${dir}/${seg}`, rest, depth);
+    if (!files.list) return false;
+    const names = files.list(dir);
+    if (names === null) return true; // no such directory: nothing matches there
+    if (seg === '**') {
+      if (!walk(dir, rest, depth)) return false;
+      if (depth >= 4) return true;
+      for (const n of names) if (!n.startsWith('.') && n !== 'node_modules' && !walk(`${dir}/${n}`, segs, depth + 1)) return false;
+      return true;
+    }
+    if (/[[\]{}]/.test(seg)) return false;
+    const re = new RegExp(`^${seg.replace(/[.+^$()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}$`);
+    for (const n of names) if (re.test(n) && n !== 'node_modules' && !walk(`${dir}/${n}`, rest, depth)) return false;
+    return true;
+  };
+  for (const g of globs) {
+    if (g.startsWith('!')) continue; // exclusions only narrow the set: keeping them in is fail-closed
+    const segs = g.replace(/^\.\//, '').replace(/\/+$/, '').split('/').filter(Boolean);
+    if (!walk(root, segs, 0)) return null;
+  }
+  return [...out];
+}
+
+/** The workspace root at or above `start` and its package directories; null: none; 'unknown': cannot tell. */
+function workspaceOf(start: string, ctx: Ctx): { root: string; dirs: string[] } | 'unknown' | null {
+  for (let d = start; ; d = posix.dirname(d)) {
+    const base = d === '/' ? '' : d;
+    let globs: string[] | null = null;
+    const pnpm = ctx.files!.read(`${base}/pnpm-workspace.yaml`);
+    if (pnpm.kind === 'text') globs = pnpmWorkspaceGlobs(pnpm.text);
+    else {
+      const pkg = ctx.files!.read(`${base}/package.json`);
+      if (pkg.kind === 'text') {
+        try {
+          const w = (JSON.parse(pkg.text) as { workspaces?: unknown }).workspaces;
+          const list = Array.isArray(w) ? w : (w as { packages?: unknown } | undefined)?.packages;
+          if (Array.isArray(list)) globs = list.filter((x): x is string => typeof x === 'string');
+        } catch {
+          /* not this one */
+        }
+      }
+    }
+    if (globs) {
+      const dirs = expandWorkspaceGlobs(d, globs, ctx);
+      return dirs === null ? 'unknown' : { root: d, dirs };
+    }
+    if (d === '/') return null;
+  }
+}
+
+/** A selector that is a plain package name or path (not a pnpm filter pattern like `web...` or `./apps/*`). */
+const PLAIN_SELECTOR = /^(\.{0,2}\/)?(@[A-Za-z0-9._-]+\/)?[A-Za-z0-9._/-]+$/;
+
+/** Workspace packages: the script in each selected package that has it. */
+function workspaceScripts(u: Extract<Unwrapped, { kind: 'package-script' }>, start: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
+  const ws = workspaceOf(start, ctx);
+  if (ws === null || ws === 'unknown') {
+    unknownScript(u.script, u.via, env, cwd, st, ctx, span);
+    return;
+  }
+  const sel = u.workspaces!;
+  // Names that are patterns (or unknown) select all packages: fail closed.
+  const all = sel.all || sel.names.some((n) => !n.known || !PLAIN_SELECTOR.test(n.value) || n.value.includes('..'));
+  for (const dir of ws.dirs) {
+    const read = ctx.files!.read(`${dir}/package.json`);
+    if (read.kind !== 'text') continue;
+    const pkg = packageJson(read.text);
+    if (!pkg || typeof pkg.scripts[u.script.value] !== 'string') continue;
+    const rel = dir.slice(ws.root.length + 1);
+    const picked = all || sel.names.some((n) => n.value === pkg.name || n.value.replace(/^\.\//, '').replace(/\/+$/, '') === rel || resolveDir(start, n) === dir);
+    if (picked) runPackageScripts(u, dir, pkg.scripts, `${u.via} [${rel}]`, env, st, ctx, span);
+  }
+}
+
 /**
  * `npm run e2e` and friends: the package.json script (with its pre/post scripts, the arguments appended),
- * run by a shell in the package's directory. False when the package has no such script (then the runner's
- * fallback applies: yarn, pnpm and bun run a binary of that name).
+ * run by a shell in the package's directory; across workspaces, in each selected package that has it. False
+ * when the package has no such script (then the runner's fallback applies: yarn, pnpm and bun run a binary
+ * of that name).
  */
 export function packageScript(u: Extract<Unwrapped, { kind: 'package-script' }>, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): boolean {
   if (!ctx.files) return false;
@@ -172,28 +296,19 @@ export function packageScript(u: Extract<Unwrapped, { kind: 'package-script' }>,
     unknownScript(u.script, u.via, env, cwd, st, ctx, span);
     return true;
   }
-  const pkg = nearestPackage(start, ctx);
-  if (!pkg) return false;
-  if (pkg.read.kind !== 'text') {
-    unknownScript(u.script, `${u.via} (${pkg.dir}/package.json)`, env, cwd, st, ctx, span);
+  if (u.workspaces) {
+    workspaceScripts(u, start, env, cwd, st, ctx, span);
     return true;
   }
-  let scripts: unknown;
-  try {
-    scripts = (JSON.parse(pkg.read.text) as { scripts?: unknown }).scripts;
-  } catch {
-    return true; // the runner cannot read it either: nothing runs
+  const found = nearestPackage(start, ctx);
+  if (!found) return false;
+  if (found.read.kind !== 'text') {
+    unknownScript(u.script, `${u.via} (${found.dir}/package.json)`, env, cwd, st, ctx, span);
+    return true;
   }
-  if (typeof scripts !== 'object' || scripts === null) return false;
-  const table = scripts as Record<string, unknown>;
-  const name = u.script.value;
-  if (typeof table[name] !== 'string') return false;
-  const args = u.args.length ? ` ${u.args.map((a) => shQuote(a.value)).join(' ')}` : '';
-  for (const [key, text] of [[`pre${name}`, table[`pre${name}`]], [name, `${table[name] as string}${args}`], [`post${name}`, table[`post${name}`]]] as const) {
-    if (typeof text !== 'string') continue;
-    const known = key !== name || u.args.every((a) => a.known);
-    runScript({ value: text, known }, `${u.via} (package.json "${key}")`, pkg.dir, env, st, ctx, span);
-  }
+  const pkg = packageJson(found.read.text);
+  if (!pkg) return true; // the runner cannot read it either: nothing runs
+  if (typeof pkg.scripts[u.script.value] !== 'string') return false;
+  runPackageScripts(u, found.dir, pkg.scripts, u.via, env, st, ctx, span);
   return true;
 }
-

@@ -28,7 +28,7 @@ export type Unwrapped =
    * `npm run e2e`, `npm test`, `pnpm build`, `yarn e2e`, `bun run e2e`: a package.json script. `fallback`
    * is what runs when the package has no such script (yarn, pnpm and bun then run the binary).
    */
-  | { kind: 'package-script'; via: string; script: Field; args: Field[]; dir?: Field; fallback: Unwrapped }
+  | { kind: 'package-script'; via: string; script: Field; args: Field[]; dir?: Field; workspaces?: WorkspaceSelection; fallback: Unwrapped }
   /** Several commands (find with several -exec). */
   | { kind: 'many'; items: Unwrapped[] }
   /** Not a wrapper, or a wrapper that runs nothing here (`command -v make`, `sudo -l`). */
@@ -371,33 +371,80 @@ function parallel(argv: Field[]): Unwrapped {
 
 /** npm commands that run a package.json script, and the script each runs (null: the next word names it). */
 const NPM_SCRIPT_COMMANDS: Record<string, string | null> = { run: null, 'run-script': null, rum: null, urn: null, rt: null, test: 'test', t: 'test', tst: 'test', start: 'start', stop: 'stop', restart: 'restart' };
-/** Options meaning "in other packages too" (workspaces, recursive, filters): which scripts run is not known. */
-const MANY_PACKAGES = /^(-w|--workspace(=.*)?|-ws|--workspaces|-r|--recursive|--filter(=.*)?|-F|--include-workspace-root)$/;
+/** Which workspace packages a package-manager command runs in: all of them, or those named. */
+export interface WorkspaceSelection {
+  all: boolean;
+  names: Field[];
+}
 
 /**
- * `npm run X` / `npm test` / `pnpm X` / `yarn X` / `bun run X`: which package.json script runs, with the
- * arguments appended to it; anything else is packageRunner's (a package binary, or nothing).
+ * A workspace option at argv[j] (`-w web`, `--workspace=apps/web`, `--filter web`, `-ws`, `-r`): recorded in
+ * `sel`; returns how many words it took (0: not one).
+ */
+function workspaceOption(argv: Field[], j: number, sel: WorkspaceSelection): number {
+  const f = argv[j]!;
+  if (!f.known) return 0;
+  const v = f.value;
+  if (/^(-ws|--workspaces|-r|--recursive)$/.test(v)) {
+    sel.all = true;
+    return 1;
+  }
+  if (/^(-w|--workspace|--filter|-F)$/.test(v)) {
+    sel.names.push(argv[j + 1] ?? { value: '', known: false });
+    return 2;
+  }
+  const m = /^(--workspace|--filter)=(.*)$/s.exec(v);
+  if (m) {
+    sel.names.push({ value: m[2]!, known: true });
+    return 1;
+  }
+  return 0;
+}
+
+/**
+ * `npm run X` / `npm test` / `pnpm X` / `yarn X` / `bun run X` (and across workspaces: `npm run X -w web`,
+ * `pnpm --filter web X`, `pnpm -r X`, `yarn workspace web X`, `yarn workspaces foreach run X`): which
+ * package.json script runs, with the arguments appended; anything else is packageRunner's (a package
+ * binary, or nothing).
  */
 function packageCommand(name: string, argv: Field[]): Unwrapped {
   const fallback = packageRunner(name, argv);
   if (name !== 'npm' && name !== 'pnpm' && name !== 'yarn' && name !== 'bun') return fallback; // npx, pnpx, bunx: binaries only
   let k = 1;
   let dir: Field | undefined;
-  let many = false;
+  const sel: WorkspaceSelection = { all: false, names: [] };
   // Global options before the command.
   while (k < argv.length && argv[k]!.known && argv[k]!.value.startsWith('-')) {
     const v = argv[k]!.value;
-    if (MANY_PACKAGES.test(v)) many = true;
+    const took = workspaceOption(argv, k, sel);
+    if (took) {
+      k += took;
+      continue;
+    }
     if (/^(--prefix|-C|--dir|--cwd)$/.test(v)) {
       dir = argv[k + 1];
       k += 2;
       continue;
     }
     if (/^(--prefix|--dir|--cwd)=/.test(v)) dir = { value: v.slice(v.indexOf('=') + 1), known: true };
-    k += /^(--filter|-F|-w|--workspace|--reporter|--loglevel)$/.test(v) ? 2 : 1;
+    k += /^(--reporter|--loglevel)$/.test(v) ? 2 : 1;
   }
-  const sub = argv[k];
+  let sub = argv[k];
   if (!sub?.known) return fallback;
+  if (name === 'yarn' && sub.value === 'workspace' && argv[k + 1]) {
+    // yarn workspace NAME <script or command>
+    sel.names.push(argv[k + 1]!);
+    k += 2;
+    sub = argv[k];
+    if (!sub?.known) return fallback;
+  } else if (name === 'yarn' && sub.value === 'workspaces' && argv[k + 1]?.known && argv[k + 1]!.value === 'foreach') {
+    // yarn workspaces foreach [options] run NAME
+    sel.all = true;
+    k += 2;
+    while (k < argv.length && argv[k]!.known && argv[k]!.value.startsWith('-')) k++;
+    sub = argv[k];
+    if (!sub?.known) return fallback;
+  }
   let script: Field | undefined;
   let rest: Field[];
   if (name === 'npm') {
@@ -405,17 +452,16 @@ function packageCommand(name: string, argv: Field[]): Unwrapped {
     const fixed = NPM_SCRIPT_COMMANDS[sub.value]!;
     let j = k + 1;
     // npm options between the command and the script name (`npm run -w web build`, `npm run --silent x`).
-    while (fixed === null && j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-')) {
-      if (MANY_PACKAGES.test(argv[j]!.value)) many = true;
-      j += /^(-w|--workspace)$/.test(argv[j]!.value) ? 2 : 1;
-    }
+    while (fixed === null && j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-')) j += workspaceOption(argv, j, sel) || 1;
     script = fixed === null ? argv[j] : { value: fixed, known: true };
     rest = argv.slice(fixed === null ? j + 1 : k + 1);
   } else if (name === 'bun' && sub.value === 'test') {
     return fallback; // bun's own test runner, not a script
   } else if (sub.value === 'run' || sub.value === 'run-script') {
-    script = argv[k + 1];
-    rest = argv.slice(k + 2);
+    let j = k + 1;
+    while (j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-')) j += workspaceOption(argv, j, sel) || 1;
+    script = argv[j];
+    rest = argv.slice(j + 1);
   } else if (sub.value === 'test' || sub.value === 't' || sub.value === 'start') {
     script = { value: sub.value === 't' ? 'test' : sub.value, known: true };
     rest = argv.slice(k + 1);
@@ -426,11 +472,13 @@ function packageCommand(name: string, argv: Field[]): Unwrapped {
     return fallback;
   }
   if (!script) return fallback;
-  if (rest.some((a) => a.known && MANY_PACKAGES.test(a.value))) many = true;
+  // Workspace options after the script name (before any `--`) are the runner's too: `npm run e2e -ws`.
+  for (let j = 0; j < rest.length && !(rest[j]!.known && rest[j]!.value === '--'); j++) workspaceOption(rest, j, sel);
   // Arguments reach the script after `--` (npm) or directly (the others, and npm 7+ too).
   const args = rest[0]?.known && rest[0].value === '--' ? rest.slice(1) : rest.filter((a) => !(a.known && a.value === '--'));
   const via = `${name} ${sub.value === script.value ? '' : `${sub.value} `}${script.value}`;
-  return { kind: 'package-script', via, script: many ? { value: script.value, known: false } : script, args, ...(dir ? { dir } : {}), fallback };
+  const workspaces = sel.all || sel.names.length ? { workspaces: sel } : {};
+  return { kind: 'package-script', via, script, args, ...(dir ? { dir } : {}), ...workspaces, fallback };
 }
 
 function packageRunner(name: string, argv: Field[]): Unwrapped {

@@ -42,6 +42,17 @@ beforeAll(() => {
   file(join(web, 'package.json'), JSON.stringify({ name: 'web', scripts: { test: 'vitest run', e2e: 'playwright test', pree2e: 'echo start', build: 'tsc -p .', 'test:browser': 'flutter test --device-id chrome', nested: 'npm run e2e' } }));
   file(join(web, 'src', 'keep'), '');
   file(join(home, 'dev', 'koder', 'apps', 'broken', 'package.json'), '{ "scripts": ');
+  // Two workspace trees: npm/yarn "workspaces" and pnpm-workspace.yaml.
+  const npmWs = join(home, 'ws-npm');
+  file(join(npmWs, 'package.json'), JSON.stringify({ name: 'root', private: true, workspaces: ['apps/*', 'tools/cli'], scripts: { e2e: 'echo root' } }));
+  file(join(npmWs, 'apps', 'web', 'package.json'), JSON.stringify({ name: '@acme/web', scripts: { e2e: 'playwright test', test: 'vitest run' } }));
+  file(join(npmWs, 'apps', 'api', 'package.json'), JSON.stringify({ name: '@acme/api', scripts: { test: 'vitest run', e2e: 'node e2e.js' } }));
+  file(join(npmWs, 'tools', 'cli', 'package.json'), JSON.stringify({ name: 'cli', scripts: { test: 'flutter test -d chrome' } }));
+  const pnpmWs = join(home, 'ws-pnpm');
+  file(join(pnpmWs, 'package.json'), JSON.stringify({ name: 'root', private: true }));
+  file(join(pnpmWs, 'pnpm-workspace.yaml'), "packages:\n  - 'packages/**'\n  - \"!**/test/**\"\n");
+  file(join(pnpmWs, 'packages', 'ui', 'package.json'), JSON.stringify({ name: 'ui', scripts: { e2e: 'playwright test' } }));
+  file(join(pnpmWs, 'packages', 'core', 'lib', 'package.json'), JSON.stringify({ name: 'core-lib', scripts: { e2e: 'echo none' } }));
   const fifo = join(koda, 'pipe.sh');
   spawnSync('mkfifo', [fifo]);
   guard = loadGuard({ cwd: home, env: { HOME: home, PATH: process.env.PATH, XDG_CONFIG_HOME: join(home, 'xdg') }, role: 'laptop' });
@@ -88,6 +99,43 @@ describe('true positives: a heavy command inside a script the line runs', () => 
     const pw = decision!.commands.find((c) => c.command.program === 'playwright')!;
     expect(pw.command.via).toEqual(['npm run e2e (package.json "e2e")']);
     expect(pw.command.cwd).toBe(web);
+  });
+});
+
+describe('workspaces: the script in each selected package', () => {
+  const npmWs = () => join(home, 'ws-npm');
+  const pnpmWs = () => join(home, 'ws-pnpm');
+  it.each([
+    ['npm run e2e --workspaces', 'reroute', 'playwright-test'],
+    ['npm run e2e -ws', 'reroute', 'playwright-test'],
+    ['npm run e2e -w @acme/web', 'reroute', 'playwright-test'],
+    ['npm run e2e -w apps/web', 'reroute', 'playwright-test'],
+    ['npm run e2e --workspace=@acme/api', 'allow', null],
+    ['npm test -w cli', 'reroute', 'flutter-test-browser'],
+    ['npm test -w @acme/api', 'allow', 'r1-unit-tests'],
+    ['yarn workspace @acme/web e2e', 'reroute', 'playwright-test'],
+    ['yarn workspace @acme/api run e2e', 'allow', null],
+    ['yarn workspaces foreach -A run test', 'reroute', 'flutter-test-browser'],
+  ])('npm/yarn workspaces: %s -> %s', (line, decision, rule) => {
+    expect(guard.classify(line, { cwd: npmWs() })).toMatchObject({ decision, rule });
+  });
+  it.each([
+    ['pnpm -r e2e', 'reroute', 'playwright-test'],
+    ['pnpm --filter ui e2e', 'reroute', 'playwright-test'],
+    ['pnpm --filter core-lib run e2e', 'allow', 'r1-inspection'],
+    ['pnpm --filter "./packages/**" e2e', 'reroute', 'playwright-test'],
+    ['pnpm --filter "ui..." e2e', 'reroute', 'playwright-test'],
+  ])('pnpm workspaces (packages/**): %s -> %s', (line, decision, rule) => {
+    expect(guard.classify(line, { cwd: join(pnpmWs(), 'packages', 'core', 'lib') })).toMatchObject({ decision, rule });
+  });
+  it('says which package a command came from', () => {
+    const { decision } = guard.explain('npm run e2e -ws', { cwd: npmWs() });
+    const pw = decision!.commands.find((c) => c.command.program === 'playwright')!;
+    expect(pw.command.via).toEqual(['npm run e2e [apps/web] (package.json "e2e")']);
+    expect(pw.command.cwd).toBe(join(npmWs(), 'apps', 'web'));
+  });
+  it('without a workspace root, the script is unknown (denied where heavy work is plausible)', () => {
+    expect(guard.classify('npm run e2e -ws', { cwd: koda })).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
   });
 });
 
@@ -146,12 +194,6 @@ describe('edge cases', () => {
   it('a fish script is unknown (not bash syntax); a `#!/usr/bin/make -f` file runs make on itself', () => {
     expect(inKoda('fish tool.fish')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
     expect(inKoda('./Makefile.run')).toMatchObject({ decision: 'reroute', rule: 'koda-make' });
-  });
-  it('npm across workspaces: which scripts run is unknown (workspace packages are not looked up: a known limit)', () => {
-    const { decision } = guard.explain('npm run e2e --workspaces', { cwd: web });
-    const unknown = decision!.commands.find((c) => c.command.program === null)!;
-    expect(unknown.command.via).toEqual(['npm run e2e']);
-    expect(inKoda('npm run e2e --workspaces')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
   });
   it('a package.json that does not parse runs nothing', () => {
     expect(guard.classify('npm run e2e', { cwd: join(home, 'dev', 'koder', 'apps', 'broken') }).decision).toBe('allow');
