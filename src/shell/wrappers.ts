@@ -3,6 +3,8 @@
 // command in the argv, so that the guard judges what actually runs and not the wrapper's name.
 import type { Field } from './expand.js';
 import { CONTAINER_CLIS, containerRun } from './containers.js';
+import { isOpt, scan, type Spec } from './argv-scan.js';
+import { PACKAGE_RUNNERS, packageCommand, type WorkspaceSelection } from './package-runners.js';
 
 export type Unwrapped =
   /** Run `argv` (the wrapper stripped), with extra env / cwd; `extraUnknownArg`: args come from stdin. */
@@ -34,22 +36,6 @@ export type Unwrapped =
   /** Not a wrapper, or a wrapper that runs nothing here (`command -v make`, `sudo -l`). */
   | { kind: 'none' };
 
-interface Spec {
-  /** Options that take a value (`-u root`, `-uroot`, `--user root`, `--user=root`). */
-  value: string[];
-  /** Options that set the working directory of the inner command. */
-  chdir?: string[];
-  /** Options after which no inner command runs. */
-  noCommand?: string[];
-  /** Leading positionals to skip before the command (timeout's DURATION, taskset's mask...). */
-  skip?: number;
-  /** NAME=VALUE words before the command are environment. */
-  assignments?: boolean;
-  /** A value option whose value is a script string for a shell. */
-  scriptOption?: string[];
-  /** The inner command's remaining words are joined and run by `sh -c` (watch). */
-  joinAsScript?: boolean;
-}
 
 const SPECS: Record<string, Spec> = {
   sudo: {
@@ -115,93 +101,6 @@ const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
 /** Shell options that take a value (`-o pipefail`, `+O extglob`, `--rcfile f`). */
 const SHELL_VALUE_OPTS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
 
-/** Packages whose binary is not named after the package. */
-const PACKAGE_BINS: Record<string, string> = { '@playwright/test': 'playwright', 'playwright-core': 'playwright', '@puppeteer/browsers': 'browsers', 'selenium-standalone': 'selenium-standalone' };
-
-/** `npx`, `pnpm exec`, ... : runners of a package's binary. */
-const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx', 'pnpm', 'yarn', 'npm', 'bun']);
-/** pnpm/yarn built-in commands (anything else is a package binary: `pnpm playwright test`). */
-const PNPM_OWN = new Set(['add', 'install', 'i', 'update', 'up', 'remove', 'rm', 'link', 'unlink', 'import', 'rebuild', 'prune', 'fetch', 'patch', 'patch-commit', 'audit', 'list', 'ls', 'outdated', 'why', 'publish', 'pack', 'run', 'test', 't', 'start', 'init', 'store', 'config', 'root', 'bin', 'setup', 'env', 'server', 'deploy', 'licenses', 'help', 'create', 'ci', 'dedupe', 'doctor', 'cache', 'self-update', 'info', 'view', 'version', 'login', 'logout', 'whoami', 'node', 'workspace', 'workspaces', 'global', 'upgrade', 'upgrade-interactive', 'generate-lock-entry', 'policies', 'plugin', 'set', 'constraints', 'explain', 'npm', 'search', 'tag', 'owner', 'team', 'unplug', 'dlx', 'exec', 'x']);
-
-function isOpt(f: Field): boolean {
-  return f.known && f.value.length > 1 && (f.value.startsWith('-') || f.value.startsWith('+'));
-}
-
-const ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*=/s;
-
-/**
- * Generic option walk: returns the index of the inner command and the options seen, or null when the
- * wrapper runs no command.
- */
-function scan(argv: Field[], spec: Spec): { index: number; opts: [string, Field | null][]; env: [string, Field][] } | null {
-  const opts: [string, Field | null][] = [];
-  const env: [string, Field][] = [];
-  let i = 1;
-  let skip = spec.skip ?? 0;
-  const valueSet = new Set(spec.value);
-  while (i < argv.length) {
-    const f = argv[i]!;
-    if (f.known && f.value === '--') {
-      i++;
-      break;
-    }
-    if (spec.assignments && f.known && f.value === '-') {
-      // `env -` is `env -i`.
-      opts.push(['-i', null]);
-      i++;
-      continue;
-    }
-    if (isOpt(f)) {
-      const v = f.value;
-      if (v.startsWith('--')) {
-        const eq = v.indexOf('=');
-        const name = eq < 0 ? v : v.slice(0, eq);
-        if (eq >= 0) opts.push([name, { value: v.slice(eq + 1), known: true }]);
-        else if (valueSet.has(name)) {
-          opts.push([name, argv[i + 1] ?? null]);
-          i++;
-        } else opts.push([name, null]);
-        i++;
-        continue;
-      }
-      // Short cluster: -Eu root, -uroot, -n19.
-      let j = 1;
-      while (j < v.length) {
-        const name = v[0] + v[j]!;
-        if (valueSet.has(name)) {
-          if (j + 1 < v.length) opts.push([name, { value: v.slice(j + 1), known: true }]);
-          else {
-            opts.push([name, argv[i + 1] ?? null]);
-            i++;
-          }
-          break;
-        }
-        opts.push([name, null]);
-        j++;
-      }
-      i++;
-      continue;
-    }
-    if (spec.assignments && f.known && ASSIGN.test(f.value)) {
-      const eq = f.value.indexOf('=');
-      env.push([f.value.slice(0, eq), { value: f.value.slice(eq + 1), known: true }]);
-      i++;
-      continue;
-    }
-    if (spec.assignments && !f.known && /^[A-Za-z_][A-Za-z0-9_]*=/.test(f.value)) {
-      i++;
-      continue;
-    }
-    if (skip > 0) {
-      skip--;
-      i++;
-      continue;
-    }
-    break;
-  }
-  if (spec.noCommand && opts.some(([n]) => spec.noCommand!.includes(n))) return null;
-  return { index: i, opts, env };
-}
 
 function shell(name: string, argv: Field[]): Unwrapped {
   let i = 1;
@@ -367,157 +266,6 @@ function parallel(argv: Field[]): Unwrapped {
   }
   // Inputs from stdin or files: an unknown variable stands in for each one.
   return { kind: 'script', via: 'parallel', text: { value: withInput('"$__OFFHOST_UNKNOWN_INPUT"'), known } };
-}
-
-/** npm commands that run a package.json script, and the script each runs (null: the next word names it). */
-const NPM_SCRIPT_COMMANDS: Record<string, string | null> = { run: null, 'run-script': null, rum: null, urn: null, rt: null, test: 'test', t: 'test', tst: 'test', start: 'start', stop: 'stop', restart: 'restart' };
-/** Which workspace packages a package-manager command runs in: all of them, or those named. */
-export interface WorkspaceSelection {
-  all: boolean;
-  names: Field[];
-}
-
-/**
- * A workspace option at argv[j] (`-w web`, `--workspace=apps/web`, `--filter web`, `-ws`, `-r`): recorded in
- * `sel`; returns how many words it took (0: not one).
- */
-function workspaceOption(argv: Field[], j: number, sel: WorkspaceSelection): number {
-  const f = argv[j]!;
-  if (!f.known) return 0;
-  const v = f.value;
-  if (/^(-ws|--workspaces|-r|--recursive)$/.test(v)) {
-    sel.all = true;
-    return 1;
-  }
-  if (/^(-w|--workspace|--filter|-F)$/.test(v)) {
-    sel.names.push(argv[j + 1] ?? { value: '', known: false });
-    return 2;
-  }
-  const m = /^(--workspace|--filter)=(.*)$/s.exec(v);
-  if (m) {
-    sel.names.push({ value: m[2]!, known: true });
-    return 1;
-  }
-  return 0;
-}
-
-/**
- * `npm run X` / `npm test` / `pnpm X` / `yarn X` / `bun run X` (and across workspaces: `npm run X -w web`,
- * `pnpm --filter web X`, `pnpm -r X`, `yarn workspace web X`, `yarn workspaces foreach run X`): which
- * package.json script runs, with the arguments appended; anything else is packageRunner's (a package
- * binary, or nothing).
- */
-function packageCommand(name: string, argv: Field[]): Unwrapped {
-  const fallback = packageRunner(name, argv);
-  if (name !== 'npm' && name !== 'pnpm' && name !== 'yarn' && name !== 'bun') return fallback; // npx, pnpx, bunx: binaries only
-  let k = 1;
-  let dir: Field | undefined;
-  const sel: WorkspaceSelection = { all: false, names: [] };
-  // Global options before the command.
-  while (k < argv.length && argv[k]!.known && argv[k]!.value.startsWith('-')) {
-    const v = argv[k]!.value;
-    const took = workspaceOption(argv, k, sel);
-    if (took) {
-      k += took;
-      continue;
-    }
-    if (/^(--prefix|-C|--dir|--cwd)$/.test(v)) {
-      dir = argv[k + 1];
-      k += 2;
-      continue;
-    }
-    if (/^(--prefix|--dir|--cwd)=/.test(v)) dir = { value: v.slice(v.indexOf('=') + 1), known: true };
-    k += /^(--reporter|--loglevel)$/.test(v) ? 2 : 1;
-  }
-  let sub = argv[k];
-  if (!sub?.known) return fallback;
-  if (name === 'yarn' && sub.value === 'workspace' && argv[k + 1]) {
-    // yarn workspace NAME <script or command>
-    sel.names.push(argv[k + 1]!);
-    k += 2;
-    sub = argv[k];
-    if (!sub?.known) return fallback;
-  } else if (name === 'yarn' && sub.value === 'workspaces' && argv[k + 1]?.known && argv[k + 1]!.value === 'foreach') {
-    // yarn workspaces foreach [options] run NAME
-    sel.all = true;
-    k += 2;
-    while (k < argv.length && argv[k]!.known && argv[k]!.value.startsWith('-')) k++;
-    sub = argv[k];
-    if (!sub?.known) return fallback;
-  }
-  let script: Field | undefined;
-  let rest: Field[];
-  if (name === 'npm') {
-    if (!Object.hasOwn(NPM_SCRIPT_COMMANDS, sub.value)) return fallback;
-    const fixed = NPM_SCRIPT_COMMANDS[sub.value]!;
-    let j = k + 1;
-    // npm options between the command and the script name (`npm run -w web build`, `npm run --silent x`).
-    while (fixed === null && j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-')) j += workspaceOption(argv, j, sel) || 1;
-    script = fixed === null ? argv[j] : { value: fixed, known: true };
-    rest = argv.slice(fixed === null ? j + 1 : k + 1);
-  } else if (name === 'bun' && sub.value === 'test') {
-    return fallback; // bun's own test runner, not a script
-  } else if (sub.value === 'run' || sub.value === 'run-script') {
-    let j = k + 1;
-    while (j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-')) j += workspaceOption(argv, j, sel) || 1;
-    script = argv[j];
-    rest = argv.slice(j + 1);
-  } else if (sub.value === 'test' || sub.value === 't' || sub.value === 'start') {
-    script = { value: sub.value === 't' ? 'test' : sub.value, known: true };
-    rest = argv.slice(k + 1);
-  } else if (!PNPM_OWN.has(sub.value) && !(name === 'bun' && /\.(m?[jt]sx?|cjs)$/.test(sub.value))) {
-    script = sub; // `pnpm build`, `yarn e2e`: a script of that name, else the binary
-    rest = argv.slice(k + 1);
-  } else {
-    return fallback;
-  }
-  if (!script) return fallback;
-  // Workspace options after the script name (before any `--`) are the runner's too: `npm run e2e -ws`.
-  for (let j = 0; j < rest.length && !(rest[j]!.known && rest[j]!.value === '--'); j++) workspaceOption(rest, j, sel);
-  // Arguments reach the script after `--` (npm) or directly (the others, and npm 7+ too).
-  const args = rest[0]?.known && rest[0].value === '--' ? rest.slice(1) : rest.filter((a) => !(a.known && a.value === '--'));
-  const via = `${name} ${sub.value === script.value ? '' : `${sub.value} `}${script.value}`;
-  const workspaces = sel.all || sel.names.length ? { workspaces: sel } : {};
-  return { kind: 'package-script', via, script, args, ...(dir ? { dir } : {}), ...workspaces, fallback };
-}
-
-function packageRunner(name: string, argv: Field[]): Unwrapped {
-  const sub = argv[1];
-  let start = 1;
-  if (name === 'npm') {
-    if (!sub?.known || !['exec', 'x'].includes(sub.value)) return { kind: 'none' };
-    start = 2;
-  } else if (name === 'pnpm' || name === 'yarn' || name === 'bun') {
-    // Global options before the command: `pnpm --filter web exec playwright test`, `yarn --cwd app …`.
-    let k = 1;
-    while (k < argv.length && argv[k]!.known && argv[k]!.value.startsWith('-')) {
-      const v = argv[k]!.value;
-      k += /^(--filter|-F|--dir|-C|--cwd|--workspace|--reporter|--loglevel)$/.test(v) ? 2 : 1;
-    }
-    const sub = argv[k];
-    if (!sub) return { kind: 'none' };
-    if (!sub.known) return { kind: 'run', via: name, argv: argv.slice(k) };
-    // `yarn run X` runs a script named X or, failing that, the binary X: judge it as the binary.
-    if (['exec', 'dlx', 'x'].includes(sub.value) || (name === 'yarn' && sub.value === 'run')) start = k + 1;
-    else if (k > 1 && !sub.value.startsWith('-') && !PNPM_OWN.has(sub.value)) start = k;
-    else if (PNPM_OWN.has(sub.value)) return { kind: 'none' };
-    else if (name === 'bun' && /\.(m?[jt]sx?|cjs)$/.test(sub.value)) return { kind: 'none' };
-    else start = k;
-  }
-  const s = scan([argv[0]!, ...argv.slice(start)], { value: ['-p', '--package', '-c', '--call', '--registry', '--cache', '--userconfig', '--workspace', '-w', '--filter', '-F', '--dir', '-C'], scriptOption: ['-c', '--call'] });
-  if (!s) return { kind: 'none' };
-  const call = s.opts.find(([n]) => n === '-c' || n === '--call');
-  if (call && call[1]) return { kind: 'script', via: `${name} -c`, text: call[1] };
-  const inner = [argv[0]!, ...argv.slice(start)].slice(s.index);
-  if (inner.length === 0) return { kind: 'none' };
-  // A package spec names the binary: `npx playwright@1.45.0 test`, `npx @scope/tool@latest`.
-  const first = inner[0]!;
-  if (first.known) {
-    const pkg = /^(@[^/@]+\/[^@]+|[^@]+)(?:@[^/]+)?$/.exec(first.value)?.[1] ?? first.value;
-    const bin = PACKAGE_BINS[pkg] ?? pkg.replace(/^@[^/]+\//, '');
-    if (bin !== first.value) inner[0] = { value: bin, known: true };
-  }
-  return { kind: 'run', via: name, argv: inner };
 }
 
 /** Looks inside one wrapper invocation. `argv[0]` is the wrapper's own basename. */
