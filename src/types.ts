@@ -31,6 +31,11 @@ export interface SimpleCommand {
   via: string[];
   /** Span in the top-level line (for nested re-parsed scripts: the span of the outermost word holding it). */
   span: Span;
+  /**
+   * Found in a file offhost reads only in part (a Makefile's recipes): a rule applies to it only when it
+   * surely does; a "maybe" (something unknown) counts as no, so that reading the file never adds a refusal.
+   */
+  certainOnly?: boolean;
 }
 
 /** A route: where a rerouted command runs. */

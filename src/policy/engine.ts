@@ -88,7 +88,7 @@ export function decideCommand(cmd: SimpleCommand, rules: Rule[], role: Role): Co
   for (const rule of candidates(rules, role, cmd.program)) {
     if (!rule.roles.includes(role)) continue;
     const tri = matchRule(rule, cmd);
-    if (tri === 'no') continue;
+    if (tri === 'no' || (tri === 'maybe' && cmd.certainOnly)) continue;
     let d: CommandDecision;
     if (tri === 'yes' || rule.unknown === 'match') {
       d = { command: cmd, rule, decision: rule.decision, reason: rule.message, unknown: tri === 'maybe' };

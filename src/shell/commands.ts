@@ -55,6 +55,8 @@ export interface Ctx {
   reading: string[];
   /** Whether the line may write files through a name offhost cannot see (computed on first need). */
   writesUnseen?: boolean;
+  /** Commands found now come from a file read only in part (Makefile recipes): see SimpleCommand.certainOnly. */
+  certainOnly?: boolean;
 }
 
 const LOOP_UNROLL_LIMIT = 32;
@@ -432,6 +434,8 @@ export function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd
     break;
   }
   const program = basenameOf(prog);
+  // From a file read only in part (Makefile recipes), a program that cannot be known is not a finding.
+  if (program === null && ctx.certainOnly) return;
   // One object shape for every command (optional fields present as undefined): the matcher reads these
   // objects in its hot loop, and same-shaped objects keep its property accesses monomorphic.
   const cmd: SimpleCommand = {
@@ -445,6 +449,7 @@ export function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd
     cwd,
     via: ctx.via.length ? ctx.via.slice() : [],
     span,
+    certainOnly: ctx.certainOnly || undefined,
   };
   ctx.out.push(cmd);
 }

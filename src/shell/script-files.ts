@@ -6,7 +6,8 @@ import { posix } from 'node:path';
 import type { Span } from './ast.js';
 import type { Field } from './expand.js';
 import type { Unwrapped } from './wrappers.js';
-import { emit, NO_STDIN, resolveDir, runFields, runScript, withVia, type Ctx, type State } from './commands.js';
+import { emit, NestedParseError, NO_STDIN, resolveDir, runFields, runScript, withVia, type Ctx, type State } from './commands.js';
+import { makeRecipes } from './makefiles.js';
 
 /** What reading a file gave: its text, or why there is none. */
 export type FileRead = { kind: 'text'; text: string } | { kind: 'binary' } | { kind: 'missing' } | { kind: 'unreadable'; why: string };
@@ -311,4 +312,70 @@ export function packageScript(u: Extract<Unwrapped, { kind: 'package-script' }>,
   if (typeof pkg.scripts[u.script.value] !== 'string') return false;
   runPackageScripts(u, found.dir, pkg.scripts, u.via, env, st, ctx, span);
   return true;
+}
+
+/** make's options that take a value (the next word when not attached). */
+const MAKE_VALUE_OPTS = new Set(['-C', '--directory', '-f', '--file', '--makefile', '-I', '--include-dir', '-o', '--old-file', '--assume-old', '-W', '--what-if', '--new-file', '--assume-new', '-l', '--load-average', '--eval', '-O', '--output-sync', '-E', '-j', '--jobs']);
+/** make runs no recipe with these (a dry run, a question, touch, help). */
+const MAKE_NO_RUN = /^(-[a-zA-Z]*[nqt][a-zA-Z]*|--dry-run|--just-print|--recon|--question|--touch|-h|--help|-v|--version|-p|--print-data-base)$/;
+
+/**
+ * `make e2e` (any directory: the Koda engine's own builds are a rule on `make` itself): the recipes of
+ * the targets, and of their prerequisites, from the Makefile, each run by a shell in `dir`. Only what this
+ * finds for sure counts: recipe commands are `certainOnly` (a rule that only maybe applies, through a
+ * variable from the environment or make syntax this reader does not follow, does not), lines bash cannot
+ * parse and targets from included files are dropped: reading a Makefile can add a finding but never turn
+ * `make clean` into a refusal.
+ */
+export function makefileRecipes(fields: Field[], makefile: Field | null, dir: string | null, env: Record<string, string>, st: State, ctx: Ctx, span: Span): void {
+  if (!ctx.files || dir === null) return;
+  const targets: string[] = [];
+  for (let i = 1; i < fields.length; i++) {
+    const f = fields[i]!;
+    if (!f.known) return; // a target or option from a variable: make itself is judged as it is
+    if (MAKE_NO_RUN.test(f.value)) return;
+    if (f.value === '--') continue;
+    if (MAKE_VALUE_OPTS.has(f.value)) {
+      if (f.value !== '-j' && f.value !== '--jobs') i++;
+      else if (/^\d+$/.test(fields[i + 1]?.value ?? '')) i++;
+      continue;
+    }
+    if (f.value.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*[:+?]?=/.test(f.value)) continue;
+    targets.push(f.value);
+  }
+  let path: string | null = null;
+  let text: string | null = null;
+  const candidates = makefile ? [makefile.known ? resolveDir(dir, makefile) : null] : ['GNUmakefile', 'makefile', 'Makefile'].map((n) => (dir === '/' ? `/${n}` : `${dir}/${n}`));
+  for (const p of candidates) {
+    if (p === null) return;
+    const r = ctx.files.read(p);
+    if (r.kind === 'missing') continue;
+    if (r.kind !== 'text') return;
+    path = p;
+    text = r.text;
+    break;
+  }
+  if (path === null || text === null) return;
+  const key = `${path}\u0000${targets.join(' ')}`;
+  if (ctx.reading.includes(key)) return; // `$(MAKE)` calling the same targets again
+  const { lines } = makeRecipes(text, targets, dir);
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  ctx.reading.push(key);
+  const wasCertainOnly = ctx.certainOnly;
+  ctx.certainOnly = true;
+  try {
+    for (const { target, text: line } of lines) {
+      const before = ctx.out.length;
+      try {
+        runScript({ value: line, known: true }, `make ${target} (${name})`, dir, env, st, ctx, span);
+      } catch (err) {
+        // Make syntax this reader does not follow can leave a line bash would not parse: dropped.
+        if (!(err instanceof NestedParseError) || /nested more than|too complex/.test(err.message)) throw err;
+        ctx.out.length = before;
+      }
+    }
+  } finally {
+    ctx.certainOnly = wasCertainOnly;
+    ctx.reading.pop();
+  }
 }

@@ -5,7 +5,7 @@ import { posix } from 'node:path';
 import type { Span } from './ast.js';
 import type { Field } from './expand.js';
 import { emit, resolveDir, runScript, type Ctx, type State } from './commands.js';
-import { CODE_INTERPRETERS, executableFile, interpreterFile } from './script-files.js';
+import { CODE_INTERPRETERS, executableFile, interpreterFile, makefileRecipes } from './script-files.js';
 
 /** Options of ssh whose value is a command run locally through a shell. */
 const SSH_LOCAL_COMMAND = /^(ProxyCommand|LocalCommand|KnownHostsCommand)[= ](.*)$/is;
@@ -44,11 +44,13 @@ export function emitSpecial(
       else if (f.known && /^--(file|makefile)=/.test(f.value)) makefile = { value: f.value.slice(f.value.indexOf('=') + 1), known: true };
       else if (f.known && /^-f./.test(f.value)) makefile = { value: f.value.slice(2), known: true };
     }
+    const runDir = dir;
     if (makefile && makefile.value.includes('/')) {
       const file = resolveDir(dir, makefile);
       dir = file === null ? null : posix.dirname(file);
     } else if (makefile && !makefile.known) dir = null;
     emit(ctx, fields, env, dir, span, st);
+    makefileRecipes(fields, makefile, runDir, env, st, ctx, span);
     return;
   }
   emit(ctx, fields, env, cwd, span, st);

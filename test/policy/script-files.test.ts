@@ -42,6 +42,9 @@ beforeAll(() => {
   file(join(web, 'package.json'), JSON.stringify({ name: 'web', scripts: { test: 'vitest run', e2e: 'playwright test', pree2e: 'echo start', build: 'tsc -p .', 'test:browser': 'flutter test --device-id chrome', nested: 'npm run e2e' } }));
   file(join(web, 'src', 'keep'), '');
   file(join(home, 'dev', 'koder', 'apps', 'broken', 'package.json'), '{ "scripts": ');
+  // Makefiles: a web app's, and the Koda engine's own (whose clean recipe uses variables from outside).
+  file(join(web, 'Makefile'), 'PW = npx playwright\n.PHONY: e2e test clean emu\ntest:\n\tvitest run\ne2e: deps\n\t$(PW) test\ndeps:\n\tnpm ci\nemu:\n\temulator -avd $(AVD) -no-window\nclean:\n\t$(RM) -r dist $(EXTRA_DIRS)\n\t$(TOOL) build --clean\nodd:\n\techo "unbalanced\n');
+  file(join(koda, 'Makefile'), 'build-safe:\n\t$(CC) $(CFLAGS) -o koda src/*.c\nclean:\n\t$(RM) koda\n\t$(MAKE) -C tools clean $(ARGS)\n');
   // Two workspace trees: npm/yarn "workspaces" and pnpm-workspace.yaml.
   const npmWs = join(home, 'ws-npm');
   file(join(npmWs, 'package.json'), JSON.stringify({ name: 'root', private: true, workspaces: ['apps/*', 'tools/cli'], scripts: { e2e: 'echo root' } }));
@@ -136,6 +139,31 @@ describe('workspaces: the script in each selected package', () => {
   });
   it('without a workspace root, the script is unknown (denied where heavy work is plausible)', () => {
     expect(guard.classify('npm run e2e -ws', { cwd: koda })).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+  });
+});
+
+describe('Makefiles: the recipes of the targets make runs', () => {
+  it.each([
+    ['make e2e', 'reroute', 'playwright-test'],
+    ['make -C . e2e', 'reroute', 'playwright-test'],
+    ['make emu', 'reroute', 'android-emulator'],
+    ['make test', 'allow', 'r1-unit-tests'],
+    ['make -n e2e', 'allow', undefined],
+    ['make clean', 'allow', undefined],
+    ['make odd', 'allow', undefined],
+  ])('in a web app: %s -> %s', (line, decision, rule) => {
+    const v = inWeb(line);
+    expect(v.decision).toBe(decision);
+    if (rule) expect(v.rule).toBe(rule);
+  });
+  it('in the Koda engine, reading its Makefile changes nothing: builds reroute, clean stays allowed despite unknown variables', () => {
+    expect(inKoda('make build-safe')).toMatchObject({ decision: 'reroute', rule: 'koda-make' });
+    expect(inKoda('make clean').decision).toBe('allow');
+  });
+  it('the commands say which target of which Makefile they came from', () => {
+    const { decision } = guard.explain('make e2e', { cwd: web });
+    const pw = decision!.commands.find((c) => c.command.program === 'playwright')!;
+    expect(pw.command.via).toEqual(['make e2e (Makefile)', 'npx']);
   });
 });
 
