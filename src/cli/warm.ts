@@ -26,6 +26,10 @@ export const AGENT_LINES: readonly string[] = [
   "sed -i 's/foo/bar/g' src/a.ts && npm run lint -- --fix",
   'python3 -c "import json,sys; print(json.load(sys.stdin))" < package.json',
   'cat > notes.md <<EOF\nline $(date)\nEOF',
+  // Lines that make offhost read files: a package.json script, a Makefile, a script.
+  'npm test -- --run',
+  'make -j4 test',
+  'bash scripts/check.sh --fast',
 ];
 
 /** An Io that discards output and never writes a real audit log. */
