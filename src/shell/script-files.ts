@@ -200,10 +200,13 @@ function pnpmWorkspaceGlobs(text: string): string[] {
   return out;
 }
 
+const WORKSPACE_LISTINGS = 500;
+
 /** Directories matching workspace globs (`apps/*`, `packages/**`, `tools/cli`) under `root`; null if they cannot be listed. */
 function expandWorkspaceGlobs(root: string, globs: string[], ctx: Ctx): string[] | null {
   const files = ctx.files!;
   const out = new Set<string>();
+  let listings = 0; // a bound on directory listings (a hook must answer fast): past it, unknown
   const walk = (dir: string, segs: string[], depth: number): boolean => {
     if (segs.length === 0) {
       out.add(dir);
@@ -211,7 +214,7 @@ function expandWorkspaceGlobs(root: string, globs: string[], ctx: Ctx): string[]
     }
     const [seg, ...rest] = segs as [string, ...string[]];
     if (!/[*?[\]{}]/.test(seg)) return walk(`${dir}/${seg}`, rest, depth);
-    if (!files.list) return false;
+    if (!files.list || ++listings > WORKSPACE_LISTINGS) return false;
     const names = files.list(dir);
     if (names === null) return true; // no such directory: nothing matches there
     if (seg === '**') {

@@ -223,6 +223,14 @@ describe('edge cases', () => {
     expect(inKoda('fish tool.fish')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
     expect(inKoda('./Makefile.run')).toMatchObject({ decision: 'reroute', rule: 'koda-make' });
   });
+  it('workspace globs list at most 500 directories (a hook must answer fast): past that, unknown', () => {
+    const big = join(home, 'ws-big');
+    file(join(big, 'package.json'), JSON.stringify({ workspaces: ['packages/**'] }));
+    for (let i = 0; i < 520; i++) mkdirSync(join(big, 'packages', `p${i}`, 'src'), { recursive: true });
+    file(join(big, 'packages', 'p1', 'package.json'), JSON.stringify({ name: 'p1', scripts: { e2e: 'echo light' } }));
+    const { decision } = guard.explain('npm run e2e -ws', { cwd: big });
+    expect(decision!.commands.some((c) => c.command.program === null && c.command.via[0] === 'npm run e2e')).toBe(true);
+  });
   it('a package.json that does not parse runs nothing', () => {
     expect(guard.classify('npm run e2e', { cwd: join(home, 'dev', 'koder', 'apps', 'broken') }).decision).toBe('allow');
   });
