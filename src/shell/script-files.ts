@@ -29,24 +29,38 @@ export function unknownScript(file: Field, label: string, env: Record<string, st
 
 /**
  * Whether the line may change the file before running it (`echo make build > run.sh; bash run.sh`): its
- * name appears more than once, or something writes to a name made at run time. Then what is on disk now
- * is not what will run.
+ * name is a redirection target or an argument of a command that writes files, or something writes to a
+ * name made at run time (`> "$f"`). Then what is on disk now is not what will run.
  */
-function lineMayWrite(path: string, ctx: Ctx): boolean {
-  const base = path.slice(path.lastIndexOf('/') + 1);
-  // Mentions of the file's name as a whole name (not `emulator/` in `Sdk/emulator/emulator`).
-  let mentions = 0;
-  for (let at = ctx.text.indexOf(base); at >= 0; at = ctx.text.indexOf(base, at + 1)) {
-    const before = ctx.text[at - 1];
-    const after = ctx.text[at + base.length];
-    if ((before === undefined || !NAME_CHAR.test(before)) && (after === undefined || (after !== '/' && !NAME_CHAR.test(after)))) mentions++;
-  }
-  if (mentions > 1) return true;
+function lineMayWrite(path: string, ctx: Ctx, dynamicToo = true): boolean {
+  if (writtenByName(path, ctx)) return true;
+  if (!dynamicToo) return false;
   ctx.writesUnseen ??= /(>|\b(tee|cp|mv|install|ln|dd|sed|perl|curl|wget|git|tar|unzip|patch|rsync|truncate)\b)[^;&|\n]*[$`]/.test(ctx.text);
   return ctx.writesUnseen;
 }
 
 const NAME_CHAR = /[A-Za-z0-9_.+-]/;
+/** Commands that write files named in their arguments (git only with the subcommands that change files). */
+const WRITERS = /(^|[\s(])(tee|cp|mv|ln|install|sed|perl|patch|curl|wget|dd|rsync|tar|unzip|truncate|touch|git\s+(?:\S+\s+)*?(?:checkout|restore|apply|am|cherry-pick|merge|pull|reset|stash|switch|rebase))\s/;
+
+/** Whether the file's name (as a whole name) appears in the line where something writes it. */
+function writtenByName(path: string, ctx: Ctx): boolean {
+  const text = ctx.text;
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  for (let at = text.indexOf(base); at >= 0; at = text.indexOf(base, at + 1)) {
+    const before = text[at - 1];
+    const after = text[at + base.length];
+    if ((before !== undefined && NAME_CHAR.test(before)) || (after !== undefined && (after === '/' || NAME_CHAR.test(after)))) continue;
+    // Back over the rest of the word (`./dir/`, a quote), then the command it belongs to.
+    let w = at;
+    while (w > 0 && !/[\s;&|<>()]/.test(text[w - 1]!)) w--;
+    const lead = text.slice(0, w).replace(/\s+$/, '');
+    if (/>[>|]?$/.test(lead) && !/<>$/.test(lead)) return true;
+    const segment = lead.slice(Math.max(lead.lastIndexOf(';'), lead.lastIndexOf('&'), lead.lastIndexOf('|'), lead.lastIndexOf('\n')) + 1);
+    if (WRITERS.test(` ${segment}`)) return true;
+  }
+  return false;
+}
 
 /** Reads a file the line runs; null (already reported as unknown) when its text cannot be used. */
 function readRunFile(path: string | null, file: Field, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): string | null {
@@ -351,6 +365,11 @@ export function makefileRecipes(fields: Field[], makefile: Field | null, dir: st
   const candidates = makefile ? [makefile.known ? resolveDir(dir, makefile) : null] : ['GNUmakefile', 'makefile', 'Makefile'].map((n) => (dir === '/' ? `/${n}` : `${dir}/${n}`));
   for (const p of candidates) {
     if (p === null) return;
+    // A Makefile the line itself writes (`printf … > Makefile; make x`): what make reads is not on disk yet.
+    if (lineMayWrite(p, ctx, false)) {
+      unknownScript({ value: targets.join(' '), known: false }, `make ${targets.join(' ')} (${p.slice(p.lastIndexOf('/') + 1)} written by the line)`, env, dir, st, ctx, span);
+      return;
+    }
     const r = ctx.files.read(p);
     if (r.kind === 'missing') continue;
     if (r.kind !== 'text') return;
