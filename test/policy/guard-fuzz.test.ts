@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { loadGuard } from '../../src/policy/guard.js';
+import type { FileAccess, FileRead } from '../../src/shell/commands.js';
 
 const HOME = '/home/koder';
 const ROOT = `${HOME}/dev/koder`;
@@ -84,6 +85,28 @@ describe('guard fuzz', () => {
         },
       ),
       { numRuns: 500, seed: 11 },
+    );
+  });
+
+  it('with file access: random scripts, package.json files and Makefiles behind the line never break it', () => {
+    // Every file the walker asks for is a random text (or missing, binary, a FIFO); directories list random names.
+    const content = fc.oneof(
+      fc.array(shellish, { maxLength: 30 }).map((t) => ({ kind: 'text' as const, text: t.join('') })),
+      fc.array(shellish, { maxLength: 20 }).map((t) => ({ kind: 'text' as const, text: `{"scripts":{"e2e":${JSON.stringify(t.join(''))},"test":"npm run e2e"},"workspaces":["*"]}` })),
+      fc.array(shellish, { maxLength: 20 }).map((t) => ({ kind: 'text' as const, text: `all: e2e\ne2e: all\n\t${t.join('').replace(/\n/g, ' ')}\n` })),
+      fc.constantFrom<FileRead>({ kind: 'missing' }, { kind: 'binary' }, { kind: 'unreadable', why: 'not a regular file' }),
+    );
+    const runners = fc.constantFrom('bash run.sh', './run.sh', '. ./env.sh', 'python3 t.py', 'npm run e2e', 'pnpm -r e2e', 'make', 'make e2e -C sub', 'yarn e2e', 'npm test -ws');
+    fc.assert(
+      fc.property(runners, fc.array(content, { minLength: 1, maxLength: 6 }), fc.array(shellish, { maxLength: 10 }), (runner, texts, extra) => {
+        let n = 0;
+        const files: FileAccess = { read: () => texts[n++ % texts.length]!, list: () => ['a', 'b'] };
+        const line = `${runner}${extra.length ? ` ; ${extra.join('')}` : ''}`;
+        const v = guard.classify(line, { cwd: KODA, files });
+        expect(['allow', 'deny', 'reroute']).toContain(v.decision);
+        expect(v.rule).not.toBe('internal-error');
+      }),
+      { numRuns: 1500, seed: 29 },
     );
   });
 });
