@@ -391,8 +391,9 @@ export function makefileRecipes(fields: Field[], makefile: Field | null, dir: st
       try {
         runScript({ value: line, known: true }, `make ${target} (${name})`, dir, env, st, ctx, span);
       } catch (err) {
-        // Make syntax this reader does not follow can leave a line bash would not parse: dropped.
-        if (!(err instanceof NestedParseError) || /nested more than|too complex/.test(err.message)) throw err;
+        // Make syntax this reader does not follow can leave a line bash would not parse, and a deep
+        // `$(MAKE)` recursion can pass the walker's limits: dropped either way (reading never refuses).
+        if (!(err instanceof NestedParseError)) throw err;
         ctx.out.length = before;
       }
     }

@@ -163,6 +163,15 @@ describe('Makefiles: the recipes of the targets make runs', () => {
     expect(inWeb('make test > "$LOG" 2>&1').decision).toBe('allow');
     expect(inWeb('git diff Makefile && make e2e')).toMatchObject({ decision: 'reroute', rule: 'playwright-test' });
   });
+  it('a Makefile whose recursion passes the walker\'s limits is dropped, not refused', () => {
+    const deep = join(home, 'deep');
+    let dir = deep;
+    for (let i = 0; i < 20; i++) {
+      file(join(dir, 'Makefile'), 'all:\n\t$(MAKE) -C sub\n');
+      dir = join(dir, 'sub');
+    }
+    expect(guard.classify('make', { cwd: deep }).decision).toBe('allow');
+  });
   it('in the Koda engine, reading its Makefile changes nothing: builds reroute, clean stays allowed despite unknown variables', () => {
     expect(inKoda('make build-safe')).toMatchObject({ decision: 'reroute', rule: 'koda-make' });
     expect(inKoda('make clean').decision).toBe('allow');
