@@ -164,3 +164,66 @@ function packageRunner(name: string, argv: Field[]): Unwrapped {
   return { kind: 'run', via: name, argv: inner };
 }
 
+
+/** Task runners over a workspace's package.json scripts. */
+export const MONOREPO_RUNNERS = new Set(['turbo', 'lerna']);
+/** turbo's own commands (anything else is a task: `turbo e2e` is `turbo run e2e`). */
+const TURBO_OWN = new Set(['login', 'logout', 'link', 'unlink', 'prune', 'gen', 'generate', 'ls', 'info', 'daemon', 'telemetry', 'query', 'scan', 'boundaries', 'bin', 'completion', 'devtools', 'help']);
+const TURBO_VALUE_OPTS = new Set(['--filter', '-F', '--concurrency', '--cache-dir', '--graph', '--output-logs', '--log-order', '--log-prefix', '--env-mode', '--cache', '--team', '--token', '--api', '--profile', '--cwd', '--heap', '--trace', '--anon-profile', '--ui', '--summarize']);
+const LERNA_VALUE_OPTS = new Set(['--scope', '--ignore', '--concurrency', '--since', '--loglevel', '--npm-client', '--profile-location', '--include-dependents', '--include-dependencies']);
+
+/**
+ * `turbo run e2e test --filter=web`, `turbo e2e`, `turbo watch e2e`, `lerna run e2e --scope web`: the
+ * scripts of those names in the selected workspace packages (all of them without a filter, or with a
+ * pattern); `lerna exec -- CMD` runs CMD in each package (directory unknown).
+ */
+export function monorepoRun(program: string, argv: Field[]): Unwrapped {
+  let i = 1;
+  while (argv[i]?.known && argv[i]!.value.startsWith('-')) i++; // global flags (`turbo --no-daemon run`)
+  const sub = argv[i];
+  if (!sub?.known) return { kind: 'none' };
+  if (program === 'lerna' && sub.value === 'exec') {
+    const dash = argv.findIndex((a, k) => k > i && a.known && a.value === '--');
+    const inner = dash >= 0 ? argv.slice(dash + 1) : argv.slice(i + 1).filter((a) => !(a.known && a.value.startsWith('-')));
+    return inner.length ? { kind: 'run', via: 'lerna exec', argv: inner, cwdUnknown: true } : { kind: 'none' };
+  }
+  let tasksFrom: number;
+  if (sub.value === 'run' || (program === 'turbo' && sub.value === 'watch')) tasksFrom = i + 1;
+  else if (program === 'turbo' && !TURBO_OWN.has(sub.value)) tasksFrom = i;
+  else return { kind: 'none' };
+  const valueOpts = program === 'turbo' ? TURBO_VALUE_OPTS : LERNA_VALUE_OPTS;
+  const sel: WorkspaceSelection = { all: false, names: [] };
+  const tasks: Field[] = [];
+  let args: Field[] = [];
+  for (let k = tasksFrom; k < argv.length; k++) {
+    const f = argv[k]!;
+    if (f.known && f.value === '--') {
+      args = argv.slice(k + 1);
+      break;
+    }
+    if (f.known && f.value.startsWith('-')) {
+      const eq = f.value.indexOf('=');
+      const name = eq < 0 ? f.value : f.value.slice(0, eq);
+      const value = eq < 0 ? argv[k + 1] : { value: f.value.slice(eq + 1), known: true };
+      if (name === '--dry-run' || name === '--dry' || name === '--graph') return { kind: 'none' }; // runs no task
+      if (name === '--filter' || name === '-F' || name === '--scope') {
+        if (value) sel.names.push(value);
+      } else if (name === '--affected' || name === '--since' || name === '--ignore') {
+        sel.all = true; // a subset computed from git: take them all (fail closed)
+      }
+      if (eq < 0 && valueOpts.has(name)) k++;
+      continue;
+    }
+    tasks.push(f);
+  }
+  if (sel.names.length === 0) sel.all = true;
+  const items: Unwrapped[] = tasks.map((t) => {
+    // turbo's `web#e2e`: the task of one package.
+    const hash = t.known ? t.value.indexOf('#') : -1;
+    const script = hash >= 0 ? { value: t.value.slice(hash + 1), known: true } : t;
+    const only: WorkspaceSelection = hash >= 0 ? { all: false, names: [{ value: t.value.slice(0, hash), known: true }] } : sel;
+    return { kind: 'package-script', via: `${program} ${script.value}`, script, args, workspaces: only, fallback: { kind: 'none' } };
+  });
+  if (items.length === 0) return { kind: 'none' };
+  return items.length === 1 ? items[0]! : { kind: 'many', items };
+}

@@ -4,7 +4,7 @@
 import type { Field } from './expand.js';
 import { CONTAINER_CLIS, containerRun } from './containers.js';
 import { isOpt, scan, type Spec } from './argv-scan.js';
-import { PACKAGE_RUNNERS, packageCommand, type WorkspaceSelection } from './package-runners.js';
+import { MONOREPO_RUNNERS, monorepoRun, PACKAGE_RUNNERS, packageCommand, type WorkspaceSelection } from './package-runners.js';
 
 export type Unwrapped =
   /** Run `argv` (the wrapper stripped), with extra env / cwd; `extraUnknownArg`: args come from stdin. */
@@ -303,6 +303,7 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
   if (program === 'xargs') return xargs(argv);
   if (program === 'parallel') return parallel(argv);
   if (PACKAGE_RUNNERS.has(program)) return packageCommand(program, argv);
+  if (MONOREPO_RUNNERS.has(program)) return monorepoRun(program, argv);
   if (CONTAINER_CLIS.has(program)) return containerRun(program, argv);
   if (program === 'builtin') {
     const inner = argv[1];
@@ -352,7 +353,7 @@ export function unwrap(program: string, argv: Field[]): Unwrapped {
   return { kind: 'run', via, argv: inner, env: s.env, ...(cwd ? { cwd } : {}) };
 }
 
-const WRAPPERS = new Set([...SHELLS, ...PACKAGE_RUNNERS, ...CONTAINER_CLIS, ...Object.keys(SPECS), 'eval', 'source', '.', 'tmux', 'screen', 'hyperfine', 'watchexec', 'find', 'xargs', 'parallel', 'builtin', 'fvm']);
+const WRAPPERS = new Set([...SHELLS, ...PACKAGE_RUNNERS, ...MONOREPO_RUNNERS, ...CONTAINER_CLIS, ...Object.keys(SPECS), 'eval', 'source', '.', 'tmux', 'screen', 'hyperfine', 'watchexec', 'find', 'xargs', 'parallel', 'builtin', 'fvm']);
 
 /** Whether `program` is one the walker must look inside. */
 export function isWrapper(program: string): boolean {

@@ -131,6 +131,19 @@ describe('workspaces: the script in each selected package', () => {
   ])('pnpm workspaces (packages/**): %s -> %s', (line, decision, rule) => {
     expect(guard.classify(line, { cwd: join(pnpmWs(), 'packages', 'core', 'lib') })).toMatchObject({ decision, rule });
   });
+  it.each([
+    ['turbo run e2e', 'reroute', 'playwright-test'],
+    ['turbo e2e --filter=@acme/web', 'reroute', 'playwright-test'],
+    ['npx turbo run lint e2e --filter=@acme/api', 'allow', null],
+    ['turbo run @acme/web#e2e', 'reroute', 'playwright-test'],
+    ['turbo run e2e --dry-run', 'allow', null],
+    ['turbo run test --affected', 'reroute', 'flutter-test-browser'],
+    ['lerna run e2e --scope @acme/web', 'reroute', 'playwright-test'],
+    ['lerna run e2e --scope @acme/api', 'allow', null],
+    ['lerna exec -- npx playwright test', 'reroute', 'playwright-test'],
+  ])('turbo and lerna over the workspace: %s -> %s', (line, decision, rule) => {
+    expect(guard.classify(line, { cwd: npmWs() })).toMatchObject({ decision, rule });
+  });
   it('says which package a command came from', () => {
     const { decision } = guard.explain('npm run e2e -ws', { cwd: npmWs() });
     const pw = decision!.commands.find((c) => c.command.program === 'playwright')!;
