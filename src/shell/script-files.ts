@@ -134,12 +134,13 @@ export function executableFile(fields: Field[], env: Record<string, string>, cwd
 }
 
 /**
- * A code file, as the inline code it amounts to (`python3 -e '<the file>'`), on one line: the inline-code
+ * A code file, as the inline code it amounts to (`python3 -c '<the file>'`, `node -e …`), on one line: the inline-code
  * rule looks for a spawn call and a heavy command in one argument, and calls span lines.
  */
 function emitCode(interpreter: string, text: string, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
   const code = text.replace(/\s+/g, ' ');
-  withVia(ctx, label, () => emit(ctx, [{ value: interpreter, known: true }, { value: '-e', known: true }, { value: code, known: true }], env, cwd, span, st));
+  const flag = interpreter.startsWith('python') ? '-c' : '-e';
+  withVia(ctx, label, () => emit(ctx, [{ value: interpreter, known: true }, { value: flag, known: true }, { value: code, known: true }], env, cwd, span, st));
 }
 
 /** Options of code interpreters that take the next word as their value. */
