@@ -8,7 +8,7 @@ import { expandWord, visitSubstitutions, type Field, type Scope, type VarValue }
 import { unwrap, isWrapper, type Unwrapped } from './wrappers.js';
 import { parse } from './parser.js';
 import { ParseError, positionAt } from '../errors.js';
-import { packageScript, scriptFile, unknownScript, type FileAccess } from './script-files.js';
+import { packageScript, scriptFile, stdinFromFile, unknownScript, type FileAccess } from './script-files.js';
 import { emitSpecial } from './special-commands.js';
 import type { SimpleCommand } from '../types.js';
 
@@ -335,6 +335,11 @@ function producedText(cmd: Command, st: State, ctx: Ctx): Field | null {
     const fmt = args[0]!;
     return { value: fmt.value.replace(/\\n/g, '\n').replace(/%s/g, args[1]?.value ?? ''), known: args.every((a) => a.known) };
   }
+  if (name === 'cat' && args.length >= 1 && args.every((a) => !a.known || !a.value.startsWith('-'))) {
+    // `cat run.sh | bash`: the files' text, when the guard reads files.
+    const parts = args.map((a) => stdinFromFile(a, st.cwd, ctx));
+    return { value: parts.map((p) => p.value).join(''), known: parts.every((p) => p.known) };
+  }
   return { value: '', known: false };
 }
 
@@ -354,6 +359,10 @@ function stdinOf(node: SimpleCommandNode, st: State, ctx: Ctx): Field | undefine
     } else if (r.op === '<<<' && r.target) {
       const f = expandWord(r.target, st, ctx.home);
       result = { value: f.map((x) => x.value).join(' ') + '\n', known: f.every((x) => x.known) };
+    } else if (r.op === '<' && r.target) {
+      // `bash < run.sh`: the file's text, when the guard reads files.
+      const f = expandWord(r.target, st, ctx.home);
+      result = f.length === 1 ? stdinFromFile(f[0]!, st.cwd, ctx) : { value: '', known: false };
     } else if (r.op === '<' || r.op === '<>' || r.op === '<&') {
       result = { value: '', known: false };
     }

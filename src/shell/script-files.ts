@@ -82,6 +82,20 @@ function readRunFile(path: string | null, file: Field, label: string, env: Recor
   return r.text;
 }
 
+/**
+ * A file's text as standard input (`bash < run.sh`, `cat run.sh | sh`): known only when the guard reads
+ * files and the line does not write it; a missing file gives nothing (the redirection fails).
+ */
+export function stdinFromFile(file: Field, cwd: string | null, ctx: Ctx): Field {
+  const unknown = { value: '', known: false };
+  if (!ctx.files || !file.known) return unknown;
+  const path = resolveDir(cwd, file);
+  if (path === null || lineMayWrite(path, ctx)) return unknown;
+  const r = ctx.files.read(path);
+  if (r.kind === 'text') return { value: r.text, known: true };
+  return r.kind === 'missing' ? { value: '', known: true } : unknown;
+}
+
 /** `bash run.sh a b`, `. ./env.sh`: the script file's commands, run in a new shell or in this one. */
 export function scriptFile(file: Field, args: Field[], via: string, sourced: boolean, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
   if (!ctx.files) return;

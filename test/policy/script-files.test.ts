@@ -197,7 +197,7 @@ describe('Makefiles: the recipes of the targets make runs', () => {
 });
 
 describe('false positives: scripts that run nothing heavy stay allowed', () => {
-  it.each(['bash lint.sh', './lint.sh', '. ./env.sh', 'python3 hello.py', './bin/fast --help', 'bash missing.sh', './missing', 'cat lint.sh && bash lint.sh', 'git diff lint.sh; ./lint.sh'])('in the Koda engine: %s', (line) => {
+  it.each(['bash lint.sh', './lint.sh', '. ./env.sh', 'python3 hello.py', './bin/fast --help', 'bash missing.sh', './missing', 'cat lint.sh && bash lint.sh', 'git diff lint.sh; ./lint.sh', 'cat lint.sh | bash', 'sh < missing.sh'])('in the Koda engine: %s', (line) => {
     expect(inKoda(line).decision).toBe('allow');
   });
   it.each(['npm test', 'npm run build', 'pnpm build', 'yarn build', 'npm run no-such-script', 'npm install', 'npx tsc'])('package.json: %s', (line) => {
@@ -221,6 +221,10 @@ describe('bypass attempts', () => {
     ['f=lint.sh; echo "make build" > "$f"; bash lint.sh', 'deny', 'unknown-program'],
     // Through wrappers and substitutions.
     ['env -i bash ./build.sh', 'reroute', 'koda-make'],
+    ['bash < build.sh', 'reroute', 'koda-make'],
+    ['cat build.sh | sh', 'reroute', 'koda-make'],
+    ['cat lint.sh build.sh | bash -s', 'reroute', 'koda-make'],
+    ["echo 'make kasm' > lint.sh; bash < lint.sh", 'deny', 'unknown-program'],
     ['xargs -a /dev/null ./build.sh', 'reroute', 'koda-make'],
     ['echo $(./build.sh)', 'reroute', 'koda-make'],
     ['bash -c ./build.sh', 'reroute', 'koda-make'],
