@@ -9,6 +9,11 @@ import type { FileAccess, FileRead } from '../shell/commands.js';
 export const SCRIPT_MAX = 512 * 1024;
 const HEAD = 4096;
 
+/**
+ * A binary, as the shell sees it: an executable format's magic number, or a NUL byte in the first line
+ * (bash refuses such a file as "cannot execute binary file"). A NUL further on is not that: bash runs
+ * the lines, so the file is reported unreadable rather than waved through as a binary.
+ */
 function isBinaryHead(b: Buffer, n: number): boolean {
   if (n >= 4) {
     const m = b.readUInt32BE(0);
@@ -16,7 +21,8 @@ function isBinaryHead(b: Buffer, n: number): boolean {
     if (m === 0x7f454c46 || m === 0xfeedface || m === 0xfeedfacf || m === 0xcefaedfe || m === 0xcffaedfe || m === 0xcafebabe) return true;
   }
   if (n >= 2 && b[0] === 0x4d && b[1] === 0x5a) return true;
-  return b.subarray(0, n).includes(0);
+  const eol = b.subarray(0, n).indexOf(0x0a);
+  return b.subarray(0, Math.min(eol < 0 ? n : eol, 80)).includes(0);
 }
 
 function readOne(path: string): FileRead {
@@ -31,12 +37,16 @@ function readOne(path: string): FileRead {
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) return { kind: 'unreadable', why: st.isDirectory() ? 'a directory' : 'not a regular file' };
+    if (st.isDirectory()) return { kind: 'directory' };
+    if (!st.isFile()) return { kind: 'unreadable', why: 'not a regular file: a FIFO, a device or a socket' };
     const head = Buffer.allocUnsafe(Math.min(HEAD, Math.max(st.size, 1)));
     const n = readSync(fd, head, 0, head.length, 0);
     if (isBinaryHead(head, n)) return { kind: 'binary' };
     if (st.size > SCRIPT_MAX) return { kind: 'unreadable', why: `larger than ${SCRIPT_MAX / 1024} KiB` };
-    if (st.size <= n) return { kind: 'text', text: head.toString('utf8', 0, n) };
+    if (st.size <= n) {
+      if (head.subarray(0, n).includes(0)) return { kind: 'unreadable', why: 'NUL bytes in it' };
+      return { kind: 'text', text: head.toString('utf8', 0, n) };
+    }
     const all = Buffer.allocUnsafe(st.size);
     let got = 0;
     while (got < all.length) {
@@ -45,7 +55,7 @@ function readOne(path: string): FileRead {
       got += k;
     }
     const text = all.subarray(0, got);
-    if (text.includes(0)) return { kind: 'binary' };
+    if (text.includes(0)) return { kind: 'unreadable', why: 'NUL bytes in it' };
     return { kind: 'text', text: text.toString('utf8') };
   } catch (err) {
     return { kind: 'unreadable', why: (err as NodeJS.ErrnoException).code ?? String(err) };

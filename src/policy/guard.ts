@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from '../shell/parser.js';
-import { commandsOf, type FileAccess } from '../shell/commands.js';
+import { commandsOf, UnreadableScriptError, type FileAccess } from '../shell/commands.js';
 import { diskFiles } from './disk-files.js';
 import { ConfigError, ParseError } from '../errors.js';
 import type { Role, RouteRef, SimpleCommand, Verdict } from '../types.js';
@@ -145,6 +145,7 @@ export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: s
       const files = at?.files ?? defaults.files ?? diskFiles();
       commands = commandsOf(script, line, { cwd, env: { HOME: config.home ?? env.HOME, OLDPWD: env.OLDPWD }, ...(files ? { files } : {}) });
     } catch (err) {
+      if (err instanceof UnreadableScriptError) return { verdict: denied('unreadable-script', `${err.reason}.`), decision: null };
       if (err instanceof ParseError) return { verdict: denied('parse-error', `the command line cannot be parsed: ${err.message}`), decision: null };
       return { verdict: denied('internal-error', `offhost could not judge this line: ${String((err as Error)?.message ?? err)}`), decision: null };
     }

@@ -64,6 +64,9 @@ const LOOP_UNROLL_LIMIT = 32;
 /** Thrown when a string handed to a shell or eval cannot be parsed, or a limit is passed. */
 export class NestedParseError extends ParseError {}
 
+/** A script a shell would run that offhost cannot read (refused with the file and the reason). */
+export class UnreadableScriptError extends NestedParseError {}
+
 function clone(st: State): State {
   // exported/aliases stay null (empty) until a line uses them: most lines never do.
   return {
@@ -337,7 +340,7 @@ function producedText(cmd: Command, st: State, ctx: Ctx): Field | null {
   }
   if (name === 'cat' && args.length >= 1 && args.every((a) => !a.known || !a.value.startsWith('-'))) {
     // `cat run.sh | bash`: the files' text, when the guard reads files.
-    const parts = args.map((a) => stdinFromFile(a, st.cwd, ctx));
+    const parts = args.map((a) => stdinFromFile(a, 'cat', st.cwd, ctx, cmd.span));
     return { value: parts.map((p) => p.value).join(''), known: parts.every((p) => p.known) };
   }
   return { value: '', known: false };
@@ -362,7 +365,7 @@ function stdinOf(node: SimpleCommandNode, st: State, ctx: Ctx): Field | undefine
     } else if (r.op === '<' && r.target) {
       // `bash < run.sh`: the file's text, when the guard reads files.
       const f = expandWord(r.target, st, ctx.home);
-      result = f.length === 1 ? stdinFromFile(f[0]!, st.cwd, ctx) : { value: '', known: false };
+      result = f.length === 1 ? stdinFromFile(f[0]!, '<', st.cwd, ctx, node.span) : { value: '', known: false };
     } else if (r.op === '<' || r.op === '<>' || r.op === '<&') {
       result = { value: '', known: false };
     }

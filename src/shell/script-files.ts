@@ -6,11 +6,12 @@ import { posix } from 'node:path';
 import type { Span } from './ast.js';
 import type { Field } from './expand.js';
 import type { Unwrapped } from './wrappers.js';
-import { emit, NestedParseError, NO_STDIN, resolveDir, runFields, runScript, withVia, type Ctx, type State } from './commands.js';
+import { emit, NestedParseError, NO_STDIN, resolveDir, runFields, runScript, UnreadableScriptError, withVia, type Ctx, type State } from './commands.js';
+import { positionAt } from '../errors.js';
 import { makeRecipes } from './makefiles.js';
 
 /** What reading a file gave: its text, or why there is none. */
-export type FileRead = { kind: 'text'; text: string } | { kind: 'binary' } | { kind: 'missing' } | { kind: 'unreadable'; why: string };
+export type FileRead = { kind: 'text'; text: string } | { kind: 'binary' } | { kind: 'missing' } | { kind: 'directory' } | { kind: 'unreadable'; why: string };
 
 /**
  * Read access to files a line runs (`bash run.sh`, `./build.sh`, `npm run e2e`'s package.json). The walker
@@ -62,23 +63,30 @@ function writtenByName(path: string, ctx: Ctx): boolean {
   return false;
 }
 
-/** Reads a file the line runs; null (already reported as unknown) when its text cannot be used. */
+/**
+ * A script a shell would run but offhost cannot read (too large, a FIFO, no permission, NUL bytes in it):
+ * refused, with the file and the reason, since whatever it runs would otherwise pass unjudged.
+ */
+function unreadable(path: string, label: string, why: string, ctx: Ctx, span: Span): never {
+  throw new UnreadableScriptError(`offhost cannot judge \`${label}\`: ${path} cannot be read (${why}). Run what it runs directly, or through \`offhost run\``, positionAt(ctx.text, span.start));
+}
+
+/** Reads a file the line runs; null when there is nothing to judge (or it was reported as unknown). */
 function readRunFile(path: string | null, file: Field, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): string | null {
   if (path === null) {
     unknownScript(file, label, env, cwd, st, ctx, span);
     return null;
   }
   if (ctx.reading.includes(path)) return null; // a script that runs itself: its commands are counted already
-  const r = ctx.files!.read(path);
-  if (r.kind === 'missing' || r.kind === 'binary') {
-    // Nothing runs from a missing file, and a binary is judged by its name; unless the line writes it first.
-    if (lineMayWrite(path, ctx)) unknownScript(file, label, env, cwd, st, ctx, span);
-    return null;
-  }
-  if (r.kind === 'unreadable' || lineMayWrite(path, ctx)) {
+  if (lineMayWrite(path, ctx)) {
+    // What is on disk now is not what will run.
     unknownScript(file, label, env, cwd, st, ctx, span);
     return null;
   }
+  const r = ctx.files!.read(path);
+  // Nothing runs from a missing file or a directory, and a binary is judged by its name.
+  if (r.kind === 'missing' || r.kind === 'directory' || r.kind === 'binary') return null;
+  if (r.kind === 'unreadable') unreadable(path, label, r.why, ctx, span);
   return r.text;
 }
 
@@ -86,14 +94,16 @@ function readRunFile(path: string | null, file: Field, label: string, env: Recor
  * A file's text as standard input (`bash < run.sh`, `cat run.sh | sh`): known only when the guard reads
  * files and the line does not write it; a missing file gives nothing (the redirection fails).
  */
-export function stdinFromFile(file: Field, cwd: string | null, ctx: Ctx): Field {
+export function stdinFromFile(file: Field, reader: string, cwd: string | null, ctx: Ctx, span: Span): Field {
   const unknown = { value: '', known: false };
   if (!ctx.files || !file.known) return unknown;
   const path = resolveDir(cwd, file);
   if (path === null || lineMayWrite(path, ctx)) return unknown;
   const r = ctx.files.read(path);
   if (r.kind === 'text') return { value: r.text, known: true };
-  return r.kind === 'missing' ? { value: '', known: true } : unknown;
+  // Only a shell reading it as a script asks for this text: a file it cannot read is refused as above.
+  if (r.kind === 'unreadable') unreadable(path, `${reader} ${file.value}`, r.why, ctx, span);
+  return r.kind === 'missing' || r.kind === 'directory' ? { value: '', known: true } : unknown;
 }
 
 /** `bash run.sh a b`, `. ./env.sh`: the script file's commands, run in a new shell or in this one. */

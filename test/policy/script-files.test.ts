@@ -2,7 +2,7 @@
 // `. ./env.sh`, `python3 tool.py`, `npm run e2e` (package.json). Real files in a temp tree, through the
 // guard with its real disk access; four groups as in the corpus.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,10 @@ beforeAll(() => {
   file(join(koda, 'Makefile.run'), '#!/usr/bin/make -f\nall:\n\techo hi\n', 0o755);
   file(join(koda, 'tool.fish'), 'make build-safe; and echo ok\n', 0o755);
   file(join(koda, 'big.sh'), `# ${'x'.repeat(SCRIPT_MAX)}\nmake build-safe\n`, 0o755);
+  // bash runs the lines of a file with a NUL after its first line; one with a NUL in its first line is a binary.
+  file(join(koda, 'nul.sh'), Buffer.from('#!/bin/bash\necho hi\nmake build-safe\n\0\n'), 0o755);
+  file(join(koda, 'nulfirst.sh'), Buffer.from('x\0y\nmake build-safe\n'), 0o755);
+  symlinkSync('loop.sh', join(koda, 'loop.sh')); // a link to itself: open fails with ELOOP
   file(join(koda, 'bin', 'fast'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]), 0o755);
   file(join(web, 'package.json'), JSON.stringify({ name: 'web', scripts: { test: 'vitest run', e2e: 'playwright test', pree2e: 'echo start', build: 'tsc -p .', 'test:browser': 'flutter test --device-id chrome', nested: 'npm run e2e' } }));
   file(join(web, 'src', 'keep'), '');
@@ -249,10 +253,23 @@ describe('edge cases', () => {
     expect(v).toMatchObject({ decision: 'deny', rule: 'parse-error' });
     expect(v.reason).toContain('bash broken.sh');
   });
-  it('a FIFO is not read (no hang), a directory or a file over the size limit is unknown', () => {
-    expect(inKoda('bash pipe.sh')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
-    expect(inKoda('bash bin')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
-    expect(inKoda('bash big.sh')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+  it('a script a shell would run but offhost cannot read is refused, naming it and why (no hang on a FIFO)', () => {
+    for (const [line, why] of [
+      ['bash pipe.sh', 'not a regular file'],
+      ['bash big.sh', 'larger than 512 KiB'],
+      ['bash < big.sh', 'larger than 512 KiB'],
+      ['cat big.sh | sh', 'larger than 512 KiB'],
+      ['./nul.sh', 'NUL bytes'],
+      ['bash loop.sh', 'ELOOP'],
+    ] as const) {
+      const v = inKoda(line);
+      expect(v, line).toMatchObject({ decision: 'deny', rule: 'unreadable-script' });
+      expect(v.reason, line).toContain(why);
+      expect(v.reason, line).toMatch(/offhost cannot judge `.+`: \/.+ cannot be read/);
+    }
+    // A directory runs nothing (bash: "is a directory"); a NUL in the first line is a binary to bash.
+    expect(inKoda('bash bin').decision).toBe('allow');
+    expect(inKoda('bash nulfirst.sh').decision).toBe('allow');
   });
   it('a fish script is unknown (not bash syntax); a `#!/usr/bin/make -f` file runs make on itself', () => {
     expect(inKoda('fish tool.fish')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
@@ -272,9 +289,11 @@ describe('edge cases', () => {
   it('the disk reader: binaries by their head, FIFOs never opened for a blocking read, each path read once', () => {
     const files = diskFiles();
     expect(files.read(join(koda, 'bin', 'fast'))).toEqual({ kind: 'binary' });
-    expect(files.read(join(koda, 'pipe.sh'))).toEqual({ kind: 'unreadable', why: 'not a regular file' });
+    expect(files.read(join(koda, 'pipe.sh'))).toEqual({ kind: 'unreadable', why: 'not a regular file: a FIFO, a device or a socket' });
     expect(files.read(join(koda, 'nope'))).toEqual({ kind: 'missing' });
-    expect(files.read(join(koda, 'bin'))).toEqual({ kind: 'unreadable', why: 'a directory' });
+    expect(files.read(join(koda, 'bin'))).toEqual({ kind: 'directory' });
+    expect(files.read(join(koda, 'nul.sh'))).toEqual({ kind: 'unreadable', why: 'NUL bytes in it' });
+    expect(files.read(join(koda, 'nulfirst.sh'))).toEqual({ kind: 'binary' });
     const first = files.read(join(koda, 'lint.sh'));
     writeFileSync(join(koda, 'lint.sh'), 'changed');
     expect(files.read(join(koda, 'lint.sh'))).toBe(first);
