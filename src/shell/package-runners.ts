@@ -45,6 +45,29 @@ function workspaceOption(argv: Field[], j: number, sel: WorkspaceSelection): num
   return 0;
 }
 
+/** Where the runner runs: `--prefix DIR` / `-C DIR` / `--dir DIR` / `--cwd DIR` (or `=DIR`). */
+interface RunnerPlace {
+  sel: WorkspaceSelection;
+  dirs: Field[];
+}
+
+/** A workspace or directory option at argv[j], recorded in `place`; the words it took (0: not one). */
+function runnerOption(argv: Field[], j: number, place: RunnerPlace): number {
+  const took = workspaceOption(argv, j, place.sel);
+  if (took) return took;
+  const v = argv[j]!;
+  if (!v.known) return 0;
+  if (/^(--prefix|-C|--dir|--cwd)$/.test(v.value)) {
+    place.dirs.push(argv[j + 1] ?? { value: '', known: false });
+    return 2;
+  }
+  if (/^(--prefix|--dir|--cwd)=/.test(v.value)) {
+    place.dirs.push({ value: v.value.slice(v.value.indexOf('=') + 1), known: true });
+    return 1;
+  }
+  return 0;
+}
+
 /**
  * `npm run X` / `npm test` / `pnpm X` / `yarn X` / `bun run X` (and across workspaces: `npm run X -w web`,
  * `pnpm --filter web X`, `pnpm -r X`, `yarn workspace web X`, `yarn workspaces foreach run X`): which
@@ -55,23 +78,11 @@ export function packageCommand(name: string, argv: Field[]): Unwrapped {
   const fallback = packageRunner(name, argv);
   if (name !== 'npm' && name !== 'pnpm' && name !== 'yarn' && name !== 'bun') return fallback; // npx, pnpx, bunx: binaries only
   let k = 1;
-  let dir: Field | undefined;
-  const sel: WorkspaceSelection = { all: false, names: [] };
+  const place: RunnerPlace = { sel: { all: false, names: [] }, dirs: [] };
+  const sel = place.sel;
   // Global options before the command.
   while (k < argv.length && argv[k]!.known && argv[k]!.value.startsWith('-')) {
-    const v = argv[k]!.value;
-    const took = workspaceOption(argv, k, sel);
-    if (took) {
-      k += took;
-      continue;
-    }
-    if (/^(--prefix|-C|--dir|--cwd)$/.test(v)) {
-      dir = argv[k + 1];
-      k += 2;
-      continue;
-    }
-    if (/^(--prefix|--dir|--cwd)=/.test(v)) dir = { value: v.slice(v.indexOf('=') + 1), known: true };
-    k += /^(--reporter|--loglevel)$/.test(v) ? 2 : 1;
+    k += runnerOption(argv, k, place) || (/^(--reporter|--loglevel)$/.test(argv[k]!.value) ? 2 : 1);
   }
   let sub = argv[k];
   if (!sub?.known) return fallback;
@@ -96,14 +107,14 @@ export function packageCommand(name: string, argv: Field[]): Unwrapped {
     const fixed = NPM_SCRIPT_COMMANDS[sub.value]!;
     let j = k + 1;
     // npm options between the command and the script name (`npm run -w web build`, `npm run --silent x`).
-    while (fixed === null && j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-')) j += workspaceOption(argv, j, sel) || 1;
+    while (fixed === null && j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-')) j += runnerOption(argv, j, place) || 1;
     script = fixed === null ? argv[j] : { value: fixed, known: true };
     rest = argv.slice(fixed === null ? j + 1 : k + 1);
   } else if (name === 'bun' && sub.value === 'test') {
     return fallback; // bun's own test runner, not a script
   } else if (sub.value === 'run' || sub.value === 'run-script') {
     let j = k + 1;
-    while (j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-')) j += workspaceOption(argv, j, sel) || 1;
+    while (j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-')) j += runnerOption(argv, j, place) || 1;
     script = argv[j];
     rest = argv.slice(j + 1);
   } else if (sub.value === 'test' || sub.value === 't' || sub.value === 'start') {
@@ -116,13 +127,21 @@ export function packageCommand(name: string, argv: Field[]): Unwrapped {
     return fallback;
   }
   if (!script) return fallback;
-  // Workspace options after the script name (before any `--`) are the runner's too: `npm run e2e -ws`.
-  for (let j = 0; j < rest.length && !(rest[j]!.known && rest[j]!.value === '--'); j++) workspaceOption(rest, j, sel);
+  // Options after the script name (before any `--`): npm takes them as its own (`npm run e2e -ws`,
+  // `--prefix ../web`); pnpm, yarn and bun hand them to the script, but a directory among them is judged
+  // too (fail closed: the script of either package). Workspace options count either way.
+  const runnerDir = place.dirs.at(-1);
+  const late: RunnerPlace = { sel, dirs: [] };
+  for (let j = 0; j < rest.length && !(rest[j]!.known && rest[j]!.value === '--'); j++) runnerOption(rest, j, late);
   // Arguments reach the script after `--` (npm) or directly (the others, and npm 7+ too).
   const args = rest[0]?.known && rest[0].value === '--' ? rest.slice(1) : rest.filter((a) => !(a.known && a.value === '--'));
   const via = `${name} ${sub.value === script.value ? '' : `${sub.value} `}${script.value}`;
   const workspaces = sel.all || sel.names.length ? { workspaces: sel } : {};
-  return { kind: 'package-script', via, script, args, ...(dir ? { dir } : {}), ...workspaces, fallback };
+  const at = (dir: Field | undefined): Unwrapped => ({ kind: 'package-script', via, script: script!, args, ...(dir ? { dir } : {}), ...workspaces, fallback });
+  const lateDir = late.dirs.at(-1);
+  if (!lateDir) return at(runnerDir);
+  if (name === 'npm') return at(lateDir); // the last one wins
+  return { kind: 'many', items: [at(runnerDir), at(lateDir)] };
 }
 
 function packageRunner(name: string, argv: Field[]): Unwrapped {

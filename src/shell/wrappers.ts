@@ -54,6 +54,8 @@ const SPECS: Record<string, Spec> = {
   nice: { value: ['-n', '--adjustment'] },
   ionice: { value: ['-c', '--class', '-n', '--classdata'], noCommand: ['-p', '--pid', '-P', '--pgid', '-u', '--uid'] },
   nohup: { value: [] },
+  // `corepack pnpm e2e`: the package manager it pins runs (its own commands, `corepack enable`, run nothing heavy).
+  corepack: { value: [] },
   setsid: { value: [] },
   timeout: { value: ['-s', '--signal', '-k', '--kill-after'], skip: 1 },
   time: { value: ['-f', '--format', '-o', '--output'] },

@@ -239,6 +239,17 @@ describe('bypass attempts', () => {
   ])('%s -> %s (%s)', (line, decision, rule) => {
     expect(inKoda(line)).toMatchObject({ decision, rule });
   });
+  it.each([
+    'npm run e2e --prefix ../web',
+    'npm run e2e --prefix=../web',
+    'npm --prefix ../web run e2e',
+    'corepack pnpm --dir ../web e2e',
+    'pnpm e2e --dir ../web',
+    'yarn e2e --cwd ../web',
+    'bun run --cwd ../web e2e',
+  ])('another package\'s script through a directory option anywhere: %s', (line) => {
+    expect(guard.classify(line, { cwd: join(home, 'dev', 'koder', 'apps', 'broken') })).toMatchObject({ decision: 'reroute', rule: 'playwright-test' });
+  });
   it('a script from a variable is unknown, not skipped', () => {
     expect(inKoda('bash "$SCRIPT"')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
   });
