@@ -68,11 +68,15 @@ function socketStdinNonBlocking(): boolean {
   }
 }
 
+/** More standard input than any caller takes is refused unread past this (no unbounded buffering). */
+export const READ_MAX = 64 * 1024 * 1024;
+const tooLarge = () => new Error(`standard input is larger than ${READ_MAX / 1024 / 1024} MiB`);
+
 function readStdin(): Promise<string> {
   let fd: number;
   try {
     const st = fstatSync(0);
-    if (st.isFile()) return Promise.resolve(readFileSync(0, 'utf8'));
+    if (st.isFile()) return st.size > READ_MAX ? Promise.reject(tooLarge()) : Promise.resolve(readFileSync(0, 'utf8'));
     if (st.isSocket()) {
       if (!socketStdinNonBlocking()) return viaStream();
       fd = 0;
@@ -86,6 +90,7 @@ function readStdin(): Promise<string> {
   }
   return new Promise((resolveText, reject) => {
     const chunks: Buffer[] = [];
+    let total = 0;
     // An event is a few kilobytes: a 16 KiB buffer takes it in one read (larger input takes more reads).
     const buf = Buffer.allocUnsafe(16 * 1024);
     let wait = 1;
@@ -128,6 +133,7 @@ function readStdin(): Promise<string> {
         }
         if (n === 0) return finish(null, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8'));
         chunks.push(Buffer.from(buf.subarray(0, n)));
+        if ((total += n) > READ_MAX) return finish(tooLarge());
         wait = 1;
       }
     };
@@ -138,7 +144,14 @@ function readStdin(): Promise<string> {
 async function viaStream(): Promise<string> {
   streamUsed = true;
   const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
+  let total = 0;
+  for await (const c of process.stdin) {
+    chunks.push(c as Buffer);
+    if ((total += (c as Buffer).length) > READ_MAX) {
+      process.stdin.destroy();
+      throw tooLarge();
+    }
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 

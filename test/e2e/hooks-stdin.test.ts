@@ -74,6 +74,13 @@ describe('standard input of every kind', () => {
     expect(reasonOf(r.stdout)).toContain('(rule qemu-windows)');
   });
 
+  it('an input over 64 MiB is refused without buffering it all (the agent gets a refusal, not a crash)', () => {
+    const huge = Buffer.alloc(65 * 1024 * 1024, 0x20);
+    const r = spawnSync(process.execPath, [CJS, 'hook', 'claude-code'], { input: huge, env: hookEnv(h), encoding: 'utf8', maxBuffer: 1024 * 1024 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('larger than 64 MiB');
+  });
+
   it('an empty input is refused, not taken for an allowed command', () => {
     const r = spawnSync(process.execPath, [CJS, 'hook', 'claude-code'], { input: '', env: hookEnv(h), encoding: 'utf8' });
     expect(r.status).toBe(2);
