@@ -29,30 +29,25 @@ const builtin = compileBuiltin(join(root, 'rules', 'builtin.yaml'));
 rmSync(join(dist, '.compile-builtin.mjs'));
 writeFileSync(join(dist, 'builtin-pack.json'), JSON.stringify(builtin));
 
-const lazyLoaderCjs = {
-  name: 'lazy-config-loader-cjs',
-  setup(b) {
-    b.onResolve({ filter: /layer-loader\.js$/ }, () => ({ path: 'lazy-config-loader-cjs', namespace: 'offhost' }));
-    b.onLoad({ filter: /^lazy-config-loader-cjs$/, namespace: 'offhost' }, () => ({
-      resolveDir: root,
-      loader: 'js',
-      contents: `
+/** An esbuild plugin that swaps every module whose path matches `filter` for `contents`. */
+function swapModule(name, filter, contents) {
+  return {
+    name,
+    setup(b) {
+      b.onResolve({ filter }, () => ({ path: name, namespace: 'offhost' }));
+      b.onLoad({ filter: new RegExp(`^${name}$`), namespace: 'offhost' }, () => ({ resolveDir: root, loader: 'js', contents }));
+    },
+  };
+}
+
+const lazyLoaderCjs = swapModule('lazy-config-loader-cjs', /layer-loader\.js$/, `
         let mod = null;
         const load = () => (mod ??= require(require('node:path').join(__dirname, 'config-loader.cjs')));
         export function loadLayer(file) { return load().loadLayer(file); }
         export function builtinLayerFromSource() { throw new Error('the built-in pack is compiled into the bundle'); }
-      `,
-    }));
-  },
-};
+      `);
 // 3'. The CLI. layer-loader.ts is swapped for a stub that requires dist/config-loader.cjs lazily.
-const lazyLoader = {
-  name: 'lazy-config-loader',
-  setup(b) {
-    b.onResolve({ filter: /layer-loader\.js$/ }, () => ({ path: 'lazy-config-loader', namespace: 'offhost' }));
-    b.onLoad({ filter: /^lazy-config-loader$/, namespace: 'offhost' }, () => ({
-      resolveDir: root,
-      contents: `
+const lazyLoader = swapModule('lazy-config-loader', /layer-loader\.js$/, `
         import { createRequire } from 'node:module';
         import { fileURLToPath } from 'node:url';
         import { dirname, join, basename } from 'node:path';
@@ -66,11 +61,7 @@ const lazyLoader = {
         }
         export function loadLayer(file) { return load().loadLayer(file); }
         export function builtinLayerFromSource() { throw new Error('the built-in pack is compiled into the bundle'); }
-      `,
-      loader: 'js',
-    }));
-  },
-};
+      `);
 const banner = {
   // Bundled CommonJS dependencies call require(); give the ESM files one.
   js: "import { createRequire as __offhostCreateRequire } from 'node:module'; const require = __offhostCreateRequire(import.meta.url);",
@@ -86,29 +77,9 @@ const COLD = ['rules', 'lock', 'run', 'lint', 'init', 'scan', 'ci', 'hook'];
 // 3. The hot bundles, each ONE CommonJS file run by the loader (dist/offhost.cjs) from V8's code cache:
 // dist/hook.cjs for `offhost hook` alone, dist/hot.cjs with the dispatcher + check, explain, shell.
 // Cold commands (and `hook` when main() is reached some other way) are imported through the loader.
-const coldLoader = {
-  name: 'cold-loader',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/cold\.js$/ }, () => ({ path: 'cold-loader', namespace: 'offhost' }));
-    b.onLoad({ filter: /^cold-loader$/, namespace: 'offhost' }, () => ({
-      resolveDir: root,
-      loader: 'js',
-      contents: `export function loadCold(name) { return globalThis.__offhostImport(name); }`,
-    }));
-  },
-};
+const coldLoader = swapModule('cold-loader', /^\.\/cold\.js$/, `export function loadCold(name) { return globalThis.__offhostImport(name); }`);
 // In the hot bundles, built-ins loaded on first use go through the bundle's own CommonJS require.
-const lazyBuiltinCjs = {
-  name: 'lazy-builtin-cjs',
-  setup(b) {
-    b.onResolve({ filter: /lazy-builtin\.js$/ }, () => ({ path: 'lazy-builtin-cjs', namespace: 'offhost' }));
-    b.onLoad({ filter: /^lazy-builtin-cjs$/, namespace: 'offhost' }, () => ({
-      resolveDir: root,
-      loader: 'js',
-      contents: `export function requireBuiltin(name) { return require(name); }`,
-    }));
-  },
-};
+const lazyBuiltinCjs = swapModule('lazy-builtin-cjs', /lazy-builtin\.js$/, `export function requireBuiltin(name) { return require(name); }`);
 const hotOptions = {
   ...common,
   format: 'cjs',

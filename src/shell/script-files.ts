@@ -8,6 +8,7 @@ import type { Field } from './expand.js';
 import type { Unwrapped } from './wrappers.js';
 import { emit, NestedParseError, NO_STDIN, resolveDir, runFields, runScript, UnreadableScriptError, withVia, type Ctx, type State } from './commands.js';
 import { positionAt } from '../errors.js';
+import { quote } from '../routes/quote.js';
 import { makeRecipes } from './makefiles.js';
 
 /** What reading a file gave: its text, or why there is none. */
@@ -200,8 +201,6 @@ function nearestPackage(dir: string, ctx: Ctx): { dir: string; read: FileRead } 
   }
 }
 
-const shQuote = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
-
 /** A package.json's name and scripts; null when it cannot be parsed (the runner cannot read it either). */
 function packageJson(text: string): { name: unknown; scripts: Record<string, unknown> } | null {
   try {
@@ -216,7 +215,7 @@ function packageJson(text: string): { name: unknown; scripts: Record<string, unk
 /** Runs the script `name` of a package (pre, main with the arguments, post) in its directory. */
 function runPackageScripts(u: Extract<Unwrapped, { kind: 'package-script' }>, dir: string, scripts: Record<string, unknown>, label: string, env: Record<string, string>, st: State, ctx: Ctx, span: Span): void {
   const name = u.script.value;
-  const args = u.args.length ? ` ${u.args.map((a) => shQuote(a.value)).join(' ')}` : '';
+  const args = u.args.length ? ` ${u.args.map((a) => quote(a.value)).join(' ')}` : '';
   for (const [key, text] of [[`pre${name}`, scripts[`pre${name}`]], [name, `${scripts[name] as string}${args}`], [`post${name}`, scripts[`post${name}`]]] as const) {
     if (typeof text !== 'string') continue;
     const known = key !== name || u.args.every((a) => a.known);

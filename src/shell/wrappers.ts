@@ -4,6 +4,7 @@
 import type { Field } from './expand.js';
 import { CONTAINER_CLIS, containerRun } from './containers.js';
 import { isOpt, scan, type Spec } from './argv-scan.js';
+import { quote } from '../routes/quote.js';
 import { MONOREPO_RUNNERS, monorepoRun, PACKAGE_RUNNERS, packageCommand, type WorkspaceSelection } from './package-runners.js';
 
 export type Unwrapped =
@@ -263,8 +264,7 @@ function parallel(argv: Field[]): Unwrapped {
   const hasPlaceholder = /\{[^{}\s]*\}/.test(text);
   const withInput = (input: string) => (hasPlaceholder ? text.replace(placeholder, () => input) : `${text} ${input}`);
   if (sep === ':::' && inputs.length > 0 && inputs.length <= 32 && inputs.every((a) => a.known && !a.value.startsWith(':::'))) {
-    const quoteWord = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
-    return { kind: 'many', items: inputs.map((a) => ({ kind: 'script' as const, via: 'parallel', text: { value: withInput(quoteWord(a.value)), known } })) };
+    return { kind: 'many', items: inputs.map((a) => ({ kind: 'script' as const, via: 'parallel', text: { value: withInput(quote(a.value)), known } })) };
   }
   // Inputs from stdin or files: an unknown variable stands in for each one.
   return { kind: 'script', via: 'parallel', text: { value: withInput('"$__OFFHOST_UNKNOWN_INPUT"'), known } };
