@@ -59,16 +59,10 @@ export interface LifecycleContext {
 }
 
 /** Who holds a lock, for messages and `status --json`. */
-export interface Holder {
+export interface Holder extends Pick<Lock, 'session' | 'ai' | 'started' | 'heartbeat' | 'ttlMinutes' | 'reason'> {
   target: string;
   kind: 'vm' | 'component';
   file: string;
-  session: string;
-  ai: string;
-  started: Date;
-  heartbeat?: Date;
-  ttlMinutes: number;
-  reason: string;
   state: 'live' | 'expired' | 'future';
   why: string;
   expiresAt: Date;
