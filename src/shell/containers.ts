@@ -75,19 +75,22 @@ export function containerRun(program: string, argv: Field[]): Unwrapped {
       i++;
       continue;
     }
-    if (!VALUE_OPTS.has(name)) return unknownInner(via, argv.slice(i)); // cannot tell where the image name is
-    const value = eq < 0 ? argv[i + 1] : { value: f.value.slice(eq + 1), known: true };
-    i += eq < 0 ? 2 : 1;
+    // A short option with its value attached: `-w/src`, `-v$PWD:/src`, `-eK=V`.
+    const attached = !f.value.startsWith('--') && f.value.length > 2 && VALUE_OPTS.has(f.value.slice(0, 2));
+    if (!attached && !VALUE_OPTS.has(name)) return unknownInner(via, argv.slice(i)); // cannot tell where the image name is
+    const optName = attached ? f.value.slice(0, 2) : name;
+    const value = attached ? { value: f.value.slice(2), known: true } : eq < 0 ? argv[i + 1] : { value: f.value.slice(eq + 1), known: true };
+    i += attached || eq >= 0 ? 1 : 2;
     if (!value) return { kind: 'none' };
-    if (name === '-w' || name === '--workdir') workdir = value;
-    else if (name === '--entrypoint') entrypoint = value;
-    else if ((name === '-e' || name === '--env') && value.known) {
+    if (optName === '-w' || optName === '--workdir') workdir = value;
+    else if (optName === '--entrypoint') entrypoint = value;
+    else if ((optName === '-e' || optName === '--env') && value.known) {
       const k = value.value.indexOf('=');
       if (k > 0) env.push([value.value.slice(0, k), { value: value.value.slice(k + 1), known: true }]);
-    } else if (name === '-v' || name === '--volume') {
+    } else if (optName === '-v' || optName === '--volume') {
       const parts = value.value.split(':');
       if (parts.length >= 2 && /^[/.~$]/.test(parts[0]!)) mounts.push({ host: { ...value, value: parts[0]! }, target: parts[1]! });
-    } else if (name === '--mount' && value.known) {
+    } else if (optName === '--mount' && value.known) {
       const kv = Object.fromEntries(value.value.split(',').map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
       const source = kv.source ?? kv.src;
       const target = kv.target ?? kv.dst ?? kv.destination;
