@@ -9,7 +9,7 @@
 // the oldest dropped). Rotation takes a directory lock (`<log>.rotating`, mkdir is atomic); a process that
 // does not get it simply appends, and a lock older than 30 s is taken as stale.
 // Failure: the caller notes it on stderr and carries on; the decision it logs stands either way.
-import { closeSync, fstatSync, mkdirSync, openSync, renameSync, rmdirSync, statSync, writeSync, constants } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmdirSync, statSync, writeSync, constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AuditRecord } from './common.js';
 
@@ -64,6 +64,14 @@ export function auditLine(rec: AuditRecord, now: Date): string {
   return `${JSON.stringify(out)}\n`;
 }
 
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
 function openAppend(path: string): number {
   const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
   try {
@@ -115,13 +123,10 @@ export function appendAudit(rec: AuditRecord, env: NodeJS.ProcessEnv, now: Date 
   const line = auditLine(rec, now);
   const bytes = Buffer.from(line, 'utf8');
   const max = Number(env.OFFHOST_AUDIT_MAX_BYTES) > 0 ? Number(env.OFFHOST_AUDIT_MAX_BYTES) : settings.maxBytes && settings.maxBytes > 0 ? settings.maxBytes : DEFAULT_MAX_BYTES;
-  // Open first (one system call when the log exists, the usual case); create its folder only if missing.
-  let fd = openAppend(path);
-  if (fstatSync(fd).size + bytes.length > max) {
-    closeSync(fd);
-    rotate(path, now);
-    fd = openAppend(path);
-  }
+  // The size of the file now at `path` (not of a descriptor opened before another process rotated it,
+  // which would rotate again and drop a generation); the folder is created only when opening says so.
+  if (sizeOf(path) + bytes.length > max) rotate(path, now);
+  const fd = openAppend(path);
   try {
     const n = writeSync(fd, bytes, 0, bytes.length);
     if (n !== bytes.length) throw new Error(`short write to ${path} (${n} of ${bytes.length} bytes)`);

@@ -201,7 +201,8 @@ function matchTri(m: Matcher, cmd: SimpleCommand): Tri {
     }
   }
   if (m.lineContains) {
-    if (cmd.line === undefined || !any(m.lineContains, cmd.line)) return 'no';
+    // On one line: a glob's `*` does not cross newlines, and a heredoc spreads a command over several.
+    if (cmd.line === undefined || !any(m.lineContains, cmd.line.replace(/\s+/g, ' '))) return 'no';
   }
   if (m.argsContain) {
     let t: Tri = 'no';

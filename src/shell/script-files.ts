@@ -369,7 +369,6 @@ const MAKE_NO_RUN = /^(-[a-zA-Z]*[nqt][a-zA-Z]*|--dry-run|--just-print|--recon|-
  * `make clean` into a refusal.
  */
 export function makefileRecipes(fields: Field[], makefile: Field | null, dir: string | null, env: Record<string, string>, st: State, ctx: Ctx, span: Span): void {
-  if (!ctx.files || dir === null) return;
   const targets: string[] = [];
   for (let i = 1; i < fields.length; i++) {
     const f = fields[i]!;
@@ -384,6 +383,13 @@ export function makefileRecipes(fields: Field[], makefile: Field | null, dir: st
     if (f.value.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*[:+?]?=/.test(f.value)) continue;
     targets.push(f.value);
   }
+  if (makefile?.known && (makefile.value === '-' || /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(makefile.value))) {
+    // `make -f - x <<'EOF' … EOF`: the Makefile is standard input, not a file to read: unknown, and the
+    // rules see the line around it (the heredoc's heavy command is in the line).
+    unknownScript({ value: 'make -f -', known: false }, `make -f ${makefile.value}`, env, dir, st, ctx, span);
+    return;
+  }
+  if (!ctx.files || dir === null) return;
   let path: string | null = null;
   let text: string | null = null;
   const candidates = makefile ? [makefile.known ? resolveDir(dir, makefile) : null] : ['GNUmakefile', 'makefile', 'Makefile'].map((n) => (dir === '/' ? `/${n}` : `${dir}/${n}`));
