@@ -104,7 +104,8 @@ function readStdin(): Promise<string> {
     const finish = (err: unknown, text?: string) => {
       cancelPending = null;
       try {
-        if (fd !== 0) closeSync(fd); // fd 0 belongs to socketHandle
+        // fd 0 belongs to socketHandle (and Node gives fds 0-2 their original flags back at exit).
+        if (fd !== 0) closeSync(fd);
       } catch {
         /* already closed */
       }
