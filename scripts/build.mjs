@@ -42,7 +42,7 @@ const builtin = compileBuiltin(join(root, 'rules', 'builtin.yaml'));
 writeFileSync(join(dist, 'builtin-pack.json'), JSON.stringify(builtin));
 
 // What every bundle defines: __OFFHOST_BUNDLE__ tells the sources which bundle they are in (and that they
-// are bundled: src/policy/layer-loader.ts, src/cli/main.ts); import.meta.url is computed on first use
+// are bundled: src/config/layer-loader.ts, src/cli/main.ts); import.meta.url is computed on first use
 // (node:url costs half a millisecond at start-up). Every bundle lives in dist/ itself, so `__dirname` is dist/.
 const importMeta = "var __offhostImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };";
 const bundleOptions = (kind) => ({
@@ -66,8 +66,8 @@ const otherCommandsExternal = (kind) => ({
   },
 });
 
-// 3. The config loader, require()d by path on first use (src/policy/layer-loader.ts).
-await build({ ...bundleOptions('loader'), entryPoints: ['src/policy/config-loader-entry.ts'], outfile: 'dist/config-loader.cjs' });
+// 3. The config loader, require()d by path on first use (src/config/layer-loader.ts).
+await build({ ...bundleOptions('loader'), entryPoints: ['src/config/config-loader-entry.ts'], outfile: 'dist/config-loader.cjs' });
 
 // 4. The hot bundle, ONE CommonJS file run by the loader (dist/offhost.cjs) from V8's code cache. The pack
 // is in it as JSON.parse of a string (V8 reads a large JSON string faster than the same object literal);

@@ -11,6 +11,7 @@ import { basename, dirname } from 'node:path';
 import { realpathSync } from 'node:fs';
 import type { Role, Verdict } from '../types.js';
 import { type Classify, HOOK_RULES, errorText, refusal } from './common.js';
+import { withRunRewrite } from '../cli/run-rewrite.js';
 
 /** Lines up to this many characters are classified in-process. */
 export const INLINE_MAX = 64 * 1024;
@@ -28,13 +29,13 @@ export interface ClassifierOptions {
   bin?: string | null;
 }
 
-type GuardModule = typeof import('../policy/guard.js');
+type GuardModule = typeof import('../config/load-guard.js');
 
 let guardModule: GuardModule | null = null;
 
-/** Loads src/policy/guard.ts (code-split chunk in the bundle). */
+/** Loads the guard (src/config/load-guard.ts) on first use. */
 async function loadGuardModule(): Promise<GuardModule> {
-  guardModule ??= await import('../policy/guard.js');
+  guardModule ??= await import('../config/load-guard.js');
   return guardModule;
 }
 
@@ -81,7 +82,7 @@ export async function makeClassifier(opts: ClassifierOptions): Promise<Classifie
           return refusal(HOOK_RULES.budget, `the command is ${line.length} characters long, more than offhost checks (${TEXT_MAX}); split it up or put it in a script`);
         }
         const bin = line.length <= INLINE_MAX ? null : getBin();
-        if (!bin) return g.classify(line, at);
+        if (!bin) return withRunRewrite(g.classify(line, at), line);
         return classifyInChild(bin, line, at?.cwd ?? projectCwd, projectCwd, opts, budgetMs);
       };
     },

@@ -1,8 +1,9 @@
-// The command line the guard returns as `rewrite` for a reroute: `offhost run`, which takes the VM lock,
+// The command line the doors offer as `rewrite` for a reroute: `offhost run`, which takes the VM lock,
 // runs the route's command, keeps the lock's heartbeat fresh and archives the lock at the end (R3/R4).
-// Standalone (no imports beyond node:fs/path) so the guard's hot path can use it cheaply.
+// Standalone (no imports beyond node:fs/path) so the hot paths can use it cheaply.
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Verdict } from '../types.js';
 
 /** POSIX single quoting: 'text', each ' written as '\''. Every shell reads it back as exactly `s`. */
 export function singleQuote(s: string): string {
@@ -50,4 +51,9 @@ export function runRewrite(line: string, opts: { session?: string; cwd?: string;
   if (opts.cwd) words.push('--cwd', singleQuote(opts.cwd));
   words.push('--', singleQuote(line));
   return words.join(' ');
+}
+
+/** The guard's verdict as a door answers it: a reroute gets `rewrite` = runRewrite(line), anything else null. */
+export function withRunRewrite(v: Omit<Verdict, 'rewrite'>, line: string): Verdict {
+  return { ...v, rewrite: v.decision === 'reroute' && v.route ? runRewrite(line) : null };
 }

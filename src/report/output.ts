@@ -1,13 +1,11 @@
-// Output shared by `offhost scan` and `offhost ci` (and any command printing findings): commander parsing
-// helpers, the format, the extra SARIF file and the GitHub step summary.
+// Output shared by `offhost scan` and `offhost ci` (and any command printing findings): the format, the
+// extra SARIF file and the GitHub step summary.
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EXIT, UsageError } from '../errors.js';
 import { defaultFormat, format, isFormatKind, stepSummary, type FormatKind } from './index.js';
 import type { Finding } from '../types.js';
 import type { Io } from '../cli/io.js';
-
-export { parseWith } from '../cli/commander.js';
 
 export function formatKind(flag: string | undefined, env: NodeJS.ProcessEnv): FormatKind {
   if (flag === undefined) return defaultFormat(env);

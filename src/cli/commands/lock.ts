@@ -2,12 +2,12 @@
 // Exit 0: the caller holds (or released) the lock; 1: another session holds it (or R7 order refused);
 // 2: error (nothing changed).
 import { Command, CommanderError } from 'commander';
-import { EXIT, OffhostError, UsageError } from '../../errors.js';
+import { EXIT, isOffhostError, UsageError } from '../../errors.js';
 import type { Clock } from '../../types.js';
 import type { Io } from '../io.js';
 import { parseNowOption } from '../commander.js';
 import { openRepo, type Repo } from '../../git/repo.js';
-import { loadConfig } from '../../policy/guard.js';
+import { loadConfig } from '../../config/load-config.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
 import { parseUtc, formatUtc, isCanonicalVmId, vmIdProblem } from '../../locks/schema.js';
 import {
@@ -232,9 +232,9 @@ export async function run(args: string[], io: Io): Promise<number> {
   try {
     return await runInner(args, io);
   } catch (err) {
-    // Reported here rather than by main: a lazily loaded command bundle may carry its own copy of the
-    // error classes, so main's instanceof check would not recognise them (and would print a stack).
-    if (err instanceof OffhostError) {
+    // Reported here too (not only by main's runCommand) so that in-process callers get the exit status;
+    // isOffhostError, not instanceof: another bundle's copy of the error classes is recognised as well.
+    if (isOffhostError(err)) {
       io.stderr(`offhost lock: ${err.message}\n`);
       return err.exitCode;
     }
