@@ -16,6 +16,8 @@ const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 
+/** package.json's version, defined in every bundle (src/version.ts). */
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };
 /** Built and imported here, then deleted: for reading TypeScript sources at build time. */
 async function importTs(entry, options = {}) {
@@ -52,7 +54,7 @@ const bundleOptions = (kind) => ({
   metafile: true,
   // import() of what stays outside a bundle becomes require(): one module system.
   supported: { 'dynamic-import': false },
-  define: { __OFFHOST_BUNDLE__: JSON.stringify(kind), 'import.meta': '__offhostImportMeta', __OFFHOST_BUILTIN__: '__offhostPack.layer' },
+  define: { __OFFHOST_BUNDLE__: JSON.stringify(kind), __OFFHOST_VERSION__: JSON.stringify(version), 'import.meta': '__offhostImportMeta', __OFFHOST_BUILTIN__: '__offhostPack.layer' },
 });
 /** The table's imports of the other kind of command stay external: main() never follows them (src/cli/main.ts). */
 const otherCommandsExternal = (kind) => ({

@@ -6,6 +6,7 @@ import type { Io } from './io.js';
 import { runCommand } from './run-command.js';
 import { COMMANDS, type CommandEntry } from './commands-table.js';
 import { warmCache } from './warm.js';
+import { VERSION } from '../version.js';
 export { processIo } from './process-io.js';
 
 declare const __OFFHOST_BUNDLE__: 'hot' | 'cold' | undefined;
@@ -44,7 +45,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   if (name === '--warm-cache') return warmCache(io);
   if (name === '--version' || name === '-V') {
-    io.stdout(`${process.env.OFFHOST_VERSION ?? '0.1.0'}\n`);
+    io.stdout(`${VERSION}\n`);
     return EXIT.ok;
   }
   const entry = commandEntry(name);
