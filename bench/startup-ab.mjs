@@ -2,7 +2,7 @@
 //   node bench/startup-ab.mjs before=/tmp/old/dist/offhost.cjs after=dist/offhost.cjs   [N=100] [CASES=check,hook]
 // Not run by `npm run bench` (it needs two builds). docs/BUILD.md quotes its figures.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 const bins = Object.fromEntries(process.argv.slice(2).map((a) => a.split('=')));
@@ -33,3 +33,4 @@ for (const [name, run] of Object.entries(cases).filter(([n]) => !process.env.CAS
   console.log(`${name} (${N} rounds, load ${loadavg()[0].toFixed(2)}): node -e 0 wall ${bw.toFixed(1)} ms`);
   for (const k of keys) { const w = med(res[k].map((x) => x.ms)); const c = res[k].reduce((a, x) => a + x.cpu, 0); console.log(`  ${k.padEnd(8)} wall ${w.toFixed(1)} ms ratio ${(w / bw).toFixed(2)}; cpu ratio ${(c / bc).toFixed(2)}`); }
 }
+rmSync(home, { recursive: true, force: true });
