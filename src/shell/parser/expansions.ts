@@ -4,6 +4,7 @@
 import type { List, Script, Span, Word, WordPart } from '../ast.js';
 import { C_AT, C_BACKSLASH, C_BACKTICK, C_BANG, C_COLON, C_COMMA, C_CARET, C_DOLLAR, C_DQUOTE, C_EQ, C_HASH, C_LBRACE, C_LBRACKET, C_LPAREN, C_LT, C_MINUS, C_NL, C_PERCENT, C_PLUS, C_QUESTION, C_RBRACE, C_SLASH, C_SQUOTE, C_STAR, decodeAnsiC, isDigit, isNameChar, isNameStart, isSpecialParam, remapSpans } from '../lexer.js';
 import { WordScanner } from './words.js';
+import { LiteralRun } from './literal-run.js';
 import type { ArithBody } from './tokens.js';
 import { T_EOF, T_OP, M_ASSIGN, span } from './tokens.js';
 
@@ -306,10 +307,7 @@ export abstract class ExpansionScanner extends WordScanner {
     const start = this.pos;
     const parts: WordPart[] = [];
     let i = start;
-    let lit = '';
-    let litStart = -1;
-    let runStart = i;
-    let escaped = false;
+    const run = new LiteralRun(text, parts, i);
     for (;;) {
       if (i >= this.len) this.fail("syntax error: unexpected end of file, `}' expected to close `${'", openAt);
       const c = text.charCodeAt(i);
@@ -317,17 +315,8 @@ export abstract class ExpansionScanner extends WordScanner {
       if (c === C_RBRACE) break;
       if (c === stop) break;
       if (c === C_BACKSLASH && i + 1 < this.len) {
-        if (i > runStart) {
-          if (litStart < 0) litStart = runStart;
-          lit += text.slice(runStart, i);
-        }
-        if (text.charCodeAt(i + 1) !== C_NL) {
-          if (litStart < 0) litStart = i;
-          lit += text[i + 1];
-          escaped = true;
-        }
+        run.escape(i);
         i += 2;
-        runStart = i;
         continue;
       }
       if ((c === C_SQUOTE && !inDouble) || c === C_DQUOTE || c === C_DOLLAR || c === C_BACKTICK) {
@@ -338,26 +327,13 @@ export abstract class ExpansionScanner extends WordScanner {
           i++;
           continue;
         }
-        if (i > runStart) {
-          if (litStart < 0) litStart = runStart;
-          lit += text.slice(runStart, i);
-        }
-        if (litStart >= 0 && lit.length > 0) this.literal(parts, lit, escaped, litStart, i);
-        lit = '';
-        litStart = -1;
-        escaped = false;
-        parts.push(part);
+        run.push(i, part, this.pos);
         i = this.pos;
-        runStart = i;
         continue;
       }
       i++;
     }
-    if (i > runStart) {
-      if (litStart < 0) litStart = runStart;
-      lit += text.slice(runStart, i);
-    }
-    if (litStart >= 0 && lit.length > 0) this.literal(parts, lit, escaped, litStart, i);
+    run.flush(i);
     this.pos = i;
     return { type: 'Word', parts, raw: text.slice(start, i), span: span(start, i) };
   }

@@ -5,6 +5,7 @@ import type { Assignment, Word, WordPart } from '../ast.js';
 import { C_AT, C_BACKSLASH, C_BACKTICK, C_BANG, C_DOLLAR, C_DQUOTE, C_EQ, C_GT, C_LBRACKET, C_LPAREN, C_LT, C_NL, C_PIPE, C_PLUS, C_QUESTION, C_RBRACE, C_RBRACKET, C_RPAREN, C_SQUOTE, C_STAR, META, isNameChar, isNameStart } from '../lexer.js';
 import { TokenReader } from './tokens.js';
 import type { AssignInfo } from './tokens.js';
+import { LiteralRun } from './literal-run.js';
 import { T_EOF, T_WORD, T_OP, M_ASSIGN, M_EXTPAT, M_REGEX, M_ARRAY, span } from './tokens.js';
 
 export abstract class WordScanner extends TokenReader {
@@ -146,28 +147,18 @@ export abstract class WordScanner extends TokenReader {
       }
     }
 
-    let lit = '';
-    let litStart = -1;
-    let runStart = i;
-    let escaped = false;
+    const run = new LiteralRun(text, parts, i);
     for (;;) {
       const c = i < len ? text.charCodeAt(i) : -1;
       if (c < 0) break;
       if (c < 128 && META[c] === 1) {
         if (c === C_LPAREN && mode === M_REGEX) {
           // (…) inside a regex: part of the word, blanks included
-          if (i > runStart) {
-            if (litStart < 0) litStart = runStart;
-            lit += text.slice(runStart, i);
-          }
-          if (litStart >= 0) this.literal(parts, lit, escaped, litStart, i);
-          lit = '';
-          litStart = -1;
-          escaped = false;
+          run.flush(i);
           this.pos = i;
           this.scanParenGroup(parts);
           i = this.pos;
-          runStart = i;
+          run.runStart = i;
           continue;
         }
         if (c === C_PIPE && mode === M_REGEX) {
@@ -176,59 +167,35 @@ export abstract class WordScanner extends TokenReader {
         }
         if ((c === C_LT || c === C_GT) && this.code(this.skipCont(i + 1)) === C_LPAREN) {
           // `a<(x)`: a process substitution continues the word (bash read_token_word)
-          if (i > runStart) {
-            if (litStart < 0) litStart = runStart;
-            lit += text.slice(runStart, i);
-          }
-          if (litStart >= 0) this.literal(parts, lit, escaped, litStart, i);
-          lit = '';
-          litStart = -1;
-          escaped = false;
           this.pos = i;
-          parts.push(this.parseProcSub());
+          const part = this.parseProcSub();
+          run.push(i, part, this.pos);
           i = this.pos;
-          runStart = i;
           continue;
         }
         if (c === C_LPAREN && mode === M_EXTPAT && i > start) {
           const pc = text.charCodeAt(i - 1);
-          if ((pc === C_AT || pc === C_BANG || pc === C_STAR || pc === C_PLUS || pc === C_QUESTION) && i - 1 >= runStart) {
-            if (i > runStart) {
-              if (litStart < 0) litStart = runStart;
-              lit += text.slice(runStart, i);
-            }
-            if (litStart >= 0) this.literal(parts, lit, escaped, litStart, i);
-            lit = '';
-            litStart = -1;
-            escaped = false;
+          if ((pc === C_AT || pc === C_BANG || pc === C_STAR || pc === C_PLUS || pc === C_QUESTION) && i - 1 >= run.runStart) {
+            run.flush(i);
             this.pos = i;
             this.scanParenGroup(parts);
             i = this.pos;
-            runStart = i;
+            run.runStart = i;
             continue;
           }
         }
         break;
       }
       if (c === C_BACKSLASH) {
-        if (i > runStart) {
-          if (litStart < 0) litStart = runStart;
-          lit += text.slice(runStart, i);
-        }
         if (i + 1 >= len) {
           // a backslash at the very end of the input is dropped (bash reads it as a line continuation)
+          run.take(i);
           i++;
-          runStart = i;
+          run.runStart = i;
           continue;
         }
-        const n = text.charCodeAt(i + 1);
-        if (n !== C_NL) {
-          if (litStart < 0) litStart = i;
-          lit += text[i + 1];
-          escaped = true;
-        }
+        run.escape(i);
         i += 2;
-        runStart = i;
         continue;
       }
       if (c === C_SQUOTE || c === C_DQUOTE || c === C_DOLLAR || c === C_BACKTICK) {
@@ -242,26 +209,13 @@ export abstract class WordScanner extends TokenReader {
           i++; // a lone `$`
           continue;
         }
-        if (i > runStart) {
-          if (litStart < 0) litStart = runStart;
-          lit += text.slice(runStart, i);
-        }
-        if (litStart >= 0) this.literal(parts, lit, escaped, litStart, i);
-        lit = '';
-        litStart = -1;
-        escaped = false;
-        parts.push(part);
+        run.push(i, part, this.pos);
         i = this.pos;
-        runStart = i;
         continue;
       }
       i++;
     }
-    if (i > runStart) {
-      if (litStart < 0) litStart = runStart;
-      lit += text.slice(runStart, i);
-    }
-    if (litStart >= 0 && lit.length > 0) this.literal(parts, lit, escaped, litStart, i);
+    run.flush(i);
     if (assign !== null) {
       const vparts = valuePartIdx === 0 ? parts : parts.slice(valuePartIdx);
       assign.value = { type: 'Word', parts: vparts, raw: text.slice(valueStart, i), span: span(valueStart, i) };
@@ -276,10 +230,7 @@ export abstract class WordScanner extends TokenReader {
     const start = this.pos;
     this.enter(start);
     let level = 0;
-    let runStart = start;
-    const flush = (end: number): void => {
-      if (end > runStart) this.literal(parts, this.text.slice(runStart, end), false, runStart, end);
-    };
+    const run = new LiteralRun(this.text, parts, start);
     for (;;) {
       const c = this.code(this.pos);
       if (c < 0) this.fail("syntax error: unexpected end of file while looking for matching `)'", start);
@@ -299,13 +250,11 @@ export abstract class WordScanner extends TokenReader {
           this.pos++;
           continue;
         }
-        flush(at);
-        parts.push(part);
-        runStart = this.pos;
+        run.push(at, part, this.pos);
       } else this.pos++;
     }
     if (this.pos > this.len) this.pos = this.len;
-    flush(this.pos);
+    run.flush(this.pos);
     this.depth--;
   }
 
@@ -338,10 +287,7 @@ export abstract class WordScanner extends TokenReader {
     const text = this.text;
     const len = this.len;
     let i = this.pos;
-    let lit = '';
-    let litStart = -1;
-    let runStart = i;
-    let escaped = false;
+    const run = new LiteralRun(text, parts, i);
     let closed = false;
     for (;;) {
       if (i >= len) break;
@@ -352,20 +298,7 @@ export abstract class WordScanner extends TokenReader {
       }
       if (c === C_BACKSLASH && i + 1 < len) {
         const n = text.charCodeAt(i + 1);
-        if (n === C_DOLLAR || n === C_BACKTICK || n === C_BACKSLASH || n === C_NL || (n === C_DQUOTE && !heredoc)) {
-          if (i > runStart) {
-            if (litStart < 0) litStart = runStart;
-            lit += text.slice(runStart, i);
-          }
-          if (n !== C_NL) {
-            if (litStart < 0) litStart = i;
-            lit += text[i + 1];
-            escaped = true;
-          }
-          i += 2;
-          runStart = i;
-          continue;
-        }
+        if (n === C_DOLLAR || n === C_BACKTICK || n === C_BACKSLASH || n === C_NL || (n === C_DQUOTE && !heredoc)) run.escape(i);
         i += 2;
         continue;
       }
@@ -376,26 +309,13 @@ export abstract class WordScanner extends TokenReader {
           i++;
           continue;
         }
-        if (i > runStart) {
-          if (litStart < 0) litStart = runStart;
-          lit += text.slice(runStart, i);
-        }
-        if (litStart >= 0 && lit.length > 0) this.literal(parts, lit, escaped, litStart, i);
-        lit = '';
-        litStart = -1;
-        escaped = false;
-        parts.push(part);
+        run.push(i, part, this.pos);
         i = this.pos;
-        runStart = i;
         continue;
       }
       i++;
     }
-    if (i > runStart) {
-      if (litStart < 0) litStart = runStart;
-      lit += text.slice(runStart, i);
-    }
-    if (litStart >= 0 && lit.length > 0) this.literal(parts, lit, escaped, litStart, i);
+    run.flush(i);
     this.pos = i;
     return closed;
   }
@@ -412,7 +332,7 @@ export abstract class WordScanner extends TokenReader {
     const parts: WordPart[] = [];
     let level = 0;
     let i = start;
-    let runStart = i;
+    const run = new LiteralRun(text, parts, i);
     for (;;) {
       if (i >= this.len) this.fail("syntax error: unexpected end of file while looking for matching `]'", openAt);
       const c = text.charCodeAt(i);
@@ -436,13 +356,11 @@ export abstract class WordScanner extends TokenReader {
           i++;
           continue;
         }
-        if (i > runStart) this.literal(parts, text.slice(runStart, i), false, runStart, i);
-        parts.push(part);
+        run.push(i, part, this.pos);
         i = this.pos;
-        runStart = i;
       } else i++;
     }
-    if (i > runStart) this.literal(parts, text.slice(runStart, i), false, runStart, i);
+    run.flush(i);
     this.pos = i;
     this.depth--;
     return { type: 'Word', parts, raw: text.slice(start, i), span: span(start, i) };
