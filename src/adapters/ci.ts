@@ -22,8 +22,9 @@
 // `ls-tree` per parent outside the range (normally one), one `diff --raw` and one `diff -U0` for the scan,
 // and one `cat-file --batch` per phase for every blob: the process count does not grow with the commits or
 // the files.
-import { spawnSync } from 'node:child_process';
 import { GitError } from '../errors.js';
+import { catFileInput, parseCatFileBatch, parseRawEntries, splitZ, type RawChange } from '../git/plumbing.js';
+import { runGitSync } from '../git/run.js';
 import { lintLockContent } from '../locks/lint.js';
 import { classifyPath, DEFAULT_NOTICES_DIR } from '../locks/paths.js';
 import { transitionFindings } from '../locks/transition.js';
@@ -66,14 +67,7 @@ class Git {
 
   run(args: string[], input?: string | Buffer): { code: number; stdout: Buffer; stderr: string } {
     this.processes++;
-    const r = spawnSync('git', args, {
-      cwd: this.cwd,
-      env: { ...this.env, GIT_LITERAL_PATHSPECS: '1', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
-      input: input ?? '',
-      maxBuffer: 2 ** 31 - 1,
-    });
-    if (r.error) throw new GitError(`cannot run git: ${r.error.message}`);
-    return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
+    return runGitSync(args, { cwd: this.cwd, env: this.env, extra: { GIT_LITERAL_PATHSPECS: '1' }, input: input ?? '' });
   }
 
   ok(args: string[], input?: string | Buffer): Buffer {
@@ -87,55 +81,13 @@ class Git {
     const want = [...new Set([...ids].filter((id) => !ZERO.test(id)))];
     const out = new Map<string, string>();
     if (!want.length) return out;
-    const buf = this.ok(['cat-file', '--batch'], want.join('\n') + '\n');
-    let i = 0;
-    while (i < buf.length) {
-      const nl = buf.indexOf(10, i);
-      if (nl < 0) break;
-      const header = buf.toString('utf8', i, nl);
-      const [id, type, size] = header.split(' ');
-      if (type === 'missing' || size === undefined) {
-        i = nl + 1;
-        continue;
-      }
-      const n = Number(size);
-      out.set(id!, buf.toString('utf8', nl + 1, nl + 1 + n));
-      i = nl + 1 + n + 1;
-    }
+    const { asked, input } = catFileInput(want);
+    for (const [id, b] of parseCatFileBatch(this.ok(['cat-file', '--batch'], input), asked)) out.set(id, b.data.toString('utf8'));
     return out;
   }
 }
 
-function splitZ(buf: Buffer): string[] {
-  const parts = buf.toString('utf8').split('\0');
-  if (parts[parts.length - 1] === '') parts.pop();
-  return parts;
-}
-
-interface RawChange {
-  oldId: string;
-  newId: string;
-  status: string;
-  path: string;
-  /** The path before a rename or copy (else the same as path). */
-  oldPath: string;
-}
-
-/**
- * Parses `--raw -z` entries: `:mode mode old new S\0path\0`, or for renames and copies
- * `:mode mode old new R86\0old path\0new path\0` (the new path is kept).
- */
-function rawEntries(tokens: string[], i: number): { changes: RawChange[]; next: number } {
-  const changes: RawChange[] = [];
-  while (i < tokens.length && tokens[i]!.startsWith(':')) {
-    const f = tokens[i]!.slice(1).split(' ');
-    const status = f[4]!;
-    const two = status.startsWith('R') || status.startsWith('C');
-    changes.push({ oldId: f[2]!, newId: f[3]!, status, path: tokens[i + (two ? 2 : 1)]!, oldPath: tokens[i + 1]! });
-    i += two ? 3 : 2;
-  }
-  return { changes, next: i };
-}
+const rawEntries = parseRawEntries;
 
 export function resolveCommit(git: Git, ref: string, what: string): string {
   if (ref.startsWith('-')) throw new GitError(`bad ${what} '${ref}'`);

@@ -75,13 +75,19 @@ function describe(args: string[]): string {
 /** Runs git and collects its output; never throws for a non-zero exit (GitError when git cannot start). */
 export function runGit(args: string[], call: GitCall): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: call.cwd, env: gitEnv(call), stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group, so that a timeout also stops what git started (ssh for a push, an alias).
+    const child = spawn('git', args, { cwd: call.cwd, env: gitEnv(call), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;
+    let settled = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
     }, call.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS);
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => err.push(d));
@@ -89,11 +95,21 @@ export function runGit(args: string[], call: GitCall): Promise<GitOutput> {
       clearTimeout(timer);
       reject(new GitError(`cannot run git (${describe(args)}): ${e.message}`));
     });
-    child.on('close', (code) => {
+    const finish = (code: number | null) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       let stderr = Buffer.concat(err).toString('utf8');
       if (timedOut) stderr = `${describe(args)} did not finish within ${Math.round((call.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS) / 1000)} s and was stopped\n${stderr}`;
       resolve({ code: timedOut ? 124 : (code ?? 1), stdout: Buffer.concat(out), stderr });
+    };
+    child.on('close', finish);
+    // After a timeout, a grandchild that escaped the group may still hold the pipes: do not wait for them.
+    child.on('exit', (code) => {
+      if (!timedOut) return;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      finish(code);
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(call.input ?? '');
