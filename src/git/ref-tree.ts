@@ -208,7 +208,8 @@ export async function casRef(
   reason: string,
   recovered?: (what: string) => void,
 ): Promise<'ok' | 'moved'> {
-  for (let attempt = 0; ; attempt++) {
+  const start = Date.now();
+  for (;;) {
     const r = await runGit(['update-ref', '-m', reason, ref, next, old ?? ZERO_SHA], call(repo));
     if (r.code === 0) return 'ok';
     const lockFile = join(repo.commonDir, `${ref}.lock`);
@@ -224,11 +225,10 @@ export async function casRef(
         recovered?.(`removed ${lockFile}, left by a git process that was killed while moving ${ref}`);
         continue;
       }
-      if (attempt < 200) {
-        await new Promise((res) => setTimeout(res, 5 + Math.random() * 20));
-        continue;
-      }
-      throw new GitError(`${lockFile} has existed for over ${Math.round(STALE_REF_LOCK_MS / 1000)} s while offhost waited; if no git process is running, remove it`);
+      // Bounded: a live git holds it for milliseconds, a dead one's is stale after STALE_REF_LOCK_MS.
+      if (Date.now() - start > STALE_REF_LOCK_MS + 5_000) throw new GitError(`${lockFile} keeps coming back: another process is moving ${ref} in a loop; nothing was changed`);
+      await new Promise((res) => setTimeout(res, 10 + Math.random() * 40));
+      continue;
     }
     if (/cannot lock ref|is at .* but expected|reference already exists|unable to resolve reference/i.test(r.stderr)) return 'moved';
     throw new GitError(`git update-ref ${ref} failed: ${r.stderr.trim()}`);
@@ -253,10 +253,13 @@ export async function hasObject(repo: Repo, sha: string): Promise<boolean> {
   return (await runGit(['cat-file', '-e', `${sha}^{commit}`], call(repo))).code === 0;
 }
 
-/** Fetches the remote's `ref` into `into` (objects and tracking ref). */
-export async function fetchRef(repo: Repo, remote: string, ref: string, into: string): Promise<void> {
-  const r = await runGit(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, `+${ref}:${into}`], call(repo, { timeoutMs: NET_TIMEOUT_MS }));
-  if (r.code !== 0 && !/cannot lock ref|couldn't find remote ref/i.test(r.stderr)) {
+/**
+ * Fetches the objects of the remote's `ref`, updating no ref and no FETCH_HEAD (no lock file that a killed
+ * fetch could leave behind; the caller swaps its own ref to the commit it then finds here).
+ */
+export async function fetchRef(repo: Repo, remote: string, ref: string): Promise<void> {
+  const r = await runGit(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, ref], call(repo, { timeoutMs: NET_TIMEOUT_MS }));
+  if (r.code !== 0 && !/couldn't find remote ref/i.test(r.stderr)) {
     throw new GitError(`git fetch ${remote} ${ref} failed: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`}`);
   }
 }

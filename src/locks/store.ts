@@ -143,11 +143,10 @@ export class LockStore {
     const local = await readRef(this.repo, LOCK_REF);
     if (!this.opts.remote) return local;
     const remote = this.opts.remote;
-    const tracking = `refs/offhost/remotes/${remote}/locks`;
     for (let i = 0; i < 20; i++) {
       const tip = await remoteRef(this.repo, remote, LOCK_REF);
       if (tip === null) return null;
-      if (!(await hasObject(this.repo, tip))) await fetchRef(this.repo, remote, LOCK_REF, tracking);
+      if (!(await hasObject(this.repo, tip))) await fetchRef(this.repo, remote, LOCK_REF);
       if (!(await hasObject(this.repo, tip))) continue; // moved between ls-remote and fetch
       if (local !== tip) await this.follow(local, tip);
       return tip;
