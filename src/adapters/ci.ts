@@ -23,7 +23,7 @@
 // and one `cat-file --batch` per phase for every blob: the process count does not grow with the commits or
 // the files.
 import { GitError } from '../errors.js';
-import { catFileInput, parseCatFileBatch, parseRawEntries, splitZ, type RawChange } from '../git/plumbing.js';
+import { catFileInput, EMPTY_TREE, parseCatFileBatch, parseRawEntries, splitZ, type RawChange } from '../git/plumbing.js';
 import { runGitSync } from '../git/run.js';
 import { lintLockContent } from '../locks/lint.js';
 import { classifyPath, DEFAULT_NOTICES_DIR } from '../locks/paths.js';
@@ -34,8 +34,11 @@ import type { Scanner } from './scan.js';
 export interface CiOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  base: string;
+  /** null: every commit reachable from head (the lock ref's whole history). */
+  base: string | null;
   head?: string;
+  /** Check the state at head too (default true; off for the lock ref, where expired locks await gc). */
+  checkHead?: boolean;
   /** CI's clock. */
   now: Date;
   noticesDir?: string;
@@ -114,16 +117,16 @@ export function openGit(cwd: string, env: NodeJS.ProcessEnv): { git: Git; root: 
 export function runCi(opts: CiOptions): CiResult {
   const { git, root } = openGit(opts.cwd, opts.env);
   const notices = (opts.noticesDir ?? DEFAULT_NOTICES_DIR).replace(/\/+$/, '');
-  const base = resolveCommit(git, opts.base, 'base');
+  const base = opts.base === null ? null : resolveCommit(git, opts.base, 'base');
   const head = resolveCommit(git, opts.head ?? 'HEAD', 'head');
-  const mb = git.run(['merge-base', base, head]);
-  if (mb.code !== 0) throw new GitError(`base ${opts.base} and head ${opts.head ?? 'HEAD'} have no common ancestor`);
-  const mergeBase = mb.stdout.toString('utf8').trim();
+  const mb = base === null ? null : git.run(['merge-base', base, head]);
+  if (mb && mb.code !== 0) throw new GitError(`base ${opts.base} and head ${opts.head ?? 'HEAD'} have no common ancestor`);
+  const mergeBase = mb ? mb.stdout.toString('utf8').trim() : EMPTY_TREE;
   const findings: Finding[] = [];
   const ctxBase = { severityForTime: 'error' as const, noticesDir: notices, ...(opts.skewSeconds === undefined ? {} : { skewSeconds: opts.skewSeconds }) };
 
   // --- 1. commits, oldest first ---------------------------------------------------------------------
-  const log = splitZ(git.ok(['log', '-z', '--reverse', '--topo-order', '--format=%H %P%x1f%ct', `${base}..${head}`, '--']));
+  const log = splitZ(git.ok(['log', '-z', '--reverse', '--topo-order', '--format=%H %P%x1f%ct', base === null ? head : `${base}..${head}`, '--']));
   const commits = log.map((rec) => {
     const [ids, ct] = rec.split('\u001f');
     const [sha, ...parents] = ids!.trim().split(' ').filter(Boolean);
@@ -256,7 +259,7 @@ export function runCi(opts: CiOptions): CiResult {
     }
   }
   const touched = new Set(prChanges.map((x) => x.path));
-  const headPaths = [...headLocks.keys()].filter((p) => classifyPath(p, notices).kind === 'active' && (opts.allLocks || touched.has(p)));
+  const headPaths = opts.checkHead === false ? [] : [...headLocks.keys()].filter((p) => classifyPath(p, notices).kind === 'active' && (opts.allLocks || touched.has(p)));
   const headText = git.blobs(headPaths.map((p) => headLocks.get(p)!).filter((id) => !text.has(id)));
   const headFound: Finding[] = [];
   for (const p of headPaths.sort()) {
@@ -291,7 +294,7 @@ export function runCi(opts: CiOptions): CiResult {
 
   return {
     root,
-    base,
+    base: base ?? EMPTY_TREE,
     head,
     mergeBase,
     commits: commits.length,

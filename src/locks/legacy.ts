@@ -4,13 +4,13 @@
 // archived the same hold (same session and started); `offhost lock gc` migrates live ones into the ref and
 // archives expired ones there. Read-only: HEAD's tree through git, never the working tree.
 import { parseLsTree } from '../git/plumbing.js';
-import { readPaths } from '../git/ref-tree.js';
+import { readPaths, readRef, readTree, type Repo } from '../git/ref-tree.js';
 import { runGit } from '../git/run.js';
 import { LockError } from '../errors.js';
 import { DEFAULT_SKEW_SECONDS } from './expiry.js';
 import { holderOf, type Holder } from './holder.js';
 import { parseRecord, type LockRecord, type LockTarget } from './record.js';
-import type { LockStore, Snapshot } from './store.js';
+import { LOCK_REF, type LockStore, type Snapshot } from './store.js';
 
 export interface BranchLock {
   /** Repository-relative path. */
@@ -88,4 +88,37 @@ export async function legacyHolder(s: LockStore, snap: Snapshot, t: LockTarget, 
   if (!l) return null;
   if (l.error || !l.holder) throw new LockError(`${l.error ?? 'unreadable'} (a lock committed to the branch; offhost cannot tell who holds the VM, so nothing was changed)`);
   return l.holder;
+}
+
+/**
+ * Whether the lock ref knows the hold that `text` (a lock file deleted from the branch) records: it holds it
+ * at `path` or archived it (same session and started). Removing such a migrated file from the branch is
+ * not a deletion of a lock (lint --staged).
+ */
+export async function refKnowsHold(repo: Repo, path: string, text: string, noticesDir: string): Promise<boolean> {
+  const tip = await readRef(repo, LOCK_REF);
+  if (!tip) return false;
+  const m = /\/lock-([^/]+)\.md$/.exec(path);
+  if (!m) return false;
+  const nd = noticesDir ? `${noticesDir}/` : '';
+  const isVm = path === `${nd}vm-active/lock-${m[1]}.md`;
+  const t: LockTarget = isVm ? { kind: 'vm', vm: m[1]! } : { kind: 'component', slug: m[1]! };
+  let rec: LockRecord;
+  try {
+    rec = parseRecord(Buffer.from(text, 'utf8'), t, path, path);
+  } catch {
+    return false;
+  }
+  const dir = `${nd}${isVm ? 'vm-active-archive' : 'archive'}`;
+  const { names } = await readTree(repo, tip, [], [dir]);
+  const wanted = [path, ...[...names].filter((p) => p.startsWith(`${dir}/lock-${m[1]}-`))];
+  for (const [p, data] of await readPaths(repo, tip, wanted)) {
+    try {
+      const r = parseRecord(data, t, p, p);
+      if (r.session === rec.session && r.started.getTime() === rec.started.getTime()) return true;
+    } catch {
+      /* not this hold */
+    }
+  }
+  return false;
 }

@@ -99,7 +99,7 @@ export async function acquire(s: LockStore, a: AcquireArgs): Promise<AcquireResu
   const ttl = a.ttlMinutes ?? DEFAULT_TTL_MINUTES;
   if (!Number.isInteger(ttl) || ttl <= 0) throw new LockError(`ttl_minutes must be a positive whole number of minutes, not ${ttl}`);
   if (!a.reason.trim()) throw new LockError('a lock needs a reason: one sentence saying which test or operation, and the ticket');
-  const conflict = viewConflict(s.repo, path);
+  const conflict = await viewConflict(s.repo, path);
   if (conflict) throw new LockError(conflict.why, conflict.path);
   const claimId = a.claim ? (a.claim.id ?? newClaimId()) : null;
   return s.transact<AcquireOutcome>(async (snap) => {
@@ -193,7 +193,7 @@ export async function release(s: LockStore, a: TargetArg & { session: string; ai
   const t = targetOf(a);
   const path = lockPathOf(t, s.nd);
   const name = targetName(t);
-  const conflict = a.claim ? null : viewConflict(s.repo, path);
+  const conflict = a.claim ? null : await viewConflict(s.repo, path);
   if (conflict) throw new LockError(conflict.why, conflict.path);
   return s.transact<ReleaseOutcome>(async (snap) => {
     const now = toSecond(s.clock.now());

@@ -102,11 +102,15 @@ export function handEditProblem(path: string, what: string): ViewProblem {
   };
 }
 
-/** Whether the view file of `path` is something other than what offhost wrote (hand edit, symlink, FIFO). */
-export function viewConflict(repo: Repo, path: string): ViewProblem | null {
+/**
+ * Whether the view file of `path` is something other than what offhost wrote (hand edit, symlink, FIFO). A
+ * path the branch tracks is a branch lock (legacy.ts), not a view.
+ */
+export async function viewConflict(repo: Repo, path: string): Promise<ViewProblem | null> {
   if (!repo.root) return null;
   const now = inspect(join(repo.root, path));
   if (now.kind === 'absent') return null;
+  if ((await tracked(repo, [path])).has(path)) return null;
   if (now.kind === 'other') return handEditProblem(path, now.what);
   const known = readManifest(repo)[path];
   return known && known.includes(now.hash) ? null : handEditProblem(path, 'was written or edited by hand');

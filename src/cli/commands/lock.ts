@@ -235,7 +235,7 @@ async function gcCmd(args: string[], io: Io): Promise<number> {
   const session = o.session ?? io.env.OFFHOST_SESSION ?? 'offhost-gc';
   const r = await gc(ctx.store, { session });
   for (const a of r.archived) io.stdout(`archived ${a.file} (session ${a.session}) as ${a.archive}: ${a.why}\n`);
-  for (const m of r.migrated) io.stdout(`migrated ${m} into refs/offhost/locks (the branch still carries the file: remove it in your next commit, \`git rm --cached ${m.replace(/^HEAD:/, '')}\`)\n`);
+  for (const m of r.migrated) io.stdout(`migrated ${m} into refs/offhost/locks (the branch still carries the file: remove it in your next commit with \`git rm ${m.replace(/^HEAD:/, '')}\` (offhost then shows it as a read-only view))\n`);
   for (const x of ctx.store.recovered) io.stdout(`recovered: ${x}\n`);
   if (r.archived.length === 0 && r.migrated.length === 0) io.stdout('no expired locks\n');
   else io.stdout(`commit ${r.commit?.slice(0, 10)}${r.pushed ? ', pushed' : ''}\n`);
