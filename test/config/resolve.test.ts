@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import { layerFromConfig } from '../../src/config/pack.js';
-import { resolveLayers, type Layer } from '../../src/config/resolve.js';
+import { resolveLayers, type Layer, type ResolvedConfig } from '../../src/config/resolve.js';
 import { ConfigError } from '../../src/errors.js';
 
 const HOME = { HOME: '/home/u' } as NodeJS.ProcessEnv;
@@ -29,12 +29,12 @@ function configError(layers: Layer[], env = HOME): ConfigError {
 
 describe('what a later layer does to an earlier one', () => {
   it.each([
-    ['overrides a scalar', 'role: vm\nroot: /srv/mono/\n', (c) => ({ role: c.role, root: c.root }), { role: 'vm', root: '/srv/mono' }],
-    ['adds a VM and replaces one by id', 'vms:\n  - { id: s.h1.dev-b, backend: ssh, host: other }\n  - { id: s.h2.dev-c, backend: lima }\n', (c) => [...c.vms.values()].map((v) => `${v.id}:${v.backend}`), ['s.h1.dev-a:incus', 's.h1.dev-b:ssh', 's.h2.dev-c:lima']],
-    ['replaces a route by name, keeps the others', 'routes:\n  ra: { vms: [s.h1.dev-b] }\n  rb: { vms: [s.h1.dev-a, s.h1.dev-b] }\n', (c) => [...c.routes.values()].map((r) => `${r.name}=${r.vms.join('+')}`), ['ra=s.h1.dev-b', 'rb=s.h1.dev-a+s.h1.dev-b']],
-    ['appends rules, replaces one by id in place', `rules:\n${rule('three')}${rule('one', '', 'allow')}`, (c) => c.rules.map((r) => `${r.id}:${r.decision}`), ['one:allow', 'two:deny', 'three:deny']],
-    ['turns a rule off by id', 'disable: [one]\n', (c) => c.rules.map((r) => r.id), ['two']],
-    ['sets lock and hook settings over the defaults', 'locks: { push: true, poll_seconds: 5 }\nhook: { mode: suggest }\n', (c) => ({ locks: c.locks, hook: c.hook }), { locks: { noticesDir: 'meta/context/notices', push: true, skewSeconds: 120, pollSeconds: 5 }, hook: { mode: 'suggest' } }],
+    ['overrides a scalar', 'role: vm\nroot: /srv/mono/\n', (c: ResolvedConfig) => ({ role: c.role, root: c.root }), { role: 'vm', root: '/srv/mono' }],
+    ['adds a VM and replaces one by id', 'vms:\n  - { id: s.h1.dev-b, backend: ssh, host: other }\n  - { id: s.h2.dev-c, backend: lima }\n', (c: ResolvedConfig) => [...c.vms.values()].map((v) => `${v.id}:${v.backend}`), ['s.h1.dev-a:incus', 's.h1.dev-b:ssh', 's.h2.dev-c:lima']],
+    ['replaces a route by name, keeps the others', 'routes:\n  ra: { vms: [s.h1.dev-b] }\n  rb: { vms: [s.h1.dev-a, s.h1.dev-b] }\n', (c: ResolvedConfig) => [...c.routes.values()].map((r) => `${r.name}=${r.vms.join('+')}`), ['ra=s.h1.dev-b', 'rb=s.h1.dev-a+s.h1.dev-b']],
+    ['appends rules, replaces one by id in place', `rules:\n${rule('three')}${rule('one', '', 'allow')}`, (c: ResolvedConfig) => c.rules.map((r) => `${r.id}:${r.decision}`), ['one:allow', 'two:deny', 'three:deny']],
+    ['turns a rule off by id', 'disable: [one]\n', (c: ResolvedConfig) => c.rules.map((r) => r.id), ['two']],
+    ['sets lock and hook settings over the defaults', 'locks: { push: true, poll_seconds: 5 }\nhook: { mode: suggest }\n', (c: ResolvedConfig) => ({ locks: c.locks, hook: c.hook }), { locks: { noticesDir: 'meta/context/notices', push: true, skewSeconds: 120, pollSeconds: 5 }, hook: { mode: 'suggest' } }],
   ] as const)('%s', (_what, text, view, expected) => {
     const resolved = resolveLayers([BASE, layer('project.yaml', text)], HOME);
     expect(view(resolved as never)).toEqual(expected);
