@@ -118,7 +118,7 @@ function yieldsToInner(outer: CommandDecision, all: CommandDecision[]): boolean 
   const name = outer.command.program;
   if (name === null) return false;
   const depth = outer.command.via.length;
-  return all.some((d) => d !== outer && d.decision === 'reroute' && d.rule!.route !== outer.rule!.route && d.command.span === outer.command.span && d.command.via.length > depth && d.command.via[depth] === name);
+  return all.some((d) => d !== outer && d.decision === 'reroute' && d.command.span === outer.command.span && d.command.via.length > depth && d.command.via[depth] === name);
 }
 
 export function decide(commands: SimpleCommand[], rules: Rule[], role: Role): LineDecision {
@@ -133,7 +133,7 @@ export function decide(commands: SimpleCommand[], rules: Rule[], role: Role): Li
   if (top.decision === 'reroute') {
     const rerouted = decided.filter((d) => d.decision === 'reroute' && !yieldsToInner(d, decided));
     const routes = new Set(rerouted.map((d) => d.rule!.route));
-    if (routes.size === 1 && !routes.has(top.rule!.route)) top = rerouted[0]!;
+    if (routes.size === 1 && yieldsToInner(top, decided)) top = rerouted[0]!;
     if (routes.size > 1) {
       return {
         decision: 'deny',

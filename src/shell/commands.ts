@@ -134,11 +134,14 @@ function walkCommand(cmd: Command, st: State, ctx: Ctx, stdin?: Stdin): void {
     }
     case 'AndOr': {
       // `cd x && make`: what follows `&&` runs only if the `cd` worked, so not where a failed one stays.
+      // Only a simple command's own failure is meant (a group may have forgiven a failing cd inside).
       let before = st.altCwds;
+      let prev = cmd.first;
       walkCommand(cmd.first, st, ctx, stdin);
       for (const r of cmd.rest) {
-        if (r.op === '&&' && st.altCwds !== before) st.altCwds = st.altCwds.filter((d) => before.includes(d));
+        if (r.op === '&&' && prev.type === 'Simple' && st.altCwds !== before) st.altCwds = st.altCwds.filter((d) => before.includes(d));
         before = st.altCwds;
+        prev = r.command;
         walkCommand(r.command, st, ctx);
       }
       return;

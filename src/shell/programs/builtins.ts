@@ -194,8 +194,25 @@ export function arithmeticVars(text: string, call: Pick<Call, 'st' | 'ctx' | 'sp
   }
 }
 
+/** Substitutions in a subscript of a name a builtin takes (`declare a[$(cmd)]=1`, `unset 'a[$(cmd)]'`): bash runs them. */
+function subscripts(call: Call, w: Walker): void {
+  for (const f of call.fields.slice(1)) {
+    const m = /^[A-Za-z_][A-Za-z0-9_]*\[(.*)\](?:[+]?=|$)/s.exec(f.value);
+    if (!m) continue;
+    for (const sub of m[1]!.match(/\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`/g) ?? []) {
+      const inner = sub.startsWith('`') ? sub.slice(1, -1) : sub.slice(2, -1);
+      // The subscript is text the parser left whole (a bracket, not a glob): its substitutions parse here.
+      w.runScript({ value: inner, known: true }, 'subscript', call.cwd, call.env, call.st, call.ctx, call.span, `${call.name} ${f.value.slice(0, f.value.indexOf('['))}[…]`, { shared: true });
+    }
+    arithmeticVars(m[1]!, call, w);
+  }
+}
+
+const NAME_TAKERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly', 'unset', 'read', 'printf', 'mapfile', 'readarray']);
+
 function walk(call: Call, w: Walker): void {
   const { name, fields, st } = call;
+  if (NAME_TAKERS.has(name) && fields.some((f) => f.value.includes('['))) subscripts(call, w);
   switch (name) {
     case 'cd':
     case 'pushd':
@@ -325,6 +342,8 @@ export const builtins: ProgramModule = {
       { line: 'printf -v c %s make; $c build-safe', runs: 'make build-safe' },
       { line: 'hash -p /usr/bin/make b; b build-safe', runs: '/usr/bin/make build-safe' },
       { line: "x='a[$(make build-safe)]'; (( x ))", runs: 'make build-safe' },
+      { line: 'declare a[$(make build-safe)]=1', runs: 'make build-safe' },
+      { line: "unset 'a[$(make build-safe)]'", runs: 'make build-safe' },
       { line: 'command make build', runs: 'make build' },
       { line: 'exec make build', runs: 'make build' },
     ],
@@ -341,25 +360,28 @@ export const builtins: ProgramModule = {
 /**
  * `ln -s TARGET LINK` (`-sf`, `-sfn`, `--symbolic`, `-T`): later paths through LINK are TARGET's
  * (`ln -s ~/dev/koder/engines/lang/koda /tmp/k; cd /tmp/k && make build-safe` builds the engine).
+ * `cp -r TREE COPY` likewise: a copy of the engine builds like the engine.
  */
 function link(call: Call, w: Walker): void {
   w.emitSelf(call);
   const f = call.fields;
-  let symbolic = false;
+  // `cp -r engines/lang/koda /tmp/k`: a copy of a tree builds like the tree (judged as it).
+  let symbolic = call.name === 'ln' ? false : f.some((a) => a.known && /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/.test(a.value));
   let noTargetDir = false;
   const pos: Field[] = [];
   let targetDir: Field | null = null;
   for (let i = 1; i < f.length; i++) {
     const a = f[i]!;
     if (a.known && a.value.startsWith('--')) {
-      if (a.value === '--symbolic') symbolic = true;
+      if (a.value === '--symbolic' && call.name === 'ln') symbolic = true;
       else if (a.value === '--no-target-directory' || a.value === '--no-dereference') noTargetDir = true;
       else if (a.value.startsWith('--target-directory=')) targetDir = { value: a.value.slice(19), known: true };
       continue;
     }
     if (a.known && a.value.startsWith('-') && a.value.length > 1) {
-      if (a.value.includes('s')) symbolic = true;
-      if (/[Tn]/.test(a.value)) noTargetDir = true;
+      if (call.name === 'ln' && a.value.includes('s')) symbolic = true;
+      if (/[Tn]/.test(a.value) && call.name === 'ln') noTargetDir = true;
+      if (/T/.test(a.value)) noTargetDir = true;
       if (a.value.endsWith('t')) targetDir = f[++i] ?? null;
       continue;
     }
@@ -376,21 +398,25 @@ function link(call: Call, w: Walker): void {
   const paths = targetDir || linkField.value.endsWith('/') || linkField.value === '.' ? [`${linkPath}/${base}`] : noTargetDir ? [linkPath] : [linkPath, `${linkPath}/${base}`];
   for (linkPath of paths) {
     // A relative target is relative to the link's directory.
-    const dest = resolveDir(linkPath.slice(0, linkPath.lastIndexOf('/')) || '/', target);
+    const dest = resolveDir(call.name === 'cp' ? call.cwd : linkPath.slice(0, linkPath.lastIndexOf('/')) || '/', target);
     if (dest !== null && dest !== linkPath) (call.ctx.links ??= new Map()).set(linkPath, dest);
   }
 }
 
 export const filesystem: ProgramModule = {
   family: 'filesystem',
-  names: ['ln'],
+  names: ['ln', 'cp'],
   walk: link,
   examples: {
     match: [
       { line: 'ln -s ~/dev/koder/engines/lang/koda /tmp/k; cd /tmp/k && make build-safe', runs: 'make build-safe', in: '/home/koder/dev/koder/engines/lang/koda' },
       { line: 'ln -sfn /home/koder/dev/koder/engines /tmp/e && make -C /tmp/e/lang/koda build', runs: 'make -C /tmp/e/lang/koda build', in: '/home/koder/dev/koder/engines/lang/koda' },
+      { line: 'cp -r engines/lang/koda /tmp/kcopy && make -C /tmp/kcopy build', runs: 'make -C /tmp/kcopy build', in: '/home/koder/dev/koder/engines/lang/koda' },
     ],
-    not_match: [{ line: 'ln ~/dev/koder/engines/lang/koda/Makefile /tmp/k; cd /tmp && make build-safe', runs: 'make build-safe', in: '/home/koder/dev/koder/engines/lang/koda' }],
+    not_match: [
+      { line: 'ln ~/dev/koder/engines/lang/koda/Makefile /tmp/k; cd /tmp && make build-safe', runs: 'make build-safe', in: '/home/koder/dev/koder/engines/lang/koda' },
+      { line: 'cp engines/lang/koda/Makefile /tmp/k && make -C /tmp/k build', runs: 'make -C /tmp/k build', in: '/home/koder/dev/koder/engines/lang/koda' },
+    ],
   },
 };
 
