@@ -39,7 +39,12 @@ export function layerFromConfig(cfg: ConfigFile, file: string, text?: string): L
     seen.add(r.id);
     const line = lineOfRule(text, r.id);
     const spec = { ...r, source: { file, ...(line ? { line } : {}) } } as RuleSpec;
-    rules.push(compileRule(spec, compileGlob, compilePathGlob));
+    try {
+      rules.push(compileRule(spec, compileGlob, compilePathGlob));
+    } catch (err) {
+      // An unknown shared list (`@name`) or grammar: named with the rule.
+      throw new ConfigError(`rule '${r.id}': ${(err as Error).message}`, file, line);
+    }
   }
   const { rules: _r, ...rest } = cfg;
   return { ...rest, file, rules };

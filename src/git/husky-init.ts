@@ -9,6 +9,7 @@
 // only deletes a lock would not reach it: the pre-commit hook also runs `offhost lint --staged` itself when the
 // staged change deletes something under the notices folder.
 import { spawnSync } from 'node:child_process';
+import { runGitSync } from './run.js';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative } from 'node:path';
@@ -127,8 +128,8 @@ function mergeLintStagedYaml(doc: Document.Parsed, glob: string, command: string
 }
 
 function gitOut(args: string[], cwd: string, env: NodeJS.ProcessEnv): { ok: boolean; out: string } {
-  const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
-  return { ok: r.status === 0, out: (r.stdout ?? '').trim() };
+  const r = runGitSync(args, { cwd, env });
+  return { ok: r.code === 0, out: r.stdout.toString('utf8').trim() };
 }
 
 /** The lines offhost adds to `.husky/pre-commit`. */

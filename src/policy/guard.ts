@@ -125,7 +125,7 @@ export function selfTest(config: GuardConfig, rules: Rule[] = config.rules): Sel
       let hit = false;
       try {
         const cmds = commandsOf(parse(line), line, { cwd, env: { HOME: config.home ?? undefined } });
-        hit = cmds.some((c) => matchRule(rule, c) === 'yes');
+        hit = cmds.some((c) => !(c.infoOnly && rule.decision !== 'allow') && matchRule(rule, c) === 'yes');
       } catch (err) {
         failures.push({ rule: rule.id, kind, line, cwd, problem: `the example does not parse: ${(err as Error).message}`, ...(rule.source ? { source: rule.source } : {}) });
         return;

@@ -25,7 +25,7 @@ import {
   startHeartbeats,
   type LifecycleContext,
   type LockTarget,
-} from '../../locks/lifecycle.js';
+} from '../lock-context.js';
 import { DEFAULT_TTL_MINUTES } from '../../locks/schema.js';
 import { contextFor, reportAcquire, settingsFrom, type LockSettings } from './lock.js';
 
