@@ -51,16 +51,25 @@ export function routeFor(config: GuardConfig, routeName: string, line: string, c
   const route = config.routes.get(routeName);
   if (!route) throw new ConfigError(`no route named '${routeName}'`);
   const vmId = route.vms[0]!;
-  const vm = config.vms.get(vmId)!;
   const mappings = [...route.pathMap, ...config.pathMap];
   // The VM sees the monorepo (R6), not the rest of the laptop: a line started outside it (say in /tmp)
   // starts at the monorepo root on the VM, where its absolute `cd`s still work.
   const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
   const seen = config.root === null || under(cwd, config.root) || mappings.some((m) => under(cwd, m.from));
   const vmCwd = mapPath(seen ? cwd : config.root!, mappings);
-  // `~` in the line must mean the same directory on the VM as here (R6: same paths).
+  return { name: routeName, vm: vmId, cwd: vmCwd, command: lineOnVm(config, route, vmId, line, vmCwd) };
+}
+
+/**
+ * The command that runs `line` on one VM of a route (the route's first for the guard; the one a pool
+ * gave for `offhost run`), in `vmCwd`, with `~` meaning the same directory there as here (R6).
+ */
+export function lineOnVm(config: GuardConfig, route: RouteConfig, vmId: string, line: string, vmCwd: string): string {
+  const vm = config.vms.get(vmId);
+  if (!vm) throw new ConfigError(`route ${route.name}: VM ${vmId} has no entry in the configuration's vms`);
+  const mappings = [...route.pathMap, ...config.pathMap];
   const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, mappings) } : {};
-  return { name: routeName, vm: vmId, cwd: vmCwd, command: renderLine(vm, line, vmCwd, env) };
+  return renderLine(vm, line, vmCwd, env);
 }
 
 function denied(rule: string, reason: string, commands: Verdict['commands'] = []): GuardVerdict {

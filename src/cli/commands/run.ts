@@ -12,9 +12,8 @@ import { Command, CommanderError } from 'commander';
 import { EXIT, isOffhostError, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { loadGuard } from '../../config/load-guard.js';
-import type { GuardVerdict } from '../../policy/guard.js';
-import { mapPath, probeBackend, renderLine } from '../../routes/index.js';
-import type { VmSpec } from '../../routes/index.js';
+import { lineOnVm, type GuardVerdict } from '../../policy/guard.js';
+import { probeBackend } from '../../routes/index.js';
 import type { ResolvedConfig, RouteConfig } from '../../config/resolve.js';
 import {
   acquireFirstFree,
@@ -299,11 +298,7 @@ async function underLock(
   let command = route.command;
   if (vmId !== route.vm) {
     try {
-      const spec = config.vms.get(vmId) as VmSpec | undefined;
-      if (!spec) throw new UsageError(`route ${route.name}: VM ${vmId} has no entry in the configuration's vms`);
-      const mappings = [...(routeCfg?.pathMap ?? []), ...config.pathMap];
-      const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, mappings) } : {};
-      command = renderLine(spec, line, route.cwd, env);
+      command = lineOnVm(config, routeCfg ?? { name: route.name, vms: [route.vm], pathMap: [] }, vmId, line, route.cwd);
     } catch (err) {
       await archive();
       throw err;
