@@ -4,8 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
-import { join } from 'node:path';
-const bins = Object.fromEntries(process.argv.slice(2).map((a) => a.split('=')));
+import { join, resolve } from 'node:path';
+const bins = Object.fromEntries(process.argv.slice(2).map((a) => { const [k, v] = a.split('='); return [k, resolve(v)]; }));
 const home = mkdtempSync(join(tmpdir(), 'offhost-ab-'));
 const cwd = join(home, 'dev', 'koder', 'engines', 'lang', 'koda');
 mkdirSync(cwd, { recursive: true });
@@ -26,7 +26,9 @@ for (const [name, run] of Object.entries(cases).filter(([n]) => !process.env.CAS
   const keys = Object.keys(bins);
   for (let i = 0; i < N; i++) {
     res['node -e 0'].push(t(['-e', '0']));
-    for (const k of i % 2 ? keys : [...keys].reverse()) res[k].push(run(bins[k]));
+    // Every build takes every position in turn (the one after node -e 0, the middle, the last).
+    const order = keys.map((_, j) => keys[(i + j) % keys.length]);
+    for (const k of order) res[k].push(run(bins[k]));
   }
   const base = res['node -e 0'];
   const bw = med(base.map((x) => x.ms)); const bc = base.reduce((a, x) => a + x.cpu, 0);
