@@ -159,5 +159,12 @@ describe('offhost lint --lock-ref', () => {
     const r = await offhost(['lint', '--lock-ref', '--since', before], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('lock-stolen');
+    // offhost ci checks it too when asked (a job run on a push of the lock ref).
+    const ci = await offhost(['ci', '--base', 'HEAD', '--no-scan', '--no-summary', '--lock-ref', '--lock-ref-since', before], { cwd: dir });
+    expect(ci.code).toBe(1);
+    expect(ci.stdout).toContain('refs/offhost/locks: commit');
+    expect(ci.stdout).toContain('lock-stolen');
+    const ciClean = await offhost(['ci', '--base', 'HEAD', '--no-scan', '--no-summary', '--lock-ref', '--lock-ref-since', c], { cwd: dir });
+    expect(ciClean.code, ciClean.stdout).toBe(0);
   });
 });
