@@ -225,9 +225,9 @@ export class LockStore {
     const msg = err instanceof Error ? err.message : String(err);
     if (isOffhostError(err) && !(err instanceof GitError)) return err as Error;
     const hint = /Read-only file system|EROFS/i.test(msg)
-      ? 'the repository is on a read-only file system: make it writable'
+      ? `${this.repo.commonDir} is on a read-only file system: make it writable`
       : /No space left|ENOSPC|disk quota/i.test(msg)
-        ? 'the disk is full: free some space'
+        ? `the disk holding ${this.repo.commonDir} is full: free some space`
         : /remote|push|fetch|ls-remote/i.test(msg)
           ? `check that the remote ${this.opts.remote ?? ''} is reachable`
           : `see git's message (repository ${this.repo.commonDir})`;
