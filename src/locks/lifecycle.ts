@@ -286,7 +286,7 @@ export async function status(s: LockStore): Promise<StoreStatus> {
     const branch: StatusEntry[] = [];
     for (const l of await legacyLocks(s, snap, now)) branch.push(l.holder ? { file: l.file, holder: l.holder } : { file: l.file, holder: null, error: l.error ?? 'unreadable' });
     return { result: { tip: snap.tip, locks, branch } };
-  });
+  }, { readOnly: true });
   return { tip: r.tip, locks: r.locks, branch: r.branch, recovered: [...s.recovered], view: s.viewProblems };
 }
 

@@ -172,11 +172,19 @@ export class LockStore {
    * outside its result; its changes are committed on that snapshot's tip and the ref is swapped, or the
    * whole thing is retried on the new tip.
    */
-  async transact<R>(decide: (s: Snapshot) => Promise<Plan<R>>): Promise<R & Committed> {
+  async transact<R>(decide: (s: Snapshot) => Promise<Plan<R>>, how: { readOnly?: boolean } = {}): Promise<R & Committed> {
     const deadline = Date.now() + (this.opts.deadlineMs ?? 60_000);
     let delay = 5;
     for (let attempt = 0; ; attempt++) {
-      const tip = await this.base();
+      let tip: string | null;
+      try {
+        tip = await this.base();
+      } catch (err) {
+        // A read (status) still answers when the remote cannot be reached: from this clone's copy, saying so.
+        if (!how.readOnly || !this.opts.remote) throw this.unchanged(err);
+        tip = await readRef(this.repo, LOCK_REF);
+        this.note(`the remote ${this.opts.remote} could not be read (${(err as Error).message.split('\n')[0]}): showing this clone's copy of ${LOCK_REF}`);
+      }
       const snap = await this.snapshot(tip);
       const plan = await decide(snap);
       if (!plan.changes || plan.changes.size === 0) {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIVE, REF, VM, cleanEnv, ensureBuilt, g, offhost, read, sessionEnv, tempRepo } from './lifecycle-helpers.js';
+import { ACTIVE, REF, VM, bareWithClones, cleanEnv, ensureBuilt, g, offhost, read, sessionEnv, tempRepo } from './lifecycle-helpers.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -137,6 +137,25 @@ describe('crash leftovers', () => {
     const st = await offhost(['lock', 'status'], { cwd: dir, env: sessionEnv('a') });
     expect(st.stdout).toContain('recovered: removed');
     expect(st.stdout).toContain('index-');
+  });
+});
+
+describe('an unreachable remote', () => {
+  it('status answers from this clone, saying so; a change is exit 2 naming the remote, nothing changed', async () => {
+    const { clones } = bareWithClones(1);
+    const c = clones[0]!;
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'x', '--push'], { cwd: c, env: sessionEnv('a') })).code).toBe(0);
+    const tip = g(c, 'rev-parse', REF);
+    g(c, 'remote', 'set-url', 'origin', join(c, '..', 'gone.git'));
+    const st = await offhost(['lock', 'status', '--push'], { cwd: c, env: sessionEnv('a') });
+    expect(st.code, st.stderr).toBe(0);
+    expect(st.stdout).toContain('could not be read');
+    expect(st.stdout).toContain(VM);
+    const rel = await offhost(['lock', 'release', VM, '--push'], { cwd: c, env: sessionEnv('a') });
+    expect(rel.code).toBe(2);
+    expect(rel.stderr).toContain('origin');
+    expect(rel.stderr).toContain('nothing was changed');
+    expect(g(c, 'rev-parse', REF)).toBe(tip);
   });
 });
 
