@@ -8,7 +8,7 @@ import { EXIT, UsageError } from '../errors.js';
 import type { Clock } from '../types.js';
 import type { Io } from './io.js';
 import { parseNowOption } from './commander.js';
-import { loadConfig } from '../policy/guard.js';
+import { loadConfig } from '../config/load-config.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { isCanonicalVmId, vmIdProblem } from '../locks/schema.js';
 import { openLockStore, type LockStore } from '../locks/store.js';

@@ -18,6 +18,7 @@ import { ConfigError, GitError, UsageError, positionAt } from '../errors.js';
 import type { Io } from '../cli/io.js';
 import { DEFAULT_NOTICES_DIR } from '../locks/paths.js';
 import { repoRoot } from './staged.js';
+import { singleQuote } from '../routes/quote.js';
 
 export const LINT_COMMAND = 'offhost lint --staged';
 export const HOOK_MARKER = '# offhost: VM lock checks (added by offhost init)';
@@ -138,7 +139,7 @@ export function hookLines(noticesDir: string, needLintStaged: boolean, needDelet
   if (needDeletionCheck) {
     lines.push(
       '# lint-staged never sees deleted files: check a change that deletes a lock (or an archive) directly',
-      `git diff --cached --quiet --diff-filter=D -- '${noticesDir.replace(/'/g, `'\\''`)}' || ${LINT_COMMAND}`,
+      `git diff --cached --quiet --diff-filter=D -- ${singleQuote(noticesDir)} || ${LINT_COMMAND}`,
     );
   }
   return lines;

@@ -110,6 +110,8 @@ const WORKER_TAG = 'offhost-lint-worker';
 
 interface WorkerJob {
   tag: typeof WORKER_TAG;
+  /** The command whose module a worker started on a bundle loads (src/cli/cold.ts). */
+  command: 'lint';
   files: string[];
   cwd: string;
   ctx: Omit<LockCheckContext, 'now'> & { now: number };
@@ -122,13 +124,13 @@ async function lintFiles(files: readonly string[], cwd: string, ctx: LockCheckCo
   // By default as many threads as there are idle cores (up to 4): on a busy machine threads only add overhead.
   const idle = Math.floor(availableParallelism() - loadavg()[0]! + 0.5);
   const cores = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, 16) : Math.max(1, Math.min(4, idle));
-  if (files.length < PARALLEL_MIN_FILES || cores < 2 || !self.endsWith('.mjs')) return lintFilesHere(files, cwd, ctx);
+  if (files.length < PARALLEL_MIN_FILES || cores < 2 || !self.endsWith('.cjs')) return lintFilesHere(files, cwd, ctx);
   const size = Math.ceil(files.length / cores);
   const slices = Array.from({ length: cores }, (_, i) => files.slice(i * size, (i + 1) * size));
   const jobs = slices.slice(1).map(
     (slice) =>
       new Promise<Finding[]>((resolveJob, rejectJob) => {
-        const job: WorkerJob = { tag: WORKER_TAG, files: slice, cwd, ctx: { ...ctx, now: ctx.now.getTime() } };
+        const job: WorkerJob = { tag: WORKER_TAG, command: 'lint', files: slice, cwd, ctx: { ...ctx, now: ctx.now.getTime() } };
         const w = new Worker(new URL(self), { workerData: job });
         w.once('message', (m: Finding[]) => resolveJob(m));
         w.once('error', rejectJob);

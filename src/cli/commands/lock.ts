@@ -2,7 +2,7 @@
 // the lock store (refs/offhost/locks, src/locks/store.ts). Exit 0: the caller holds (or released) the lock;
 // 1: another session (or a run) holds it, or R7 order refused; 2: error (nothing changed).
 import { Command, CommanderError } from 'commander';
-import { EXIT, OffhostError, UsageError } from '../../errors.js';
+import { EXIT, isOffhostError, type OffhostError, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { formatUtc } from '../../locks/schema.js';
 import { acquireFirstFree, gc, heartbeat, release, status } from '../../locks/lifecycle.js';
@@ -59,7 +59,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   } catch (err) {
     // Reported here rather than by main: a lazily loaded command bundle may carry its own copy of the
     // error classes, so main's instanceof check would not recognise them (and would print a stack).
-    if (err instanceof OffhostError || isLockLost(err)) {
+    if (isOffhostError(err) || isLockLost(err)) {
       io.stderr(`offhost lock: ${(err as OffhostError).message}\n`);
       return (err as OffhostError).exitCode;
     }

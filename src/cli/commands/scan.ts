@@ -11,11 +11,13 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { runGitSync, topLevelSync } from '../../git/run.js';
 import { splitZ } from '../../git/plumbing.js';
 import { UsageError } from '../../errors.js';
-import { loadGuard } from '../../policy/guard.js';
+import { loadGuard } from '../../config/load-guard.js';
+import { withRunRewrite } from '../run-rewrite.js';
 import { Scanner, scanSettings } from '../../adapters/scan.js';
 import type { Finding } from '../../types.js';
 import type { Io } from '../io.js';
-import { emit, formatKind, parseWith } from '../../report/output.js';
+import { emit, formatKind } from '../../report/output.js';
+import { parseWith } from '../commander.js';
 import { collectPaths } from '../commander.js';
 
 interface Opts {
@@ -65,7 +67,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const settings = scanSettings(guard.config, io.env, guard.config.locks?.noticesDir);
   // Each committed file is scanned on its own; a script a line runs is not read again from the disk (in CI
   // the working tree is not the commit being judged).
-  const scanner = new Scanner({ classify: (l, at) => guard.classify(l, { ...at, files: false }), settings, env: io.env });
+  const scanner = new Scanner({ classify: (l, at) => withRunRewrite(guard.classify(l, { ...at, files: false }), l), settings, env: io.env });
 
   let files: string[];
   if (paths.length === 0) {
