@@ -1,7 +1,7 @@
 // Per-run claims on a lock: a session holds the lock, each `offhost run` under it holds a claim (id, pid,
 // host, command, started, heartbeat). Pure, except the liveness probe of a same-host pid.
 import { randomBytes } from 'node:crypto';
-import type { Claim, LockRecord } from './record.js';
+import type { Claim, LockRecord } from './lock-types.js';
 import { parseUtc } from './schema.js';
 
 export interface ClaimSpec {

@@ -2,7 +2,7 @@
 // them): their frontmatter names a component instead of a VM and is read loosely (the policy gives them
 // no schema beyond session and started). Paths: paths.ts (componentLockPath, componentArchivePath). Pure.
 import { LockError } from '../errors.js';
-import type { LockRecord, LockTarget } from './record.js';
+import type { LockRecord, LockTarget } from './lock-types.js';
 import { parseClaims } from './claims.js';
 import { DEFAULT_TTL_MINUTES, parseUtc } from './schema.js';
 

@@ -6,6 +6,7 @@
 import { stringify } from 'yaml';
 import { LockError } from '../errors.js';
 import type { Lock } from '../types.js';
+import type { Claim, LockRecord, LockTarget } from './lock-types.js';
 import { lockState, type LockStateName } from './expiry.js';
 import { parseLockBuffer, readFrontmatterLoose } from './parse.js';
 import { activeLockPath, componentLockPath } from './paths.js';
@@ -13,29 +14,7 @@ import { formatUtc, parseUtc, vmIdProblem } from './schema.js';
 import { parseComponentRecord } from './component.js';
 import { parseClaims } from './claims.js';
 
-export type LockTarget = { kind: 'vm'; vm: string } | { kind: 'component'; slug: string };
-
-export interface Claim {
-  id: string;
-  pid: number;
-  host: string;
-  command: string;
-  started: Date;
-  heartbeat?: Date;
-}
-
-export interface LockRecord {
-  target: LockTarget;
-  session: string;
-  ai: string;
-  started: Date;
-  heartbeat?: Date;
-  ttlMinutes: number;
-  reason: string;
-  body: string;
-  explicit: boolean;
-  claims: Claim[];
-}
+export type { Claim, LockRecord, LockTarget } from './lock-types.js';
 
 export function targetName(t: LockTarget): string {
   return t.kind === 'vm' ? t.vm : t.slug;
