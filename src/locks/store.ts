@@ -188,7 +188,7 @@ export class LockStore {
       const snap = await this.snapshot(tip);
       const plan = await decide(snap);
       if (!plan.changes || plan.changes.size === 0) {
-        await this.view(snap.files);
+        await this.view(snap.files, snap.tip);
         return { ...plan.result, commit: null, pushed: false };
       }
       let commit: string;
@@ -218,7 +218,7 @@ export class LockStore {
           if (c === null) files.delete(p);
           else files.set(p, Buffer.from(c, 'utf8'));
         }
-        await this.view(files);
+        await this.view(files, commit);
         return { ...plan.result, commit, pushed: Boolean(this.opts.remote) };
       }
       if (Date.now() > deadline) {
@@ -242,9 +242,11 @@ export class LockStore {
     return new LockError(`the lock change could not be made (${msg.split('\n')[0]}): ${hint}, then retry; nothing was changed`);
   }
 
-  /** Rewrites the read-only view; its problems are kept for status and logged. */
-  async view(files: Map<string, Buffer>): Promise<void> {
+  /** Rewrites the read-only view from the snapshot at `tip`; its problems are kept for status and logged. */
+  async view(files: Map<string, Buffer>, tip: string | null): Promise<void> {
     if (this.opts.view === false || !this.repo.root) return;
+    // A newer change has moved the ref since: its process writes the view (never an older picture over it).
+    if ((await readRef(this.repo, LOCK_REF)) !== tip) return;
     this.viewProblems = await refreshView(this.repo, [this.dirs.active, this.dirs.components], files);
     for (const p of this.viewProblems) this.log(`view: ${p.path} ${p.why}`);
   }
