@@ -43,6 +43,8 @@ export function settingsFrom(config: ResolvedConfig, env: NodeJS.ProcessEnv): Lo
     pools: new Map([...config.routes].map(([name, r]) => [name, [...r.vms]])),
   };
   if (config.root) s.root = config.root;
+  if (config.locks.remote) s.remote = config.locks.remote;
+  if (config.locks.commitMessage) s.message = config.locks.commitMessage;
   if (env.OFFHOST_NOTICES_DIR) s.noticesDir = env.OFFHOST_NOTICES_DIR;
   if (env.OFFHOST_LOCK_PUSH !== undefined && env.OFFHOST_LOCK_PUSH !== '') s.push = /^(1|true|yes)$/i.test(env.OFFHOST_LOCK_PUSH);
   if (env.OFFHOST_LOCK_REMOTE) s.remote = env.OFFHOST_LOCK_REMOTE;

@@ -25,7 +25,7 @@ export interface ResolvedConfig {
   rules: Rule[];
   hook: { mode?: 'rewrite' | 'suggest'; allowRewrite?: boolean };
   scan: { vmGlobs?: string[]; ignore?: string[]; markdownGlobs?: string[]; laptopRunners?: string[]; laptopRoot?: string; dockerfileIsLaptop?: boolean };
-  locks: { noticesDir: string; push: boolean; skewSeconds: number; pollSeconds: number };
+  locks: { noticesDir: string; push: boolean; skewSeconds: number; pollSeconds: number; remote?: string; commitMessage?: string };
   audit: { path?: string; maxBytes?: number };
   /** The files that contributed, lowest layer first (`<built-in>` for the pack). */
   sources: string[];
@@ -59,7 +59,7 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   const disabled = new Map<string, string>();
   const hook: ResolvedConfig['hook'] = {};
   const scan: ResolvedConfig['scan'] = {};
-  const locks = { noticesDir: 'meta/context/notices', push: false, skewSeconds: 120, pollSeconds: 30 };
+  const locks: ResolvedConfig['locks'] = { noticesDir: 'meta/context/notices', push: false, skewSeconds: 120, pollSeconds: 30 };
   const audit: ResolvedConfig['audit'] = {};
 
   for (const l of layers) {
@@ -88,6 +88,8 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
     if (l.locks?.push !== undefined) locks.push = l.locks.push;
     if (l.locks?.skew_seconds !== undefined) locks.skewSeconds = l.locks.skew_seconds;
     if (l.locks?.poll_seconds !== undefined) locks.pollSeconds = l.locks.poll_seconds;
+    if (l.locks?.remote) locks.remote = l.locks.remote;
+    if (l.locks?.commit_message) locks.commitMessage = l.locks.commit_message;
     if (l.audit?.path) audit.path = l.audit.path;
     if (l.audit?.max_bytes) audit.maxBytes = l.audit.max_bytes;
   }

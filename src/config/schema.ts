@@ -144,7 +144,16 @@ export const configSchema = z
       .strict()
       .optional(),
     locks: z
-      .object({ notices_dir: z.string().min(1).optional(), push: z.boolean().optional(), skew_seconds: z.number().int().min(0).optional(), poll_seconds: z.number().positive().optional() })
+      .object({
+        notices_dir: z.string().min(1).optional(),
+        push: z.boolean().optional(),
+        skew_seconds: z.number().int().min(0).optional(),
+        poll_seconds: z.number().positive().optional(),
+        /** The remote refs/offhost/locks is pushed to (default origin). */
+        remote: z.string().min(1).optional(),
+        /** Lock-ref commit message: {action} {target} {session} (default: conventional when commitlint is used). */
+        commit_message: z.string().min(1).optional(),
+      })
       .strict()
       .optional(),
     audit: z.object({ path: z.string().optional(), max_bytes: z.number().int().positive().optional() }).strict().optional(),
