@@ -104,7 +104,7 @@ afterAll(() => {
   if (base) rmSync(base, { recursive: true, force: true });
 });
 
-interface Record {
+interface Recorded {
   name: string;
   cwd: string;
   /** The variables the rules read (`WLR_BACKENDS`, `MOZ_HEADLESS`), as assignments; empty ones left out. */
@@ -112,7 +112,7 @@ interface Record {
   argv: string[];
 }
 
-function records(log: string): Record[] {
+function records(log: string): Recorded[] {
   if (!existsSync(log)) return [];
   return readFileSync(log, 'utf8')
     .split('\n')
