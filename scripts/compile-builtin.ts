@@ -1,6 +1,6 @@
 // Build step: load rules/builtin.yaml, validate it, compile its globs and run every rule's examples.
 // A failing example stops the build: the pack cannot ship a rule that misses its own example.
-import { loadLayer } from '../src/policy/pack.js';
+import { loadLayer } from '../src/config/pack.js';
 import { resolveLayers, type Layer } from '../src/config/resolve.js';
 import { selfTest } from '../src/policy/guard.js';
 import { checkProgramExamples } from '../src/shell/programs/self-test.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { loadGuard } from '../src/policy/guard.js';
+import { loadGuard } from '../src/config/load-guard.js';
 import type { Decision, Role } from '../src/types.js';
 
 interface Entry {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadGuard } from '../../src/policy/guard.js';
+import { loadGuard } from '../../src/config/load-guard.js';
 import { quote } from '../../src/routes/quote.js';
 import type { Decision } from '../../src/types.js';
 
@@ -104,7 +104,7 @@ afterAll(() => {
   if (base) rmSync(base, { recursive: true, force: true });
 });
 
-interface Recorded {
+interface RunRecord {
   name: string;
   cwd: string;
   /** The variables the rules read (`WLR_BACKENDS`, `MOZ_HEADLESS`), as assignments; empty ones left out. */
@@ -112,7 +112,7 @@ interface Recorded {
   argv: string[];
 }
 
-function records(log: string): Recorded[] {
+function records(log: string): RunRecord[] {
   if (!existsSync(log)) return [];
   return readFileSync(log, 'utf8')
     .split('\n')

@@ -2,12 +2,12 @@
 // and the self-test that runs every rule's own examples. Used at build time for the built-in pack and
 // at load time for user packs; never on the hot path when no config file exists.
 import picomatch from 'picomatch';
-import { compileRule, GLOB_CHARS, literalPrefixOf, type CompiledGlob, type CompiledRule, type RuleSpec } from './rule.js';
-import type { ConfigFile } from '../config/schema.js';
-import { parseConfigText } from '../config/load.js';
+import { compileRule, GLOB_CHARS, literalPrefixOf, type CompiledGlob, type CompiledRule, type RuleSpec } from '../policy/rule.js';
+import type { ConfigFile } from './schema.js';
+import { parseConfigText } from './load.js';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
-import type { Layer } from '../config/resolve.js';
+import type { Layer } from './resolve.js';
 
 /** A glob on a path (cwd): `*` stays within one path segment, `**` crosses them. */
 export function compilePathGlob(glob: string): CompiledGlob {
