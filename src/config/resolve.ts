@@ -20,6 +20,8 @@ export interface RouteConfig {
   vms: string[];
   pathMap: PathMapping[];
   description?: string;
+  /** What the VM must be (src/vms/isolation.ts). */
+  require?: { kind?: ('container' | 'vm' | 'microvm')[]; arch?: string[]; where?: 'laptop' | 'remote' };
 }
 
 export interface ResolvedConfig {
@@ -63,7 +65,7 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   let rootRaw: { value: string; file: string } | null = null;
   const pathsRaw = new Map<string, { value: string; file: string }>();
   const vms = new Map<string, VmSpec>();
-  const routesRaw = new Map<string, { vms: string[]; path_map?: PathMapping[]; description?: string; file: string }>();
+  const routesRaw = new Map<string, { vms: string[]; path_map?: PathMapping[]; description?: string; require?: RouteConfig['require']; file: string }>();
   let pathMap: { list: PathMapping[]; file: string } = { list: [], file: '<built-in>' };
   const rules: CompiledRule[] = [];
   const disabled = new Map<string, string>();
@@ -124,6 +126,7 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
       vms: r.vms,
       pathMap: (r.path_map ?? []).map((m) => ({ from: substitute(expandHome(m.from, home, r.file), vars, r.file), to: m.to })),
       ...(r.description ? { description: r.description } : {}),
+      ...(r.require ? { require: r.require } : {}),
     });
   }
   for (const r of active) {
