@@ -13,6 +13,19 @@ export const EXIT = {
   reroute: 3,
   /** A route's backend tool (ssh, incus, limactl, ...) is missing: setup guidance was printed. */
   backendMissing: 69,
+  /** The VM (a route's instance) does not exist on its host: `offhost vm provision ID` creates it. */
+  vmMissing: 80,
+  /** A VM preflight check failed: host unreachable, host key not as pinned, instance stopped, mount missing or not as configured, tools missing, smoke failed. */
+  preflightFailed: 81,
+  /** The guest disk is under its floor: reported, never cleaned by stopping or deleting a VM (seed 001). */
+  diskFull: 82,
+  /** The VM is not what the route or rule requires (kind, arch, laptop/remote): refused, never downgraded (seed 002). */
+  isolationRefused: 83,
+  /** `run --fresh`: the sandbox host's verdict (vmbox: dirty 3, rebooted 4, crashed 5, hung 6), an outcome of its own. */
+  sandboxDirty: 84,
+  sandboxRebooted: 85,
+  sandboxCrashed: 86,
+  sandboxHung: 87,
   /** `offhost shell -c`: the command was refused. */
   refused: 126,
   /** Interrupted by SIGINT. */
@@ -111,6 +124,16 @@ export class BackendMissingError extends OffhostError {
   ) {
     super(message);
     this.name = 'BackendMissingError';
+  }
+}
+
+/** A VM is missing, failed its preflight, is full, or is not what was required (src/vms/): carries its status. */
+export class VmError extends OffhostError {
+  override readonly exitCode: number;
+  constructor(message: string, exitCode: number) {
+    super(message);
+    this.exitCode = exitCode;
+    this.name = 'VmError';
   }
 }
 

@@ -13,6 +13,7 @@ import { matchRule, type Rule } from './match.js';
 import { loadLayer, builtinLayerFromSource } from './layer-loader.js';
 import { mapPath, renderLine } from '../routes/index.js';
 import { runRewrite } from '../cli/run-rewrite.js';
+import { protectCatalogue } from '../vms/protect.js';
 
 export interface GuardOptions {
   cwd: string;
@@ -151,6 +152,9 @@ export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: s
     }
     const d = decide(commands, config.rules, role);
     const cmds = d.commands.map((c) => ({ command: c.command, rule: c.rule?.id ?? null, decision: c.decision }));
+    // A catalogue VM another session holds, or one stopped/deleted/reset without its lock (src/vms/protect.ts).
+    const held = d.decision === 'deny' ? null : protectCatalogue(commands, config, { cwd, env });
+    if (held) return { verdict: denied(held.rule, held.reason, cmds), decision: d };
     if (d.decision !== 'reroute') {
       return { verdict: { decision: d.decision, rule: d.rule, reason: d.reason, route: null, rewrite: null, commands: cmds }, decision: d };
     }
