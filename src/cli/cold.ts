@@ -21,6 +21,10 @@ export function loadCold(name: string): Promise<CommandModule> {
       return import('./commands/hook.js');
     case 'ci':
       return import('./commands/ci.js');
+    case 'vm':
+      return import('./commands/vm.js');
+    case 'doctor':
+      return import('./commands/doctor.js');
     default:
       return Promise.reject(new Error(`no command ${name}`));
   }

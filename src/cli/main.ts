@@ -24,6 +24,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', load: async () => shell },
   scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => loadCold('scan') },
   ci: { summary: 'pull-request policy check: lock hygiene and heavy commands', load: () => loadCold('ci') },
+  vm: { summary: 'provision a catalogue VM, or preflight VMs (vm provision ID, vm status [ID])', load: () => loadCold('vm') },
+  doctor: { summary: 'check this laptop: hooks and shims wired, the paths they call, config valid', load: () => loadCold('doctor') },
 };
 
 function usage(): string {

@@ -111,6 +111,12 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   // Paths may refer to root, home and each other in definition order.
   for (const [k, v] of pathsRaw) vars[k] = substitute(expandHome(v.value, home, v.file), vars, v.file).replace(/(.)\/+$/, '$1');
 
+  // R6: a VM's mount and smoke may name path variables ({root}: the monorepo at the same path).
+  for (const [id, vm] of vms) {
+    if (!vm.mount && !vm.smoke) continue;
+    const sub = (t: string) => substitute(expandHome(t, home, '<vms>'), vars, `vms ${id}`);
+    vms.set(id, { ...vm, ...(vm.mount ? { mount: { ...vm.mount, source: sub(vm.mount.source), path: sub(vm.mount.path) } } : {}), ...(vm.smoke ? { smoke: sub(vm.smoke) } : {}) });
+  }
   for (const id of disabled.keys()) {
     if (!rules.some((r) => r.id === id)) throw new ConfigError(`disable: there is no rule '${id}' to turn off`, disabled.get(id));
   }

@@ -122,7 +122,7 @@ export const vmSchema = z
     smoke: z.string().min(1).optional(),
     snapshot: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional(),
     mount: z
-      .object({ source: z.string().min(1), path: z.string().regex(/^\//, 'an absolute path in the VM'), readonly: z.boolean().default(true), device: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional() })
+      .object({ source: z.string().min(1), path: z.string().regex(/^(\/|~|\{[a-z])/, 'an absolute path in the VM (or {root}, ~/…)'), readonly: z.boolean().default(true), device: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional() })
       .strict()
       .optional(),
     disk_floor_mb: z.number().int().min(0).optional(),

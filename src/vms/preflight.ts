@@ -36,7 +36,8 @@ export interface PreflightReport {
 export const DEFAULT_DISK_FLOOR_MB = 1024;
 /** Where the guest's build outputs go (POLICY R6: VM-local /tmp, /srv/test-out): the disk that must have room. */
 const SCRATCH = '/tmp';
-const MARK = '@@offhost-guest@@';
+/** Separates the host's answer from the guest's; `offhost-probe` also marks the probe in stand-in logs. */
+const MARK = '@@offhost-probe@@';
 
 function report(vm: VmSpec, checks: Check[]): PreflightReport {
   const failed = checks.find((c) => !c.ok);
@@ -45,8 +46,8 @@ function report(vm: VmSpec, checks: Check[]): PreflightReport {
 
 /** The POSIX sh probe run inside the guest; prints `df …`, `mnt …`, `tool NAME ok|missing` lines. */
 export function guestProbe(vm: VmSpec, full: boolean): string {
-  const parts = [`echo "df $(df -Pk ${SCRATCH} 2>/dev/null | tail -n 1)"`];
-  if (vm.mount) parts.push(`echo "mnt $(findmnt -n -o TARGET,OPTIONS -T ${quote(vm.mount.path)} 2>/dev/null)"`);
+  const parts = [': offhost-probe', `echo "df $(df -Pk ${SCRATCH} 2>/dev/null | tail -n 1)"`];
+  if (full && vm.mount) parts.push(`echo "mnt $(findmnt -n -o TARGET,OPTIONS -T ${quote(vm.mount.path)} 2>/dev/null)"`);
   if (full) for (const t of vm.tools ?? []) parts.push(`if command -v ${quote(t)} >/dev/null 2>&1; then echo ${quote(`tool ${t} ok`)}; else echo ${quote(`tool ${t} missing`)}; fi`);
   return parts.join('; ');
 }
@@ -74,7 +75,8 @@ function guestChecks(vm: VmSpec, out: string, full: boolean, provision: string):
           },
     );
   }
-  if (vm.mount) {
+  // In the guest (full preflight only; the cheap one trusts the host's device list): really mounted, ro/rw as configured.
+  if (full && vm.mount) {
     const mnt = lines.find((l) => l.startsWith('mnt '))?.slice(4).trim() ?? '';
     const [target, opts = ''] = mnt.split(/\s+/);
     const ro = opts.split(',').includes('ro');
@@ -152,7 +154,7 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
 
   if (vm.backend === 'incus') {
     const inst = vm.instance ?? '';
-    const script = `incus list --format json && echo ${MARK} && incus exec ${quote(inst)} -- sh -c ${quote(guestProbe(vm, opts.full))}`;
+    const script = `incus list --format json ${quote(inst)} && echo ${MARK} && incus exec ${quote(inst)} -- sh -c ${quote(guestProbe(vm, opts.full))}`;
     const r = runOnHost(hostScriptArgv(vm, script), env, 120_000);
     if (sshFailed(vm, r)) return report(vm, [...checks, unreachable(vm, r)]);
     checks.push({ name: 'host', ok: true, detail: vm.host ? `${vm.host} answers over ssh` : 'incus runs here' });

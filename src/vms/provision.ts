@@ -47,7 +47,7 @@ export function provisionIncus(vm: VmSpec, o: ProvisionOptions): RunbookStep[] {
     }
   };
   const list = (): IncusInstance | null => {
-    const argv = ['incus', 'list', '--format', 'json'];
+    const argv = ['incus', 'list', '--format', 'json', inst];
     const r = on(argv);
     must(r, 'listing the instances', argv);
     return findInstance(r.stdout, inst);

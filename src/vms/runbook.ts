@@ -55,12 +55,13 @@ export interface RunbookResult {
   problem?: string;
 }
 
-/** Appends the entry (creating the file with its header) and commits that one path. */
-export function writeRunbook(repo: string, entry: string, message: string, env: NodeJS.ProcessEnv): RunbookResult {
+/** Appends the entry (creating the file with its header); with a message, commits that one path. */
+export function writeRunbook(repo: string, entry: string, message: string | null, env: NodeJS.ProcessEnv): RunbookResult {
   const file = join(repo, RUNBOOK_PATH);
   mkdirSync(dirname(file), { recursive: true });
   const before = existsSync(file) ? readFileSync(file, 'utf8') : HEADER;
   writeFileSync(file, before.endsWith('\n') ? before + entry : `${before}\n${entry}`);
+  if (message === null) return { file, committed: null, problem: 'not committed (--no-commit)' };
   // --only (the default with a pathspec): a temporary index of HEAD plus this path; the user's index
   // keeps their staged work for the next commit. --no-verify: this commit holds one generated file, and
   // a pre-commit hook that stashes partial work must not run around someone else's staged changes.

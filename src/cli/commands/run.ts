@@ -28,6 +28,7 @@ import {
 } from '../../locks/lifecycle.js';
 import { DEFAULT_TTL_MINUTES } from '../../locks/schema.js';
 import { contextFor, reportAcquire, settingsFrom, type LockSettings } from './lock.js';
+import { gateCandidates, offerNewVm } from '../../vms/gate.js';
 
 const USAGE = `Usage: offhost run [--session S] [--ai A] [--reason R] [--cwd DIR] [--ttl MIN] [--wait[=SECONDS]] [--push] -- COMMAND
 
@@ -198,7 +199,7 @@ async function runInner(args: string[], io: Io): Promise<number> {
   if (!route) throw new UsageError('the guard rerouted the command without a route');
   const config = guard.config;
   const routeCfg = config.routes.get(route.name);
-  const candidates = routeCfg?.vms.length ? routeCfg.vms : [route.vm];
+  let candidates = routeCfg?.vms.length ? routeCfg.vms : [route.vm];
   for (const id of candidates) {
     const spec = config.vms.get(id);
     if (!spec) continue;
@@ -208,6 +209,14 @@ async function runInner(args: string[], io: Io): Promise<number> {
       return EXIT.backendMissing;
     }
   }
+  // The run's preflight step (src/vms/gate.ts): isolation as required, then the cheap VM checks.
+  const gate = gateCandidates(config, { route: route.name, rule: v.rule, candidates, env: io.env, preflight: io.env.OFFHOST_PREFLIGHT !== '0' });
+  if (!gate.ok) {
+    io.stderr(`offhost run: ${v.reason}\noffhost run: ${gate.message}`);
+    return gate.status;
+  }
+  for (const n of gate.notes) io.stderr(`offhost run: ${n}\n`);
+  candidates = gate.usable;
 
   let ttl = DEFAULT_TTL_MINUTES;
   if (o.ttl !== undefined) {
@@ -269,7 +278,11 @@ async function underLock(
     if (err instanceof Interrupted) return SIGNAL_EXIT[signals.interrupted!] ?? EXIT.interrupted;
     throw err;
   }
-  if (got.status === 'held') return reportAcquire(got, ctx, io);
+  if (got.status === 'held') {
+    const code = reportAcquire(got, ctx, io);
+    io.stderr(offerNewVm(config, route.name, routeCfg?.vms ?? candidates));
+    return code;
+  }
   const vmId = got.target;
   const took = got.status === 'acquired';
   const target: LockTarget = { kind: 'vm', vm: vmId };
@@ -325,7 +338,8 @@ async function underLock(
   });
   let code: number;
   try {
-    code = await runBash(command, cwd, io.env, signals);
+    // The VM side runs as this session: a guard or shim judging the route's own ssh/incus line sees the lock as ours.
+    code = await runBash(command, cwd, { ...io.env, OFFHOST_SESSION: ctx.session }, signals);
   } finally {
     await beats.stop();
     await archive();

@@ -75,6 +75,8 @@ export function incusWithState(sub, args) {
     case 'list':
     case 'ls': {
       const fmt = flags.get('--format');
+      const filter = pos[0];
+      if (filter !== undefined) for (const n of Object.keys(state.instances)) if (!n.startsWith(filter)) delete state.instances[n];
       if (fmt === 'json') out(JSON.stringify(listJson(state)) + '\n');
       else if (fmt === 'csv') for (const [n, i] of Object.entries(state.instances)) out(`${n},${i.status.toUpperCase()}\n`);
       else out(table(state));
