@@ -17,7 +17,7 @@ export interface ProvisionOptions {
   now: () => Date;
 }
 
-const NOT_ENOUGH_SPACE = /not enough free space|No space left on device/i;
+const NOT_ENOUGH_SPACE = /enough free space|No space left on device/i;
 
 export function provisionIncus(vm: VmSpec, o: ProvisionOptions): RunbookStep[] {
   const steps: RunbookStep[] = [];
@@ -138,7 +138,8 @@ export function provisionIncus(vm: VmSpec, o: ProvisionOptions): RunbookStep[] {
   const changed = steps.some((s) => s.result === 'done');
   const current = list() ?? found;
   if (!current.snapshots.includes(snap) || changed) {
-    const name = current.snapshots.includes(snap) ? `${snap}-${o.now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}` : snap;
+    let name = current.snapshots.includes(snap) ? `${snap}-${o.now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}` : snap;
+    for (let n = 2; current.snapshots.includes(name); n++) name = `${name.replace(/-\d+$/, '')}-${n}`;
     const argv = ['incus', 'snapshot', 'create', inst, name];
     must(on(argv), `taking the snapshot ${name}`, argv);
     step({ name: 'snapshot', result: 'done', detail: `${name}: reset with incus snapshot restore ${inst} ${name}`, command: shown(argv) });

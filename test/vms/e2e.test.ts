@@ -1,0 +1,284 @@
+// A new user with only a VM host: `offhost vm provision s.khost1.dev-linux-koda`, then a rerouted
+// `make build-safe`, with the runbook written and committed; and every failure on the way stops with its
+// own status and what to do. The built CLI as a child process, a real git monorepo in a temp HOME, the
+// stateful stand-in ssh + incus (instances, devices, packages, snapshots, disk in a state directory).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { standinPath, readStandinLog } from '../helpers/standins.js';
+import { cleanEnv, configure, ensureBuilt, g, offhost } from '../locks/lifecycle-helpers.js';
+
+beforeAll(() => ensureBuilt());
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+const VM = 's.khost1.dev-linux-koda';
+const RUNBOOK = 'meta/context/runbooks/test-vm-provisioning.md';
+
+function world() {
+  const home = mkdtempSync(join(tmpdir(), 'offhost-vms-'));
+  made.push(home);
+  const repo = join(home, 'dev', 'koder');
+  const koda = join(repo, 'engines', 'lang', 'koda');
+  const out = join(home, 'out');
+  mkdirSync(koda, { recursive: true });
+  mkdirSync(out);
+  g(repo, 'init', '-q', '-b', 'main');
+  configure(repo);
+  // build-safe records where it ran and which nasm it found (the guest's, installed by provisioning).
+  writeFileSync(join(koda, 'Makefile'), ['build-safe:', `\t@echo "built in $$(pwd) with $$(command -v nasm)" > '${out}/built'`, ''].join('\n'));
+  writeFileSync(join(repo, 'README.md'), 'monorepo\n');
+  g(repo, 'add', '.');
+  g(repo, 'commit', '-q', '-m', 'init');
+  const state = join(home, 'vmhost');
+  const env = {
+    ...(cleanEnv() as Record<string, string>),
+    HOME: home,
+    PATH: `${standinPath()}:${process.env.PATH}`,
+    OFFHOST_ROLE: 'laptop',
+    OFFHOST_SESSION: 'vms-e2e',
+    OFFHOST_AI: 'claude',
+    OFFHOST_STANDIN_LOG: join(out, 'standin.log'),
+    OFFHOST_STANDIN_PROBE_LOG: join(out, 'probe.log'),
+    OFFHOST_STANDIN_STATE: state,
+  };
+  return { home, repo, koda, out, state, env };
+}
+type World = ReturnType<typeof world>;
+const vm = (w: World, args: string[], extra: Record<string, string> = {}) => offhost(['vm', ...args], { cwd: w.repo, baseEnv: { ...w.env, ...extra } });
+const run = (w: World, line: string, extra: Record<string, string> = {}) => offhost(['run', '--', line], { cwd: w.koda, baseEnv: { ...w.env, ...extra } });
+const incusState = (w: World) => JSON.parse(readFileSync(join(w.state, 'incus.json'), 'utf8'));
+const saveState = (w: World, s: unknown) => writeFileSync(join(w.state, 'incus.json'), JSON.stringify(s));
+
+describe('from nothing to a rerouted make build-safe', () => {
+  let w: World;
+  beforeAll(() => {
+    w = world();
+  });
+
+  it('a run before provisioning says the instance is missing, with the provision command, and takes no lock', async () => {
+    const r = await run(w, 'make build-safe');
+    expect(r.code, r.stderr).toBe(80);
+    expect(r.stderr).toContain('instance dev-linux-koda does not exist on khost1');
+    expect(r.stderr).toContain(`offhost vm provision ${VM}`);
+    expect(r.stderr).toMatch(/not the command's result\)\. Nothing was run; no lock was taken/);
+    expect(g(w.repo, 'log', '--format=%s').trim().split('\n')).toEqual(['init']);
+    expect(existsSync(join(w.out, 'built'))).toBe(false);
+  });
+
+  it('provision launches, mounts, installs, smokes, snapshots, and commits the runbook alone', async () => {
+    // Unrelated work the user has staged, and a file they have not: neither is committed.
+    writeFileSync(join(w.repo, 'README.md'), 'monorepo, edited\n');
+    g(w.repo, 'add', 'README.md');
+    writeFileSync(join(w.repo, 'notes.txt'), 'mine\n');
+    const r = await vm(w, ['provision', VM]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    for (const step of ['instance', 'mount', 'packages', 'smoke', 'snapshot']) expect(r.stdout).toMatch(new RegExp(`(done|unchanged)\\s+${step}`));
+    expect(r.stdout).toContain('$ ssh khost1 -- incus launch images:debian/13 dev-linux-koda');
+    expect(r.stdout).toContain(`disk source=${w.repo} path=${w.repo} readonly=true`);
+    expect(r.stdout).toMatch(/installed nasm gcc binutils make git/);
+    // What the VM host now holds (the stand-in's state).
+    const i = incusState(w).instances['dev-linux-koda'];
+    expect(i.status).toBe('Running');
+    expect(i.image).toBe('images:debian/13');
+    expect(i.devices.koder).toEqual({ type: 'disk', source: w.repo, path: w.repo, readonly: 'true' });
+    expect(i.packages).toEqual(['nasm', 'gcc', 'binutils', 'make', 'git']);
+    expect(i.snapshots.map((s: { name: string }) => s.name)).toEqual(['provisioned']);
+    // The runbook: written, committed as its own commit, nothing else in it.
+    const book = readFileSync(join(w.repo, RUNBOOK), 'utf8');
+    expect(book).toContain(`## `);
+    expect(book).toContain(VM);
+    expect(book).toContain('incus launch images:debian/13 dev-linux-koda');
+    expect(g(w.repo, 'show', '--name-only', '--format=%s', 'HEAD').trim().split('\n')).toEqual([`runbook: provisioned ${VM} (offhost vm provision)`, '', RUNBOOK]);
+    // The user's staged edit is still staged and uncommitted; the untracked file untouched.
+    expect(g(w.repo, 'diff', '--cached', '--name-only').trim()).toBe('README.md');
+    expect(g(w.repo, 'show', 'HEAD:README.md')).toBe('monorepo\n');
+    expect(g(w.repo, 'status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual(['?? notes.txt', 'M  README.md']);
+  });
+
+  it('a second provision changes nothing, says so, and leaves the runbook alone', async () => {
+    const before = g(w.repo, 'rev-parse', 'HEAD');
+    const stateBefore = readFileSync(join(w.state, 'incus.json'), 'utf8');
+    const r = await vm(w, ['provision', VM]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/^\s+done/m);
+    expect(r.stdout).toContain('already provisioned: nothing changed (runbook not touched)');
+    expect(g(w.repo, 'rev-parse', 'HEAD')).toBe(before);
+    expect(readFileSync(join(w.state, 'incus.json'), 'utf8')).toBe(stateBefore);
+  });
+
+  it('vm status: every check passes', async () => {
+    const r = await vm(w, ['status', VM]);
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toContain(`${VM}: ready`);
+    for (const c of ['laptop tool', 'host', 'instance', 'disk', 'mount', 'tools']) expect(r.stdout).toMatch(new RegExp(`ok\\s+${c}`));
+  });
+
+  it('make build-safe is rerouted and runs in the VM, in the same path, with the guest\'s toolchain', async () => {
+    const r = await run(w, 'make build-safe');
+    expect(r.code, r.stderr).toBe(0);
+    const built = readFileSync(join(w.out, 'built'), 'utf8');
+    expect(built).toContain(`built in ${w.koda} with ${join(w.state, 'incus-guests', 'dev-linux-koda', 'bin', 'nasm')}`);
+    const log = readStandinLog(join(w.out, 'standin.log')).filter((e) => e.tool === 'incus' && e.argv?.[0] === 'bash');
+    expect(log.at(-1)).toMatchObject({ instance: 'dev-linux-koda', argv: ['bash', '-c', 'make build-safe'], cwd: w.koda });
+    // The preflight ran (its own log), before the command.
+    expect(readStandinLog(join(w.out, 'probe.log')).some((e) => e.tool === 'incus' && e.sub === 'list')).toBe(true);
+  });
+});
+
+describe('every failure on the way stops with what to do', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = world();
+    const r = await vm(w, ['provision', VM]);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
+  it('host unreachable: run and status exit 81 and say how to make ssh work; provision too', async () => {
+    writeFileSync(join(w.state, 'unreachable-khost1'), '');
+    try {
+      const r = await run(w, 'make build-safe');
+      expect(r.code).toBe(81);
+      expect(r.stderr).toContain('cannot reach khost1 over ssh: ssh: connect to host khost1 port 22: No route to host');
+      expect(r.stderr).toContain('make `ssh khost1 true` work without a prompt');
+      const s = await vm(w, ['status', VM]);
+      expect(s.code).toBe(81);
+      const p = await vm(w, ['provision', VM]);
+      expect(p.code).toBe(81);
+      expect(p.stderr).toContain('cannot reach khost1 over ssh');
+    } finally {
+      rmSync(join(w.state, 'unreachable-khost1'));
+    }
+  });
+
+  it('mount missing: run exits 81 naming the device to add; status too; provision puts it back', async () => {
+    const s = incusState(w);
+    delete s.instances['dev-linux-koda'].devices.koder;
+    saveState(w, s);
+    const r = await run(w, 'make build-safe');
+    expect(r.code).toBe(81);
+    expect(r.stderr).toContain(`has no disk device at ${w.repo}: the source is not mounted (R6)`);
+    expect(r.stderr).toContain(`incus config device add dev-linux-koda koder disk source=${w.repo} path=${w.repo} readonly=true`);
+    expect((await vm(w, ['status', VM])).code).toBe(81);
+    const p = await vm(w, ['provision', VM]);
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stdout).toMatch(/done\s+mount/);
+    expect((await run(w, 'make build-safe')).code).toBe(0);
+  });
+
+  it('a writable mount where the catalogue says read-only: status refuses it, provision will not overwrite it', async () => {
+    const s = incusState(w);
+    s.instances['dev-linux-koda'].devices.koder.readonly = 'false';
+    saveState(w, s);
+    const st = await vm(w, ['status', VM]);
+    expect(st.code).toBe(81);
+    expect(st.stdout).toContain('mounted writable in the guest; the catalogue says read-only');
+    const p = await vm(w, ['provision', VM]);
+    expect(p.code).toBe(81);
+    expect(p.stderr).toContain('Nothing was changed');
+    s.instances['dev-linux-koda'].devices.koder.readonly = 'true';
+    saveState(w, s);
+  });
+
+  it('disk full: run and status exit 82, say to report it, and the VM is neither stopped nor deleted', async () => {
+    const s = incusState(w);
+    const snaps = s.instances['dev-linux-koda'].snapshots.length;
+    s.instances['dev-linux-koda'].disk.used_mb = s.instances['dev-linux-koda'].disk.size_mb - 100;
+    saveState(w, s);
+    const r = await run(w, 'make build-safe');
+    expect(r.code).toBe(82);
+    expect(r.stderr).toMatch(/the guest disk is full: 100 MB free on \/tmp .* under the floor of 2048 MB/);
+    expect(r.stderr).toContain('never stops, deletes or cleans a VM to make room');
+    const st = await vm(w, ['status', VM]);
+    expect(st.code).toBe(82);
+    const after = incusState(w).instances['dev-linux-koda'];
+    expect(after.status).toBe('Running');
+    expect(after.snapshots.length).toBe(snaps);
+    s.instances['dev-linux-koda'].disk.used_mb = 900;
+    saveState(w, s);
+  });
+
+  it('a package install on a full disk: provision exits 82 with apt\'s message', async () => {
+    const s = incusState(w);
+    const i = s.instances['dev-linux-koda'];
+    i.packages = i.packages.filter((p: string) => p !== 'nasm');
+    i.disk.used_mb = i.disk.size_mb - 10;
+    saveState(w, s);
+    const p = await vm(w, ['provision', VM]);
+    expect(p.code).toBe(82);
+    expect(p.stderr).toContain("E: You don't have enough free space in /var/cache/apt/archives/.");
+    expect(p.stderr).toContain('Report it and ask before reclaiming space');
+    expect(incusState(w).instances['dev-linux-koda'].status).toBe('Running');
+    i.disk.used_mb = 900;
+    saveState(w, s);
+  });
+
+  it('a declared tool missing: status exits 81 and points at provision', async () => {
+    const s = incusState(w);
+    const i = s.instances['dev-linux-koda'];
+    i.packages = i.packages.filter((p: string) => p !== 'nasm');
+    saveState(w, s);
+    rmSync(join(w.state, 'incus-guests', 'dev-linux-koda', 'bin', 'nasm'));
+    const st = await vm(w, ['status', VM]);
+    expect(st.code).toBe(81);
+    expect(st.stdout).toContain('missing in the guest: nasm');
+    expect(st.stdout).toContain(`offhost vm provision ${VM}\` installs the VM's packages`);
+    const p = await vm(w, ['provision', VM]);
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stdout).toMatch(/done\s+packages\s+installed nasm/);
+    // Something changed after the first snapshot: a new one, the earlier ones kept.
+    const names = incusState(w).instances['dev-linux-koda'].snapshots.map((x: { name: string }) => x.name);
+    expect(names[0]).toBe('provisioned');
+    expect(names.at(-1)).toMatch(/^provisioned-\d{8}T\d{6}Z$/);
+  });
+
+  it('a stopped instance: run exits 81 and says how to start it (offhost does not start it itself)', async () => {
+    const s = incusState(w);
+    s.instances['dev-linux-koda'].status = 'Stopped';
+    saveState(w, s);
+    const r = await run(w, 'make build-safe');
+    expect(r.code).toBe(81);
+    expect(r.stderr).toContain('instance dev-linux-koda is Stopped');
+    expect(r.stderr).toContain('ssh khost1 -- incus start dev-linux-koda');
+    expect(incusState(w).instances['dev-linux-koda'].status).toBe('Stopped');
+    s.instances['dev-linux-koda'].status = 'Running';
+    saveState(w, s);
+  });
+
+  it('provision of a VM another session holds waits for it (exit 1), changing nothing', async () => {
+    const dir = join(w.repo, 'meta/context/notices/vm-active');
+    mkdirSync(dir, { recursive: true });
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    writeFileSync(join(dir, `lock-${VM}.md`), `---\nvm: ${VM}\nsession: someone-else\nai: codex\nstarted: ${now}\nreason: soak test\n---\n`);
+    try {
+      const p = await vm(w, ['provision', VM]);
+      expect(p.code).toBe(1);
+      expect(p.stderr).toContain('held by session someone-else (codex)');
+    } finally {
+      rmSync(join(dir, `lock-${VM}.md`));
+    }
+  });
+
+  it('a backend provision does not handle, and an id not in the catalogue, are refused with status 2', async () => {
+    const a = await vm(w, ['provision', 's.khost1.dev-win10']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('bootstraps incus instances');
+    const b = await vm(w, ['provision', 's.khost1.dev-nothing']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain('is not in the VM catalogue');
+    const c = await vm(w, ['provision', 's.khost1.flow']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain('production container');
+  });
+
+  it('a numbered VM of the pool is provisioned like its base (R4 option b)', async () => {
+    const p = await vm(w, ['provision', `${VM}-2`]);
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stdout).toContain('incus launch images:debian/13 dev-linux-koda-2');
+    expect(p.stdout).toContain('add it to the catalogue and to the route\'s vms');
+    expect(incusState(w).instances['dev-linux-koda-2'].packages).toEqual(['nasm', 'gcc', 'binutils', 'make', 'git']);
+  });
+});
