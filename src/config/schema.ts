@@ -128,9 +128,9 @@ export const vmSchema = z
     disk_floor_mb: z.number().int().min(0).optional(),
     /** Pinned ssh host key fingerprint of `host` (seed 003), `SHA256:...`. */
     host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'a host key fingerprint as ssh-keygen -lf prints it: SHA256:<43 base64 characters>').optional(),
-    // Disposable sandboxes (src/vms/sandbox.ts): lifecycle verbs as bash templates, {name} the sandbox.
+    // Disposable sandboxes (src/vms/sandbox.ts): lifecycle verbs as bash templates, {instance} the sandbox name.
     lifecycle: z
-      .object({ up: lifecycleTemplate.optional(), exec: lifecycleTemplate, run: lifecycleTemplate.optional(), down: lifecycleTemplate.optional(), rm: lifecycleTemplate, reset: lifecycleTemplate.optional(), copy_out: lifecycleTemplate.optional() })
+      .object({ up: lifecycleTemplate.optional(), exec: lifecycleTemplate, run: lifecycleTemplate.optional(), down: lifecycleTemplate.optional(), rm: lifecycleTemplate, reset: lifecycleTemplate.optional() })
       .strict()
       .optional(),
     /** The sandbox tool prints the host's verdict (vmbox: `VERDICT: clean poweroff`, exit 0/3/4/5/6). */

@@ -35,7 +35,7 @@ export interface VmSpec {
   mount?: { source: string; path: string; readonly: boolean; device?: string };
   disk_floor_mb?: number;
   host_key?: string;
-  lifecycle?: { up?: string; exec: string; run?: string; down?: string; rm: string; reset?: string; copy_out?: string };
+  lifecycle?: { up?: string; exec: string; run?: string; down?: string; rm: string; reset?: string };
   verdicts?: 'vmbox';
 }
 

@@ -29,6 +29,7 @@ import {
 import { DEFAULT_TTL_MINUTES } from '../../locks/schema.js';
 import { contextFor, reportAcquire, settingsFrom, type LockSettings } from './lock.js';
 import { gateCandidates, offerNewVm } from '../../vms/gate.js';
+import { runFresh } from '../../vms/sandbox.js';
 
 const USAGE = `Usage: offhost run [--session S] [--ai A] [--reason R] [--cwd DIR] [--ttl MIN] [--wait[=SECONDS]] [--push] -- COMMAND
 
@@ -49,6 +50,9 @@ interface RunOpts {
   push?: boolean;
   role?: string;
   config?: string;
+  fresh?: boolean;
+  fetch?: string[];
+  fetchTo?: string;
 }
 
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: 143, SIGHUP: 129 };
@@ -125,6 +129,9 @@ function parse(args: string[], io: Io): { o: RunOpts; line: string } {
     .option('--poll <seconds>', 'poll interval while waiting (default 30)')
     .option('--push', 'push the lock to the shared remote')
     .option('--no-push', 'do not push even if the configuration says so')
+    .option('--fresh', 'run in a new disposable sandbox of the route\'s VM (lifecycle verbs), removed after')
+    .option('--fetch <path>', 'with --fresh: copy this VM-side path back (repeatable)', (v: string, acc: string[] = []) => [...acc, v])
+    .option('--fetch-to <dir>', 'with --fresh: where fetched results go (default ./offhost-results)')
     .option('--role <role>', 'laptop, vm or ci')
     .option('--config <file>', 'configuration file');
   try {
@@ -210,13 +217,20 @@ async function runInner(args: string[], io: Io): Promise<number> {
     }
   }
   // The run's preflight step (src/vms/gate.ts): isolation as required, then the cheap VM checks.
-  const gate = gateCandidates(config, { route: route.name, rule: v.rule, candidates, env: io.env, preflight: io.env.OFFHOST_PREFLIGHT !== '0' });
+  const gate = gateCandidates(config, { route: route.name, rule: v.rule, candidates, env: io.env, preflight: !o.fresh });
   if (!gate.ok) {
     io.stderr(`offhost run: ${v.reason}\noffhost run: ${gate.message}`);
     return gate.status;
   }
   for (const n of gate.notes) io.stderr(`offhost run: ${n}\n`);
   candidates = gate.usable;
+  if (o.fresh) {
+    // A disposable sandbox (src/vms/sandbox.ts): uniquely named, no VM lock (nobody else can hold it).
+    const spec = config.vms.get(candidates[0]!)!;
+    const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, [...(routeCfg?.pathMap ?? []), ...config.pathMap]) } : {};
+    io.stderr(`offhost run: ${v.reason}\n`);
+    return runFresh(spec, { argv: ['bash', '-c', line], cwd: route.cwd, env }, { env: io.env, stdout: io.stdout, stderr: io.stderr, fetch: o.fetch ?? [], fetchTo: resolve(cwd, o.fetchTo ?? 'offhost-results'), now: io.clock.now() });
+  }
 
   let ttl = DEFAULT_TTL_MINUTES;
   if (o.ttl !== undefined) {
