@@ -9,7 +9,7 @@
 // no tool lookup. `full` (`offhost vm status`): everything.
 import { spawnSync } from 'node:child_process';
 import { EXIT } from '../errors.js';
-import { probeBackend, renderJob } from '../routes/index.js';
+import { BACKENDS, probeBackend, renderJob } from '../routes/index.js';
 import { quote } from '../routes/quote.js';
 import type { VmSpec } from '../routes/types.js';
 import { firstLine, hostScriptArgv, runOnHost, sshFailed, type HostResult } from './host.js';
@@ -145,7 +145,7 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
     checks.push({ name: 'laptop tool', ok: false, status: EXIT.backendMissing, detail: `\`${hint.tool}\` is not on this machine's PATH`, fix: hint.message });
     return report(vm, checks);
   }
-  checks.push({ name: 'laptop tool', ok: true, detail: `${vm.backend} is reachable from here` });
+  checks.push({ name: 'laptop tool', ok: true, detail: `on PATH here: ${BACKENDS[vm.backend].tools(vm).join(' ') || '(none needed)'}` });
   if (opts.full && vm.host && vm.host_key) {
     const c = hostKeyCheck(vm, env);
     checks.push(c);
