@@ -282,3 +282,35 @@ describe('every failure on the way stops with what to do', () => {
     expect(incusState(w).instances['dev-linux-koda-2'].packages).toEqual(['nasm', 'gcc', 'binutils', 'make', 'git']);
   });
 });
+
+describe('a pool whose every VM is busy', () => {
+  it('run says who holds them and offers a new numbered VM (R4 option b)', async () => {
+    const w = world();
+    const env = { ...w.env } as Record<string, string>;
+    delete env.OFFHOST_STANDIN_STATE; // a host where every instance runs as provisioned
+    writeFileSync(
+      join(w.repo, 'offhost.config.yaml'),
+      [
+        'vms:',
+        '  - { id: s.khost1.dev-linux-koda-1, backend: incus, host: khost1, instance: dev-linux-koda-1, mount: { source: "{root}", path: "{root}" } }',
+        '  - { id: s.khost1.dev-linux-koda-2, backend: incus, host: khost1, instance: dev-linux-koda-2, mount: { source: "{root}", path: "{root}" } }',
+        'routes:',
+        '  koda:',
+        '    vms: [s.khost1.dev-linux-koda-1, s.khost1.dev-linux-koda-2]',
+        '',
+      ].join('\n'),
+    );
+    g(w.repo, 'add', 'offhost.config.yaml');
+    g(w.repo, 'commit', '-q', '-m', 'config');
+    for (const id of ['s.khost1.dev-linux-koda-1', 's.khost1.dev-linux-koda-2']) {
+      const a = await offhost(['lock', 'acquire', id, '--reason', 'soak'], { cwd: w.repo, baseEnv: { ...env, OFFHOST_SESSION: 'other-session' } });
+      expect(a.code, a.stderr).toBe(0);
+    }
+    const r = await offhost(['run', '--', 'make build-safe'], { cwd: w.koda, baseEnv: env });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('other-session');
+    expect(r.stderr).toContain('Every VM of route koda is busy');
+    expect(r.stderr).toContain('`offhost vm provision s.khost1.dev-linux-koda-3` (a copy of s.khost1.dev-linux-koda-1)');
+    expect(existsSync(join(w.out, 'built'))).toBe(false);
+  });
+});
