@@ -314,3 +314,33 @@ describe('a pool whose every VM is busy', () => {
     expect(existsSync(join(w.out, 'built'))).toBe(false);
   });
 });
+
+describe('a VM on another host the config names (one grammar for check, run and lock)', () => {
+  it('s.khost2.dev-linux-gui is routed to, locked and archived like the built-ins', async () => {
+    const w = world();
+    const env = { ...w.env } as Record<string, string>;
+    delete env.OFFHOST_STANDIN_STATE;
+    writeFileSync(
+      join(w.repo, 'offhost.config.yaml'),
+      [
+        'vms:',
+        '  - { id: s.khost2.dev-linux-gui, backend: incus, host: khost2, instance: dev-linux-gui, kind: container, where: remote }',
+        'routes:',
+        '  koda: { vms: [s.khost2.dev-linux-gui] }',
+        '',
+      ].join('\n'),
+    );
+    g(w.repo, 'add', 'offhost.config.yaml');
+    g(w.repo, 'commit', '-q', '-m', 'config');
+    const c = await offhost(['check', '--json', 'make build-safe'], { cwd: w.koda, baseEnv: env });
+    expect(JSON.parse(c.stdout).route.vm).toBe('s.khost2.dev-linux-gui');
+    const r = await offhost(['run', '--', 'make build-safe'], { cwd: w.koda, baseEnv: env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('holding s.khost2.dev-linux-gui');
+    const ssh = readStandinLog(join(w.out, 'standin.log')).find((e) => e.tool === 'ssh');
+    expect(ssh?.host).toBe('khost2');
+    expect(g(w.repo, 'log', '--format=%s').split('\n').some((s) => s.includes('s.khost2.dev-linux-gui'))).toBe(true);
+    const l = await offhost(['lock', 'acquire', 's.khost2.dev-linux-gui', '--reason', 'x'], { cwd: w.repo, baseEnv: env });
+    expect(l.code, l.stderr).toBe(0);
+  });
+});
