@@ -131,6 +131,7 @@ function hostKeyCheck(vm: VmSpec, env: NodeJS.ProcessEnv): Check {
   return {
     name: 'host key',
     ok: false,
+    status: EXIT.hostKeyMismatch,
     detail: `${host} (${hostname}:${port}) presents ${prints.join(', ') || 'no key'}, not the pinned ${pinned}: nothing was sent to it`,
     fix: `do not connect. If ${host} was reinstalled, confirm its new key out of band (on its console: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub) and update host_key in the catalogue; otherwise someone may be in the way`,
   };

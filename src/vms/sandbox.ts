@@ -8,7 +8,7 @@
 // A uniquely named sandbox is created, the job runs, the requested results are copied back (tar through
 // `exec`), and the sandbox is removed whatever happened. A backend that reads its verdict from the host
 // (vmbox: clean poweroff 0, dirty 3, rebooted 4, crashed 5, hung 6) has that verdict reported as an
-// outcome of its own (exit 0 / 84-87), never as an ssh status.
+// outcome of its own (exit 0 / 235-238), never as an ssh status.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, posix } from 'node:path';

@@ -61,7 +61,7 @@ describe('from nothing to a rerouted make build-safe', () => {
 
   it('a run before provisioning says the instance is missing, with the provision command, and takes no lock', async () => {
     const r = await run(w, 'make build-safe');
-    expect(r.code, r.stderr).toBe(80);
+    expect(r.code, r.stderr).toBe(243);
     expect(r.stderr).toContain('instance dev-linux-koda does not exist on khost1');
     expect(r.stderr).toContain(`offhost vm provision ${VM}`);
     expect(r.stderr).toMatch(/not the command's result\)\. Nothing was run; no lock was taken/);
@@ -137,32 +137,32 @@ describe('every failure on the way stops with what to do', () => {
     expect(r.code, r.stderr).toBe(0);
   });
 
-  it('host unreachable: run and status exit 81 and say how to make ssh work; provision too', async () => {
+  it('host unreachable: run and status exit 232 and say how to make ssh work; provision too', async () => {
     writeFileSync(join(w.state, 'unreachable-khost1'), '');
     try {
       const r = await run(w, 'make build-safe');
-      expect(r.code).toBe(81);
+      expect(r.code).toBe(232);
       expect(r.stderr).toContain('cannot reach khost1 over ssh: ssh: connect to host khost1 port 22: No route to host');
       expect(r.stderr).toContain('make `ssh khost1 true` work without a prompt');
       const s = await vm(w, ['status', VM]);
-      expect(s.code).toBe(81);
+      expect(s.code).toBe(232);
       const p = await vm(w, ['provision', VM]);
-      expect(p.code).toBe(81);
+      expect(p.code).toBe(232);
       expect(p.stderr).toContain('cannot reach khost1 over ssh');
     } finally {
       rmSync(join(w.state, 'unreachable-khost1'));
     }
   });
 
-  it('mount missing: run exits 81 naming the device to add; status too; provision puts it back', async () => {
+  it('mount missing: run exits 232 naming the device to add; status too; provision puts it back', async () => {
     const s = incusState(w);
     delete s.instances['dev-linux-koda'].devices.koder;
     saveState(w, s);
     const r = await run(w, 'make build-safe');
-    expect(r.code).toBe(81);
+    expect(r.code).toBe(232);
     expect(r.stderr).toContain(`has no disk device at ${w.repo}: the source is not mounted (R6)`);
     expect(r.stderr).toContain(`incus config device add dev-linux-koda koder disk source=${w.repo} path=${w.repo} readonly=true`);
-    expect((await vm(w, ['status', VM])).code).toBe(81);
+    expect((await vm(w, ['status', VM])).code).toBe(232);
     const p = await vm(w, ['provision', VM]);
     expect(p.code, p.stderr).toBe(0);
     expect(p.stdout).toMatch(/done\s+mount/);
@@ -174,26 +174,26 @@ describe('every failure on the way stops with what to do', () => {
     s.instances['dev-linux-koda'].devices.koder.readonly = 'false';
     saveState(w, s);
     const st = await vm(w, ['status', VM]);
-    expect(st.code).toBe(81);
+    expect(st.code).toBe(232);
     expect(st.stdout).toContain('mounted writable in the guest; the catalogue says read-only');
     const p = await vm(w, ['provision', VM]);
-    expect(p.code).toBe(81);
+    expect(p.code).toBe(232);
     expect(p.stderr).toContain('Nothing was changed');
     s.instances['dev-linux-koda'].devices.koder.readonly = 'true';
     saveState(w, s);
   });
 
-  it('disk full: run and status exit 82, say to report it, and the VM is neither stopped nor deleted', async () => {
+  it('disk full: run and status exit 233, say to report it, and the VM is neither stopped nor deleted', async () => {
     const s = incusState(w);
     const snaps = s.instances['dev-linux-koda'].snapshots.length;
     s.instances['dev-linux-koda'].disk.used_mb = s.instances['dev-linux-koda'].disk.size_mb - 100;
     saveState(w, s);
     const r = await run(w, 'make build-safe');
-    expect(r.code).toBe(82);
+    expect(r.code).toBe(233);
     expect(r.stderr).toMatch(/the guest disk is full: 100 MB free on \/tmp .* under the floor of 2048 MB/);
     expect(r.stderr).toContain('never stops, deletes or cleans a VM to make room');
     const st = await vm(w, ['status', VM]);
-    expect(st.code).toBe(82);
+    expect(st.code).toBe(233);
     const after = incusState(w).instances['dev-linux-koda'];
     expect(after.status).toBe('Running');
     expect(after.snapshots.length).toBe(snaps);
@@ -201,14 +201,14 @@ describe('every failure on the way stops with what to do', () => {
     saveState(w, s);
   });
 
-  it('a package install on a full disk: provision exits 82 with apt\'s message', async () => {
+  it('a package install on a full disk: provision exits 233 with apt\'s message', async () => {
     const s = incusState(w);
     const i = s.instances['dev-linux-koda'];
     i.packages = i.packages.filter((p: string) => p !== 'nasm');
     i.disk.used_mb = i.disk.size_mb - 10;
     saveState(w, s);
     const p = await vm(w, ['provision', VM]);
-    expect(p.code).toBe(82);
+    expect(p.code).toBe(233);
     expect(p.stderr).toContain("E: You don't have enough free space in /var/cache/apt/archives/.");
     expect(p.stderr).toContain('Report it and ask before reclaiming space');
     expect(incusState(w).instances['dev-linux-koda'].status).toBe('Running');
@@ -216,14 +216,14 @@ describe('every failure on the way stops with what to do', () => {
     saveState(w, s);
   });
 
-  it('a declared tool missing: status exits 81 and points at provision', async () => {
+  it('a declared tool missing: status exits 232 and points at provision', async () => {
     const s = incusState(w);
     const i = s.instances['dev-linux-koda'];
     i.packages = i.packages.filter((p: string) => p !== 'nasm');
     saveState(w, s);
     rmSync(join(w.state, 'incus-guests', 'dev-linux-koda', 'bin', 'nasm'));
     const st = await vm(w, ['status', VM]);
-    expect(st.code).toBe(81);
+    expect(st.code).toBe(232);
     expect(st.stdout).toContain('missing in the guest: nasm');
     expect(st.stdout).toContain(`offhost vm provision ${VM}\` installs the VM's packages`);
     const p = await vm(w, ['provision', VM]);
@@ -235,12 +235,12 @@ describe('every failure on the way stops with what to do', () => {
     expect(names.at(-1)).toMatch(/^provisioned-\d{8}T\d{6}Z$/);
   });
 
-  it('a stopped instance: run exits 81 and says how to start it (offhost does not start it itself)', async () => {
+  it('a stopped instance: run exits 232 and says how to start it (offhost does not start it itself)', async () => {
     const s = incusState(w);
     s.instances['dev-linux-koda'].status = 'Stopped';
     saveState(w, s);
     const r = await run(w, 'make build-safe');
-    expect(r.code).toBe(81);
+    expect(r.code).toBe(232);
     expect(r.stderr).toContain('instance dev-linux-koda is Stopped');
     expect(r.stderr).toContain('ssh khost1 -- incus start dev-linux-koda');
     expect(incusState(w).instances['dev-linux-koda'].status).toBe('Stopped');

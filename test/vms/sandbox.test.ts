@@ -128,10 +128,10 @@ describe('run --fresh: a uniquely named sandbox, created, used, results copied b
 describe('vmbox verdicts are outcomes of their own, read from the host', () => {
   const cases: [string, number, RegExp][] = [
     ['shutdown-installer enable; sudo systemctl poweroff', 0, /verdict \(read from the host\): clean poweroff/],
-    ['shutdown-installer enable; sudo poweroff -f', 84, /dirty shutdown \(exit 84\)/],
-    ['shutdown-installer enable; sudo systemctl reboot', 85, /rebooted, did not power off \(exit 85\)/],
-    ['shutdown-installer; echo c > /proc/sysrq-trigger', 86, /crashed \(guest panic\) \(exit 86\)/],
-    ['shutdown-installer; vmbox-wedge', 87, /hung .* \(exit 87\)/],
+    ['shutdown-installer enable; sudo poweroff -f', 235, /dirty shutdown \(exit 235\)/],
+    ['shutdown-installer enable; sudo systemctl reboot', 236, /rebooted, did not power off \(exit 236\)/],
+    ['shutdown-installer; echo c > /proc/sysrq-trigger', 237, /crashed \(guest panic\) \(exit 237\)/],
+    ['shutdown-installer; vmbox-wedge', 238, /hung .* \(exit 238\)/],
   ];
   for (const [line, code, msg] of cases) {
     it(`${line} -> ${code}`, async () => {
@@ -149,7 +149,7 @@ describe('vmbox verdicts are outcomes of their own, read from the host', () => {
   it('readVerdict takes the last VERDICT line; sandbox names are unique', () => {
     expect(readVerdict('x\nVERDICT: dirty\nVERDICT: clean poweroff\n')).toMatchObject({ outcome: 'clean poweroff', status: 0 });
     expect(readVerdict('Connection closed by remote host\n')).toBeNull();
-    expect(readVerdict('VERDICT: exploded')).toMatchObject({ status: 87 });
+    expect(readVerdict('VERDICT: exploded')).toMatchObject({ status: 238 });
     const vm = { id: 's.laptop.dev-tart-clean', backend: 'template' as const };
     const now = new Date('2026-12-01T09:00:00Z');
     expect(new Set(Array.from({ length: 20 }, () => sandboxName(vm, now))).size).toBe(20);
@@ -157,22 +157,22 @@ describe('vmbox verdicts are outcomes of their own, read from the host', () => {
 });
 
 describe('honest isolation: refused, never downgraded', () => {
-  it('an arm64 guest never stands in for x86_64 evidence (83, nothing run)', async () => {
+  it('an arm64 guest never stands in for x86_64 evidence (234, nothing run)', async () => {
     const before = readStandinLog(log).length;
     const r = await run(['--', 'x86-evidence']);
-    expect(r.code).toBe(83);
+    expect(r.code).toBe(234);
     expect(r.stderr).toContain('it must run on x86_64, and s.laptop.dev-tart-clean is aarch64 (an arm64 guest is no x86_64 evidence)');
     expect(r.stderr).toContain('Nothing was run; no lock was taken');
     expect(readStandinLog(log).length).toBe(before);
   });
-  it('a route that must be remote, pointed at a local docker container, is refused (83)', async () => {
+  it('a route that must be remote, pointed at a local docker container, is refused (234)', async () => {
     const r = await run(['--', 'heavy-local']);
-    expect(r.code).toBe(83);
+    expect(r.code).toBe(234);
     expect(r.stderr).toContain('runs on this laptop (a local container is not "on the VM", POLICY R1)');
   });
-  it('hardware isolation asked of a container is refused (83)', async () => {
+  it('hardware isolation asked of a container is refused (234)', async () => {
     const r = await run(['--', 'hw-job']);
-    expect(r.code).toBe(83);
+    expect(r.code).toBe(234);
     expect(r.stderr).toContain('it must be a vm or microvm, and s.laptop.dev-docker is a container');
   });
   it('nothing is assumed: an undeclared kind or arch does not meet a requirement', () => {

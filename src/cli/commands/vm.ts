@@ -2,8 +2,9 @@
 //   provision: the bootstrap of a catalogue VM on its host (POLICY R8), idempotent, each step printed,
 //              recorded in meta/context/runbooks/test-vm-provisioning.md and committed alone.
 //   status:    the preflight of seed 001 for each VM (all of the catalogue without an ID).
-// Exit statuses: 0 ready / provisioned; 80 instance missing; 81 a preflight check failed; 82 guest disk
-// full; 83 not the declared kind/arch; 69 a laptop tool missing; 1 held by another session; 2 error.
+// Exit statuses (src/errors.ts EXIT, docs/VMS.md): 0 ready / provisioned; 243 instance missing; 232 a
+// preflight check failed; 233 guest disk full; 234 not the declared kind/arch; 248 host key not as pinned;
+// 69 a laptop tool missing; 1 held by another session; 2 error.
 import { Command, CommanderError } from 'commander';
 import { EXIT, OffhostError, UsageError, VmError } from '../../errors.js';
 import type { Io } from '../io.js';
