@@ -119,13 +119,15 @@ function hitsOf(c: SimpleCommand, ix: Index, depth: number): Hit[] {
     let verb = words[0] ?? '';
     let targets = words.slice(1);
     if (tool === 'incus' && (verb === 'snapshot' || verb === 'config' || verb === 'file')) {
+      // `snapshot <op> NAME …`, `config set|show NAME …`, `config device <op> NAME …`, `file push SRC NAME/PATH`.
       verb = `${verb} ${words[1] ?? ''}`;
-      targets = words.slice(2, 3);
-      if (verb.startsWith('file ')) targets = words.slice(2).map((w) => w.split('/')[0]!);
+      targets = verb === 'config device' ? words.slice(3, 4) : words.slice(2, 3);
+      if (verb === 'config device') verb = `config device ${words[2] ?? ''}`;
+      if (verb.startsWith('file ')) targets = words.slice(2).filter((w) => w.includes('/')).map((w) => w.split('/')[0]!);
     }
     const destructive = tool === 'incus' ? DESTRUCTIVE.incus.has(verb) || verb === 'snapshot restore' || verb === 'snapshot delete' : DESTRUCTIVE[tool].has(verb);
     // Only the first target of commands that take one instance; every target of delete/stop/...
-    const named = destructive || verb === 'list' || verb === 'ls' ? targets : targets.slice(0, 1);
+    const named = destructive || verb.startsWith('file ') ? targets : targets.slice(0, 1);
     if (verb === 'list' || verb === 'ls' || verb === 'info' || verb === '') return [];
     for (const t of named) {
       const inst = t.includes(':') ? t.slice(t.indexOf(':') + 1) : t;

@@ -88,6 +88,9 @@ describe('bypass attempts', () => {
     'true && incus --project default stop dev-linux-koda',
     "ssh khost1 \"bash -c 'incus exec dev-linux-koda -- make build-safe'\"",
     'env FOO=1 incus exec dev-linux-koda -- true',
+    'incus config device remove dev-linux-koda koder',
+    'incus file push ./x dev-linux-koda/tmp/x',
+    'incus snapshot delete dev-linux-koda provisioned',
   ]) {
     it(line, () => {
       const v = classify(line, 'me-1');
@@ -142,4 +145,32 @@ describe('edge cases', () => {
     const v = g.classify('incus delete dev-linux-koda', { cwd: '/', env, files: false });
     expect(v.decision).toBe('deny');
   });
+});
+
+describe('ground truth: real bash runs each refused incus line at the protected instance', () => {
+  // The guard's reading is checked against what bash actually executes: each line runs under real bash
+  // with the recording stand-ins (ssh runs the remote line here; incus logs its argv), and the record
+  // must name dev-linux-koda. Lines through sudo or /usr/bin are left out (they leave the stand-ins' PATH).
+  const lines = [
+    'incus delete --force dev-linux-koda',
+    'incus stop dev-linux-koda',
+    "ssh khost1 'incus delete --force dev-linux-koda'",
+    'ssh -p 22 -o BatchMode=yes khost1 incus stop dev-linux-koda',
+    "bash -c 'incus stop dev-linux-koda'",
+    'true && incus --project default stop dev-linux-koda',
+    'incus delete other dev-linux-koda',
+    'incus config device remove dev-linux-koda koder',
+    'incus snapshot restore dev-linux-koda provisioned',
+  ];
+  for (const line of lines) {
+    it(line, async () => {
+      const { standinEnv, readStandinLog } = await import('../helpers/standins.js');
+      const log = join(dir, `gt-${Math.random().toString(36).slice(2)}.log`);
+      const env = standinEnv({ log, home: dir, env: { OFFHOST_STANDIN_STATE: join(dir, 'gt-state') } });
+      execFileSync('bash', ['-c', `${line} || true`], { env, stdio: 'ignore' });
+      const incus = readStandinLog(log).filter((e) => e.tool === 'incus');
+      expect(incus.some((e) => e.argv.includes('dev-linux-koda'))).toBe(true);
+      expect(classify(line, 'me-1').rule).toBe('vm-held');
+    });
+  }
 });
