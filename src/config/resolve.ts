@@ -65,7 +65,7 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   let rootRaw: { value: string; file: string } | null = null;
   const pathsRaw = new Map<string, { value: string; file: string }>();
   const vms = new Map<string, VmSpec>();
-  const routesRaw = new Map<string, { vms: string[]; path_map?: PathMapping[]; description?: string; require?: RouteConfig['require']; file: string }>();
+  const routesRaw = new Map<string, { vms: string[]; path_map?: PathMapping[]; description?: string; require?: RouteConfig['require']; scenario?: 'staging' | 'production'; file: string }>();
   let pathMap: { list: PathMapping[]; file: string } = { list: [], file: '<built-in>' };
   const rules: CompiledRule[] = [];
   const disabled = new Map<string, string>();
@@ -134,6 +134,22 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
       ...(r.description ? { description: r.description } : {}),
       ...(r.require ? { require: r.require } : {}),
     });
+  }
+  // POLICY R2: test VMs are dev; a stg-/prd- VM only where a route declares that scenario explicitly.
+  const scenarioOf = { stg: 'staging', prd: 'production' } as const;
+  for (const [name, r] of routesRaw) {
+    for (const id of r.vms) {
+      const env = /^s\.[^.]+\.(stg|prd)-/.exec(id)?.[1] as 'stg' | 'prd' | undefined;
+      if (env && r.scenario !== scenarioOf[env]) {
+        throw new ConfigError(`route '${name}' names ${id}, a ${scenarioOf[env]} VM: test VMs are dev (POLICY R2); declare \`scenario: ${scenarioOf[env]}\` on the route if this really is a ${scenarioOf[env]} scenario`, r.file);
+      }
+    }
+  }
+  for (const id of vms.keys()) {
+    const env = /^s\.[^.]+\.(stg|prd)-/.exec(id)?.[1] as 'stg' | 'prd' | undefined;
+    if (env && ![...routesRaw.values()].some((r) => r.vms.includes(id) && r.scenario === scenarioOf[env])) {
+      throw new ConfigError(`VM ${id} is a ${scenarioOf[env]} VM, and no route declares a ${scenarioOf[env]} scenario for it: the catalogue holds dev test VMs only (POLICY R2)`);
+    }
   }
   for (const r of active) {
     if (r.decision === 'reroute' && r.route && !routes.has(r.route)) {

@@ -148,6 +148,8 @@ export const routeSchema = z
     path_map: pathMap.optional(),
     description: z.string().optional(),
     require: requireSchema.optional(),
+    /** POLICY R2: a stg-/prd- VM only on a route that declares its staging or production scenario. */
+    scenario: z.enum(['staging', 'production']).optional(),
   })
   .strict();
 

@@ -344,3 +344,43 @@ describe('a VM on another host the config names (one grammar for check, run and 
     expect(l.code, l.stderr).toBe(0);
   });
 });
+
+describe('provisioning refuses what it will not repair by itself', () => {
+  it('an instance of another kind than declared: provision and status exit 234, nothing changed', async () => {
+    const w = world();
+    expect((await vm(w, ['provision', VM])).code).toBe(0);
+    writeFileSync(join(w.repo, 'offhost.config.yaml'), `vms:\n  - { id: ${VM}, backend: incus, host: khost1, instance: dev-linux-koda, kind: vm, arch: x86_64, where: remote, image: "images:debian/13" }\n`);
+    const before = readFileSync(join(w.state, 'incus.json'), 'utf8');
+    const p = await vm(w, ['provision', VM]);
+    expect(p.code).toBe(234);
+    expect(p.stderr).toContain('dev-linux-koda exists as a container; the catalogue declares a vm. Nothing was changed');
+    expect(readFileSync(join(w.state, 'incus.json'), 'utf8')).toBe(before);
+    const s = await vm(w, ['status', VM]);
+    expect(s.code).toBe(234);
+    expect(s.stdout).toContain('dev-linux-koda is a container on x86_64; the catalogue says vm, x86_64, on khost1');
+  });
+  it('an arm64 instance where the catalogue says x86_64: status exits 234', async () => {
+    const w = world();
+    expect((await vm(w, ['provision', VM], { OFFHOST_STANDIN_ARCH: 'aarch64' })).code).toBe(0);
+    const s = await vm(w, ['status', VM]);
+    expect(s.code).toBe(234);
+    expect(s.stdout).toContain('is a container on aarch64; the catalogue says container, x86_64');
+  });
+  it('a mount source missing on the host: provision exits 232 and says where the monorepo must be', async () => {
+    const w = world();
+    writeFileSync(join(w.repo, 'offhost.config.yaml'), `vms:\n  - { id: ${VM}, backend: incus, host: khost1, instance: dev-linux-koda, kind: container, image: "images:debian/13", mount: { source: /nonexistent/koder, path: "{root}" } }\n`);
+    const p = await vm(w, ['provision', VM]);
+    expect(p.code).toBe(232);
+    expect(p.stderr).toContain('the mount source /nonexistent/koder does not exist on khost1');
+    expect(p.stderr).toContain('Put the monorepo there');
+    expect(incusState(w).instances['dev-linux-koda'].devices).toEqual({});
+  });
+  it('a smoke command that fails: provision exits 232 with its output, and takes no snapshot', async () => {
+    const w = world();
+    writeFileSync(join(w.repo, 'offhost.config.yaml'), `vms:\n  - { id: ${VM}, backend: incus, host: khost1, instance: dev-linux-koda, kind: container, image: "images:debian/13", packages: [make], smoke: "nasm -v" }\n`);
+    const p = await vm(w, ['provision', VM]);
+    expect(p.code).toBe(232);
+    expect(p.stderr).toMatch(/the smoke command failed \(exit 127\)/);
+    expect(incusState(w).instances['dev-linux-koda'].snapshots).toEqual([]);
+  });
+});
