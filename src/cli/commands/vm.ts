@@ -11,7 +11,7 @@ import type { Io } from '../io.js';
 import { loadConfig } from '../../policy/guard.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
 import type { VmSpec } from '../../routes/types.js';
-import { isVmId, nextNumberedVmId, parseVmId, vmIdProblem } from '../../vms/id.js';
+import { hostsOf, isVmId, parseVmId, vmIdProblem } from '../../vms/id.js';
 import { formatReport, preflight } from '../../vms/preflight.js';
 import { provisionIncus } from '../../vms/provision.js';
 import { repoRoot, runbookEntry, writeRunbook, RUNBOOK_PATH, type RunbookStep } from '../../vms/runbook.js';
@@ -57,7 +57,7 @@ function parseArgs(args: string[], io: Io): { o: Opts; ids: string[] } {
 
 /** The catalogue entry for `id`; a numbered id of a pool's VM (`…-koda-2`) is derived from its base. */
 export function vmFor(config: ResolvedConfig, id: string): { vm: VmSpec; derived: VmSpec | null } {
-  const problem = vmIdProblem(id);
+  const problem = vmIdProblem(id, hostsOf(config.vms.keys()));
   if (problem) throw new UsageError(`'${id}' ${problem}`);
   const known = config.vms.get(id);
   if (known) return { vm: known, derived: null };
