@@ -7,7 +7,6 @@
 // instance, and "this session" is $OFFHOST_SESSION.
 import { parse } from '../shell/parser.js';
 import { commandsOf } from '../shell/commands.js';
-import type { ResolvedConfig } from '../config/resolve.js';
 import type { VmSpec } from '../routes/types.js';
 import type { SimpleCommand } from '../types.js';
 import { templateProgram } from '../routes/backends/template.js';
@@ -17,6 +16,13 @@ export interface Protection {
   rule: 'vm-held' | 'vm-lock-needed' | 'vm-lock-unreadable';
   reason: string;
   vm: string;
+}
+
+/** What protection reads of a configuration (the guard's config; `locks` when it is a full ResolvedConfig). */
+export interface CatalogueView {
+  vms: Map<string, VmSpec>;
+  root: string | null;
+  locks?: { noticesDir: string };
 }
 
 type Tool = 'incus' | 'limactl' | 'tart' | 'template';
@@ -38,10 +44,10 @@ const TEMPLATE_DESTRUCTIVE = new Set(['down', 'rm', 'reset', 'delete', 'stop', '
 const INCUS_VALUE = new Set(['--cwd', '--env', '--user', '--group', '--mode', '--project', '--target', '-c', '--config', '-p', '--profile', '-s', '--storage', '-t', '--type', '--format', '-f', '--timeout', '--reason']);
 const SSH_WITH_ARG = new Set('BbcDEeFIiJLlmOoPpQRSWw');
 
-const cache = new WeakMap<ResolvedConfig, Index>();
+const cache = new WeakMap<CatalogueView, Index>();
 const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
-function indexOf(config: ResolvedConfig): Index {
+function indexOf(config: CatalogueView): Index {
   let ix = cache.get(config);
   if (ix) return ix;
   ix = { byTool: new Map(), templates: new Map(), programs: new Set(['ssh', 'incus', 'lxc', 'limactl', 'tart']) };
@@ -151,7 +157,7 @@ function hitsOf(c: SimpleCommand, ix: Index, depth: number): Hit[] {
 /** A refusal for the first command that touches a catalogue VM it may not, or null. */
 export function protectCatalogue(
   commands: readonly SimpleCommand[],
-  config: ResolvedConfig,
+  config: CatalogueView,
   at: { cwd: string; env: NodeJS.ProcessEnv; now?: Date },
 ): Protection | null {
   if (config.vms.size === 0) return null;
@@ -171,7 +177,7 @@ export function protectCatalogue(
       if (h.destructive) return { rule: 'vm-lock-needed', vm: h.vm, reason: `\`${h.what}\` stops, deletes or resets the catalogue VM ${h.vm}, and its lock cannot be checked here (no repository holds ${at.cwd}); run it from the monorepo holding ${h.vm}'s lock (POLICY R3, R4).` };
       continue;
     }
-    const look = lookAtLock(repo, config.locks.noticesDir, h.vm, now);
+    const look = lookAtLock(repo, config.locks?.noticesDir ?? 'meta/context/notices', h.vm, now);
     if (look.state === 'unreadable') {
       return { rule: 'vm-lock-unreadable', vm: h.vm, reason: `\`${h.what}\` touches the catalogue VM ${h.vm}, whose lock file ${look.file} cannot be read (${look.why}); it may be held. Check it with \`offhost lint ${look.file}\` (POLICY R3).` };
     }

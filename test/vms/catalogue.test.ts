@@ -1,7 +1,7 @@
 // The catalogue's own rules: stg/prd VMs only on a route that declares that scenario (POLICY R2); what
 // each built-in VM declares; {root} in mount and smoke.
 import { describe, expect, it } from 'vitest';
-import { builtinLayer } from '../../src/policy/guard.js';
+import { builtinLayer } from '../../src/config/builtin.js';
 import { resolveLayers, type Layer } from '../../src/config/resolve.js';
 import { configSchema } from '../../src/config/schema.js';
 

@@ -339,7 +339,8 @@ describe('a VM on another host the config names (one grammar for check, run and 
     expect(r.stderr).toContain('holding s.khost2.dev-linux-gui');
     const ssh = readStandinLog(join(w.out, 'standin.log')).find((e) => e.tool === 'ssh');
     expect(ssh?.host).toBe('khost2');
-    expect(g(w.repo, 'log', '--format=%s').split('\n').some((s) => s.includes('s.khost2.dev-linux-gui'))).toBe(true);
+    // The lock store's history (refs/offhost/locks) names the VM.
+    expect(g(w.repo, 'log', 'refs/offhost/locks', '--format=%s').split('\n').some((s) => s.includes('s.khost2.dev-linux-gui'))).toBe(true);
     const l = await offhost(['lock', 'acquire', 's.khost2.dev-linux-gui', '--reason', 'x'], { cwd: w.repo, baseEnv: env });
     expect(l.code, l.stderr).toBe(0);
   });

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { loadGuard } from '../../src/policy/guard.js';
+import { loadGuard } from '../../src/config/load-guard.js';
 
 let dir: string;
 let repo: string;

@@ -12,7 +12,8 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import { join } from 'node:path';
 import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
-import { configFiles, loadConfig } from '../../policy/guard.js';
+import { configFiles } from '../../config/discover.js';
+import { loadConfig } from '../../config/load-config.js';
 import { parse } from '../../shell/parser.js';
 import { commandsOf } from '../../shell/commands.js';
 

@@ -8,7 +8,7 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT, OffhostError, UsageError, VmError } from '../../errors.js';
 import type { Io } from '../io.js';
-import { loadConfig } from '../../policy/guard.js';
+import { loadConfig } from '../../config/load-config.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
 import type { VmSpec } from '../../routes/types.js';
 import { hostsOf, isVmId, parseVmId, vmIdProblem } from '../../vms/id.js';
