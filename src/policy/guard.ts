@@ -86,7 +86,8 @@ export function makeGuard<C extends GuardConfig>(config: C, role: Role, defaults
     const d = decide(commands, config.rules, role);
     const cmds = d.commands.map((c) => ({ command: c.command, rule: c.rule?.id ?? null, decision: c.decision }));
     // A catalogue VM another session holds, or one stopped/deleted/reset without its lock (src/vms/protect.ts).
-    const held = d.decision === 'deny' ? null : protectCatalogue(commands, config, { cwd, env });
+    // Lock state is disk state: a static judgement (`files: false`: scan, ci, rule examples) leaves it out.
+    const held = d.decision === 'deny' || (at?.files ?? defaults.files) === false ? null : protectCatalogue(commands, config, { cwd, env });
     if (held) return { verdict: denied(held.rule, held.reason, cmds), decision: d };
     if (d.decision !== 'reroute') {
       return { verdict: { decision: d.decision, rule: d.rule, reason: d.reason, route: null, commands: cmds }, decision: d };

@@ -23,7 +23,7 @@ function lock(vm: string, session: string, started = now, extra = '') {
 function classify(line: string, session?: string) {
   const env = { HOME, OFFHOST_ROLE: 'laptop', PATH: '/usr/bin:/bin', ...(session ? { OFFHOST_SESSION: session } : {}) };
   const g = loadGuard({ cwd: repo, env });
-  return g.classify(line, { cwd: repo, env, files: false });
+  return g.classify(line, { cwd: repo, env });
 }
 
 beforeAll(() => {
@@ -134,6 +134,11 @@ describe('false positives: left alone', () => {
 });
 
 describe('edge cases', () => {
+  it('a static judgement (files: false: scan, ci) does not read lock state', () => {
+    const env = { HOME, OFFHOST_ROLE: 'laptop', PATH: '/usr/bin:/bin', OFFHOST_SESSION: 'me-1' };
+    const g = loadGuard({ cwd: repo, env });
+    expect(g.classify('incus delete --force dev-linux-koda', { cwd: repo, env, files: false }).rule).not.toBe('vm-held');
+  });
   it('a lock file that cannot be read counts as held (fail closed)', () => {
     const v = classify('incus exec dev-android-emulator -- true', 'me-1');
     expect(v.rule).toBe('vm-lock-unreadable');
@@ -142,7 +147,7 @@ describe('edge cases', () => {
   it('outside any repository, with no root holding locks, destructive verbs are refused', () => {
     const env = { HOME, OFFHOST_ROLE: 'laptop', PATH: '/usr/bin:/bin', OFFHOST_SESSION: 'me-1' };
     const g = loadGuard({ cwd: dir, env });
-    const v = g.classify('incus delete dev-linux-koda', { cwd: '/', env, files: false });
+    const v = g.classify('incus delete dev-linux-koda', { cwd: '/', env });
     expect(v.decision).toBe('deny');
   });
 });
