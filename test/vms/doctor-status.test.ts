@@ -81,3 +81,21 @@ describe('offhost vm status for the Windows VM (template backend)', () => {
     expect(r.stdout + r.stderr).toContain('offhost vm status s.khost1.dev-win10');
   });
 });
+
+describe('offhost vm: usage and ids', () => {
+  it('--json prints one report per VM; an id on a host no VM lives on is refused (2)', async () => {
+    const r = await offhost(['vm', 'status', '--json', 's.khost1.dev-win10'], { cwd: repo, baseEnv: env });
+    const rep = JSON.parse(r.stdout.trim());
+    expect(rep.vm).toBe('s.khost1.dev-win10');
+    expect(rep.checks.map((c: { name: string }) => c.name)).toEqual(['laptop tool', 'guest', 'disk', 'tools']);
+    const bad = await offhost(['vm', 'status', 's.khost9.dev-linux-koda'], { cwd: repo, baseEnv: env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("names host 'khost9', which no VM of the configuration lives on");
+  });
+  it('no subcommand is a usage error; --help prints the usage', async () => {
+    expect((await offhost(['vm'], { cwd: repo, baseEnv: env })).code).toBe(2);
+    const h = await offhost(['vm', '--help'], { cwd: repo, baseEnv: env });
+    expect(h.code).toBe(0);
+    expect(h.stdout).toContain('offhost vm provision ID');
+  });
+});
