@@ -248,18 +248,24 @@ describe('every failure on the way stops with what to do', () => {
     saveState(w, s);
   });
 
-  it('provision of a VM another session holds waits for it (exit 1), changing nothing', async () => {
-    const dir = join(w.repo, 'meta/context/notices/vm-active');
-    mkdirSync(dir, { recursive: true });
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    writeFileSync(join(dir, `lock-${VM}.md`), `---\nvm: ${VM}\nsession: someone-else\nai: codex\nstarted: ${now}\nreason: soak test\n---\n`);
-    try {
-      const p = await vm(w, ['provision', VM]);
-      expect(p.code).toBe(1);
-      expect(p.stderr).toContain('held by session someone-else (codex)');
-    } finally {
-      rmSync(join(dir, `lock-${VM}.md`));
-    }
+  it('provision of a VM another session holds waits for it (exit 1), changing nothing; otherwise it holds the lock while it works', async () => {
+    const other = { ...w.env, OFFHOST_SESSION: 'someone-else', OFFHOST_AI: 'codex' };
+    const a = await offhost(['lock', 'acquire', VM, '--reason', 'soak test'], { cwd: w.repo, baseEnv: other });
+    expect(a.code, a.stderr).toBe(0);
+    const before = readFileSync(join(w.state, 'incus.json'), 'utf8');
+    const p = await vm(w, ['provision', VM]);
+    expect(p.code).toBe(1);
+    expect(p.stderr).toMatch(/held by session someone-else \(codex\)/);
+    expect(p.stderr).toContain('Nothing was done');
+    expect(readFileSync(join(w.state, 'incus.json'), 'utf8')).toBe(before);
+    expect((await offhost(['lock', 'release', VM], { cwd: w.repo, baseEnv: other })).code).toBe(0);
+    // Free again: provision takes the lock, and archives it when done.
+    const q = await vm(w, ['provision', VM]);
+    expect(q.code, q.stderr).toBe(0);
+    const hist = g(w.repo, 'log', 'refs/offhost/locks', '--format=%s');
+    expect(hist).toMatch(/vms-e2e/);
+    const st = await offhost(['lock', 'status', VM], { cwd: w.repo, baseEnv: w.env });
+    expect(st.stdout + st.stderr).not.toMatch(/held by session vms-e2e/);
   });
 
   it('a backend provision does not handle, and an id not in the catalogue, are refused with status 2', async () => {

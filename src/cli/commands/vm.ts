@@ -15,7 +15,9 @@ import { hostsOf, isVmId, parseVmId, vmIdProblem } from '../../vms/id.js';
 import { formatReport, preflight } from '../../vms/preflight.js';
 import { provisionIncus } from '../../vms/provision.js';
 import { repoRoot, runbookEntry, writeRunbook, RUNBOOK_PATH, type RunbookStep } from '../../vms/runbook.js';
-import { describeLock, lookAtLock } from '../../vms/lock-view.js';
+import { contextFor, settingsFrom } from '../lock-context.js';
+import { acquireFirstFree, release } from '../../locks/lifecycle.js';
+import { describeHolder } from '../../report/locks.js';
 import { describeVm } from '../../vms/isolation.js';
 
 const USAGE = `Usage: offhost vm provision ID [--no-commit] [--config FILE]
@@ -83,7 +85,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     if (sub === 'status') return status(config, ids, o, io);
     if (sub === 'provision') {
       if (ids.length !== 1) throw new UsageError(`provision takes one VM id\n${USAGE}`);
-      return provision(config, ids[0]!, o, io);
+      return await provision(config, ids[0]!, o, io);
     }
     throw new UsageError(`unknown subcommand '${sub}'\n${USAGE}`);
   } catch (err) {
@@ -107,7 +109,7 @@ function status(config: ResolvedConfig, ids: string[], o: Opts, io: Io): number 
   return worst;
 }
 
-function provision(config: ResolvedConfig, id: string, o: Opts, io: Io): number {
+async function provision(config: ResolvedConfig, id: string, o: Opts, io: Io): Promise<number> {
   const { vm, derived } = vmFor(config, id);
   if (!isVmId(vm.id)) throw new UsageError(`'${id}' is not a test VM id`);
   if (vm.backend !== 'incus') {
@@ -118,13 +120,26 @@ function provision(config: ResolvedConfig, id: string, o: Opts, io: Io): number 
   }
   const repo = repoRoot(io.cwd, io.env) ?? (config.root && repoRoot(config.root, io.env)) ?? null;
   const me = o.session ?? io.env.OFFHOST_SESSION ?? null;
+  // Provisioning changes the VM: it holds the VM's lock while it does (R3, R4), and waits for nobody.
+  let unlock: (() => Promise<void>) | null = null;
   if (repo) {
-    const look = lookAtLock(repo, config.locks.noticesDir, vm.id, io.clock.now());
-    if (look.state === 'live' && look.lock.session !== me) {
-      io.stderr(`offhost vm: ${vm.id} is ${describeLock(look.lock)}; provisioning changes the VM, so it waits for that session (POLICY R4). Nothing was done.\n`);
+    const session = me ?? `vm-provision-${process.pid}`;
+    const { ctx } = await contextFor(io, { settings: settingsFrom(config, io.env), session, ai: io.env.OFFHOST_AI ?? 'human', cwd: repo }, false);
+    const got = await acquireFirstFree(ctx.store, [{ vm: vm.id }], { session, ai: ctx.ai, reason: `offhost vm provision ${vm.id}`, ttlMinutes: 60 });
+    if (got.status === 'held' || got.status === 'busy') {
+      io.stderr(`offhost vm: ${describeHolder(got.holder, io.clock.now())}\noffhost vm: provisioning changes the VM, so it waits for that session (POLICY R4). Nothing was done.\n`);
       return EXIT.held;
     }
+    if (got.status === 'acquired') unlock = async () => void (await release(ctx.store, { vm: vm.id, session, ai: ctx.ai }));
   }
+  try {
+    return provisionHeld(config, vm, derived, repo, me, o, io);
+  } finally {
+    await unlock?.();
+  }
+}
+
+function provisionHeld(config: ResolvedConfig, vm: VmSpec, derived: VmSpec | null, repo: string | null, me: string | null, o: Opts, io: Io): number {
   io.stdout(`provisioning ${vm.id} (${describeVm(vm)}) on ${vm.host ?? 'this machine'}\n`);
   const steps: RunbookStep[] = provisionIncus(vm, {
     env: io.env,
