@@ -42,6 +42,16 @@ describe('offhost doctor', () => {
     expect(r.stdout).toContain('.claude/settings.json: the claude-code hook calls /opt/node-18.0.0/bin/node, which no longer exists');
     expect(r.stdout).toContain(`run \`offhost init --agent claude-code\` again in ${repo}`);
   });
+  it('a shell rc file calling an offhost that moved is named, with the fix', async () => {
+    writeFileSync(join(home, '.bashrc'), `# offhost\n__offhost_cmd=('${process.execPath}' '/opt/old/offhost/dist/offhost.cjs')\n`);
+    try {
+      const r = await doctor();
+      expect(r.stdout).toContain('~/.bashrc: the offhost integration calls /opt/old/offhost/dist/offhost.cjs, which no longer exists');
+      expect(r.stdout).toContain('offhost init --shell bash');
+    } finally {
+      rmSync(join(home, '.bashrc'));
+    }
+  });
   it('a wired hook and pre-commit pass; a broken config is reported with its file and line', async () => {
     writeFileSync(join(repo, '.claude', 'settings.json'), hook(process.execPath, BIN));
     mkdirSync(join(repo, '.husky'), { recursive: true });

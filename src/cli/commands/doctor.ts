@@ -4,7 +4,8 @@
 //            in ~) that call offhost: the node and offhost paths each one calls still exist;
 //   husky    .husky/pre-commit runs `offhost lint --staged`, and git runs .husky (core.hooksPath);
 //   shims    the shim directory (OFFHOST_SHIMS_DIR or ~/.local/share/offhost/shims): the node, offhost
-//            and bash its marker names still exist.
+//            and bash its marker names still exist;
+//   shell    an rc file (~/.bashrc, ~/.zshrc) that sets offhost up: the node/offhost paths it calls exist.
 // Prints one line per check and, under each problem, what to do. Exit 0: nothing to fix; 1: something
 // to fix; 2: doctor itself could not run.
 import { spawnSync } from 'node:child_process';
@@ -130,6 +131,17 @@ export async function run(args: string[], io: Io): Promise<number> {
       items.push({ area: 'husky', ok: false, detail: `.husky/pre-commit exists but git does not run it (core.hooksPath is ${hooksPath ?? 'unset'})`, fix: 'run `npm install` (husky\'s prepare script sets core.hooksPath) or `npx husky`' });
     } else items.push({ area: 'husky', ok: true, detail: `.husky/pre-commit runs the lock checks (core.hooksPath ${hooksPath})` });
   } else items.push({ area: 'husky', ok: true, note: true, detail: `${io.cwd} is in no git repository: no pre-commit hook to check` });
+  // Shell integration (`offhost init --shell bash|zsh` pasted or eval'd into an rc file): the paths it calls.
+  for (const rc of ['.bashrc', '.bash_profile', '.zshrc']) {
+    const file = env.HOME ? join(env.HOME, rc) : null;
+    if (!file || !existsSync(file)) continue;
+    const text = readFileSync(file, 'utf8');
+    if (!/offhost/.test(text)) continue;
+    const paths = [...new Set([...text.matchAll(/(\/[^\s'"`;|&()]*\/(?:node|offhost[^\s'"`;|&()/]*\.(?:c|m)?js))(?=[\s'"`;|&()]|$)/g)].map((m) => m[1]!))];
+    const missing = paths.filter((p) => !existsSync(p));
+    if (missing.length) items.push({ area: 'shell', ok: false, detail: `~/${rc}: the offhost integration calls ${missing.join(', ')}, which no longer exist${missing.length > 1 ? '' : 's'}`, fix: `regenerate it: \`offhost init --shell ${rc.includes('zsh') ? 'zsh' : 'bash'}\` and replace the block in ~/${rc}` });
+    else items.push({ area: 'shell', ok: true, detail: `~/${rc} sets up offhost${paths.length ? ` (${paths.join(' ')})` : ''}` });
+  }
   // Shims.
   const shims = env.OFFHOST_SHIMS_DIR || (env.XDG_DATA_HOME ? join(env.XDG_DATA_HOME, 'offhost', 'shims') : env.HOME ? join(env.HOME, '.local', 'share', 'offhost', 'shims') : null);
   const marker = shims ? join(shims, '.offhost-shims') : null;
