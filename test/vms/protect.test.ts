@@ -1,7 +1,7 @@
 // Protecting catalogue VMs (issue 13 item 4; issue 11 item 2's last sentence): the guard reads the active
 // lock file when a line names a catalogue instance. Real git work tree, real lock files.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -134,6 +134,14 @@ describe('false positives: left alone', () => {
 });
 
 describe('edge cases', () => {
+  it('a symlinked checkout finds the same lock files', () => {
+    const link = join(dir, 'link');
+    symlinkSync(repo, link);
+    const env = { HOME, OFFHOST_ROLE: 'laptop', PATH: '/usr/bin:/bin', OFFHOST_SESSION: 'me-1' };
+    const g = loadGuard({ cwd: link, env });
+    expect(g.classify('incus stop dev-linux-koda', { cwd: link, env }).rule).toBe('vm-held');
+    expect(g.classify('incus stop dev-linux-gui', { cwd: join(link, 'meta'), env }).decision).toBe('allow');
+  });
   it('a static judgement (files: false: scan, ci) does not read lock state', () => {
     const env = { HOME, OFFHOST_ROLE: 'laptop', PATH: '/usr/bin:/bin', OFFHOST_SESSION: 'me-1' };
     const g = loadGuard({ cwd: repo, env });
