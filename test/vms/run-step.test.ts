@@ -1,6 +1,6 @@
 // The run's VM preflight step for one VM, against the stateful stand-ins: outcomes by name and status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { standinEnv } from '../helpers/standins.js';
@@ -32,7 +32,6 @@ describe('vmRunPreflight', () => {
     expect(vmRunPreflight(vm, env)).toBeNull();
   });
   it('disk-full (233) under the floor', () => {
-    writeFileSync(join(dir, 'state', 'unused'), '');
     const full = { ...vm, disk_floor_mb: 1_000_000 };
     expect(vmRunPreflight(full, env)).toMatchObject({ outcome: 'disk-full', status: 233 });
   });
