@@ -30,4 +30,6 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', hot: true, load: () => import('./commands/shell.js') },
   scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => import('./commands/scan.js') },
   ci: { summary: 'pull-request policy check: lock hygiene and heavy commands', load: () => import('./commands/ci.js') },
+  vm: { summary: 'provision a catalogue VM, or preflight VMs (vm provision ID, vm status [ID])', load: () => import('./commands/vm.js') },
+  doctor: { summary: 'check this laptop: hooks and shims wired, the paths they call, config valid', load: () => import('./commands/doctor.js') },
 };

@@ -12,6 +12,7 @@ import { decide, type LineDecision } from './engine.js';
 import { matchRule, type Rule } from './match.js';
 import { mapPath, renderLine } from '../routes/index.js';
 import type { PathMapping, RouteConfig, VmSpec } from '../routes/types.js';
+import { protectCatalogue } from '../vms/protect.js';
 
 /** What the guard reads of a configuration (src/config/resolve.ts ResolvedConfig has it all). */
 export interface GuardConfig {
@@ -93,6 +94,10 @@ export function makeGuard<C extends GuardConfig>(config: C, role: Role, defaults
     }
     const d = decide(commands, config.rules, role);
     const cmds = d.commands.map((c) => ({ command: c.command, rule: c.rule?.id ?? null, decision: c.decision }));
+    // A catalogue VM another session holds, or one stopped/deleted/reset without its lock (src/vms/protect.ts).
+    // Lock state is disk state: a static judgement (`files: false`: scan, ci, rule examples) leaves it out.
+    const held = d.decision === 'deny' || (at?.files ?? defaults.files) === false ? null : protectCatalogue(commands, config, { cwd, env });
+    if (held) return { verdict: denied(held.rule, held.reason, cmds), decision: d };
     if (d.decision !== 'reroute') {
       return { verdict: { decision: d.decision, rule: d.rule, reason: d.reason, route: null, commands: cmds }, decision: d };
     }
