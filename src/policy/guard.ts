@@ -68,9 +68,12 @@ export function routeFor(config: GuardConfig, routeName: string, line: string, c
 export function lineOnVm(config: GuardConfig, route: RouteConfig, vmId: string, line: string, vmCwd: string): string {
   const vm = config.vms.get(vmId);
   if (!vm) throw new ConfigError(`route ${route.name}: VM ${vmId} has no entry in the configuration's vms`);
-  const mappings = [...route.pathMap, ...config.pathMap];
-  const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, mappings) } : {};
-  return renderLine(vm, line, vmCwd, env);
+  return renderLine(vm, line, vmCwd, envOnVm(config, route));
+}
+
+/** The environment a line gets on a route's VMs: `~` is the same directory there as here (R6: same paths). */
+export function envOnVm(config: GuardConfig, route: Pick<RouteConfig, 'pathMap'>): Record<string, string> {
+  return config.home ? { HOME: mapPath(config.home, [...route.pathMap, ...config.pathMap]) } : {};
 }
 
 function denied(rule: string, reason: string, commands: Verdict['commands'] = []): GuardVerdict {

@@ -12,7 +12,7 @@ import { Command, CommanderError } from 'commander';
 import { EXIT, isOffhostError, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { loadGuard } from '../../config/load-guard.js';
-import { lineOnVm, type GuardVerdict } from '../../policy/guard.js';
+import { envOnVm, lineOnVm, type GuardVerdict } from '../../policy/guard.js';
 import { probeBackend } from '../../routes/index.js';
 import type { ResolvedConfig, RouteConfig } from '../../config/resolve.js';
 import {
@@ -226,7 +226,7 @@ async function runInner(args: string[], io: Io): Promise<number> {
   if (o.fresh) {
     // A disposable sandbox (src/vms/sandbox.ts): uniquely named, no VM lock (nobody else can hold it).
     const spec = config.vms.get(candidates[0]!)!;
-    const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, [...(routeCfg?.pathMap ?? []), ...config.pathMap]) } : {};
+    const env = envOnVm(config, { pathMap: routeCfg?.pathMap ?? [] });
     io.stderr(`offhost run: ${v.reason}\n`);
     return runFresh(spec, { argv: ['bash', '-c', line], cwd: route.cwd, env }, { env: io.env, stdout: io.stdout, stderr: io.stderr, fetch: o.fetch ?? [], fetchTo: resolve(cwd, o.fetchTo ?? 'offhost-results'), now: io.clock.now() });
   }
