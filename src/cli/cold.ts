@@ -15,6 +15,8 @@ export function loadCold(name: string): Promise<CommandModule> {
       return import('./commands/lint.js');
     case 'init':
       return import('./commands/init.js');
+    case 'uninstall':
+      return import('./commands/uninstall.js');
     case 'scan':
       return import('./commands/scan.js');
     case 'hook':

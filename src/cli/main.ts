@@ -20,6 +20,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   run: { summary: 'run a command here, or on its VM under the VM lock', load: () => loadCold('run') },
   lint: { summary: 'validate lock files and the staged lock transition', load: () => loadCold('lint') },
   init: { summary: 'set up husky + lint-staged, agent hooks or shell integration', load: () => loadCold('init') },
+  uninstall: { summary: 'remove what init added (hook lines, lint-staged entry, agent hooks), nothing else', load: () => loadCold('uninstall') },
   hook: { summary: 'pre-exec hook for claude-code, codex or gemini (event JSON on stdin)', load: () => loadCold('hook') },
   shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', load: async () => shell },
   scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => loadCold('scan') },
