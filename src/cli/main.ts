@@ -11,6 +11,7 @@ import * as explain from './commands/explain.js';
 import * as shell from './commands/shell.js';
 import { loadCold } from './cold.js';
 import { quietIo, warmLines } from './warm.js';
+import { didYouMean } from './suggest.js';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   check: { summary: 'classify one command line: allow, deny or reroute', load: async () => check },
@@ -30,12 +31,12 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
   const lines = Object.entries(COMMANDS).map(([k, v]) => `  ${k.padEnd(width)}  ${v.summary}`);
-  return `Usage: offhost <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun \`offhost <command> --help\` for a command's options.\n`;
+  return `Usage: offhost <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nOptions:\n  -h, --help     show this help (\`offhost <command> --help\`: that command's options)\n  -V, --version  print offhost's version\n`;
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined || name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
     (name === undefined ? io.stderr : io.stdout)(usage());
     return name === undefined ? EXIT.error : EXIT.ok;
   }
@@ -44,9 +45,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stdout(`${process.env.OFFHOST_VERSION ?? '0.1.0'}\n`);
     return EXIT.ok;
   }
+  if (name === 'help' && rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0])) return main([rest[0], '--help'], io);
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!entry) {
-    io.stderr(`offhost: unknown command '${name}'\n\n${usage()}`);
+    const what = name.startsWith('-') ? 'option' : 'command';
+    const known = what === 'option' ? ['--help', '--version', '-h', '-V'] : Object.keys(COMMANDS);
+    io.stderr(`offhost: unknown ${what} '${name}'${didYouMean(name, known)}; \`offhost --help\` lists the commands\n`);
     return EXIT.error;
   }
   return runCommand(name, entry.load, rest, io);

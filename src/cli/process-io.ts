@@ -2,6 +2,7 @@
 // that avoids Node's stream machinery. Shared by both bundles (dist/hot.cjs and dist/hook.cjs).
 import type { Io } from './io.js';
 import { systemClock } from '../types.js';
+import { requireBuiltin } from '../lazy-builtin.js';
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 
 /**
@@ -166,5 +167,7 @@ export function processIo(): Io {
     readStdin,
     cancelStdin,
     clock: systemClock,
+    // node:tty only when a command asks (colour), never on the hook path.
+    isTTY: (fd) => requireBuiltin<typeof import('node:tty')>('node:tty').isatty(fd),
   };
 }

@@ -3,28 +3,26 @@
 // repository at cwd) and, with --staged, the staged lock transition against HEAD, read from the index.
 // Exit 0 clean or warnings only, 1 errors found, 2 usage/git error. Does not depend on the role.
 import { Command } from 'commander';
-import { collectPaths, parseNowOption, parseSkewOption, parseWith } from '../commander.js';
+import { addReportOptions, collectPaths, parseNowOption, parseSkewOption, parseWith, type ReportOpts } from '../commander.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { EXIT, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { lintLockContent, type LockCheckContext, type LockFileKind } from '../../locks/lint.js';
 import { ARCHIVE_DIR, ACTIVE_DIR, COMPONENT_DIR, DEFAULT_NOTICES_DIR } from '../../locks/paths.js';
 import { parseUtc } from '../../locks/schema.js';
 import { transitionFindings } from '../../locks/transition.js';
 import { readStagedTransition, repoRoot } from '../../git/staged.js';
-import { format, isFormatKind, type FormatKind } from '../../report/index.js';
+import { emit, reportOptions } from '../../report/output.js';
 import type { Finding } from '../../types.js';
 import type { Io } from '../io.js';
 
-interface Opts {
+interface Opts extends ReportOpts {
   staged?: boolean;
   now?: string;
-  format: string;
   noticesDir?: string;
   skew?: string;
-  color?: boolean;
 }
 
 function parseArgs(args: string[], io: Io): { opts: Opts; paths: string[] } | number {
@@ -32,12 +30,11 @@ function parseArgs(args: string[], io: Io): { opts: Opts; paths: string[] } | nu
     .description('validate VM lock files (POLICY R3/R4/R7) and, with --staged, the staged lock transition against HEAD')
     .option('--staged', 'check the staged change (index vs HEAD); PATHS (as lint-staged passes them) are accepted and the whole staged transition is checked')
     .option('--now <iso>', 'judge expiry at this instant (ISO-8601 UTC) instead of the clock')
-    .option('--format <kind>', 'stylish | json | sarif | github', 'stylish')
     .option('--notices-dir <dir>', `notices folder, relative to the repository root (default ${DEFAULT_NOTICES_DIR})`)
     .option('--skew <seconds>', 'clock-skew margin in seconds (default 120)')
-    .option('--color', 'colour the stylish output')
     .argument('[paths...]', 'lock files or folders (default: every lock file under the notices folder)')
     .allowExcessArguments(false);
+  addReportOptions(cmd);
   const early = parseWith(cmd, args, io);
   if (early !== null) return early;
   return { opts: cmd.opts<Opts>(), paths: cmd.args };
@@ -139,8 +136,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const parsed = parseArgs(args, io);
   if (typeof parsed === 'number') return parsed;
   const { opts, paths } = parsed;
-  if (!isFormatKind(opts.format)) throw new UsageError(`--format must be stylish, json, sarif or github, not '${opts.format}'`);
-  const kind: FormatKind = opts.format;
+  const report = reportOptions(opts, io);
   const now = opts.now !== undefined ? parseNowOption(opts.now) : io.clock.now();
   const skewSeconds = opts.skew !== undefined ? parseSkewOption(opts.skew) : undefined;
   const noticesDir = (opts.noticesDir ?? DEFAULT_NOTICES_DIR).replace(/\\/g, '/').replace(/\/+$/, '');
@@ -178,7 +174,5 @@ export async function run(args: string[], io: Io): Promise<number> {
     findings.push(...(await lintFiles(files, io.cwd, ctx, io.env)));
   }
 
-  const out = format(findings, kind, { color: opts.color === true, ...(root ? { root } : {}) });
-  if (out) io.stdout(out.endsWith('\n') ? out : `${out}\n`);
-  return findings.some((f) => f.severity === 'error') ? EXIT.findings : EXIT.ok;
+  return emit(findings, { ...report, name: 'offhost lint', root: root ?? io.cwd, summary: false, title: 'offhost lint' }, io);
 }
