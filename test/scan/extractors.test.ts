@@ -44,10 +44,35 @@ describe('detectKind', () => {
 });
 
 describe('shell scripts', () => {
-  it('is one snippet, mapped 1:1, in the script directory', () => {
+  it('is one snippet, mapped 1:1, run from the repository root and from its own directory', () => {
     const text = '#!/bin/bash\nset -e\ncd engines/lang/koda && make build\n';
     const [sn] = extract('shell', 'scripts/build.sh', text);
-    expect(sn!.cwd).toBe('scripts');
+    expect(sn!.cwd).toBe('');
+    expect(sn!.alsoFrom).toEqual(['scripts']);
+    expect(posOf(sn!, 'make build')).toEqual(filePos(text, 'make build'));
+    const [top] = extract('shell', 'build.sh', text);
+    expect(top!.alsoFrom).toBeUndefined();
+  });
+
+  it.each([
+    ['cd "$(dirname "$0")/.."', 'cd "/r/scripts/.."'],
+    ['cd "$(dirname -- "${BASH_SOURCE[0]}")"', 'cd "/r/scripts"'],
+    ['cd `dirname $0`/..', 'cd /r/scripts/..'],
+    ['D="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd)"', 'D="/r/scripts"'],
+    ['D=$(cd "$(dirname "$0")/.." && pwd -P)', 'D=/r'],
+    ['D="$(dirname "$(readlink -f "$0")")"', 'D="/r/scripts"'],
+    ['D="$(realpath "$(dirname "$0")/..")"', 'D="/r"'],
+    ['source "${BASH_SOURCE[0]%/*}/lib.sh"', 'source "/r/scripts/lib.sh"'],
+    ['cd "${0%/*}"', 'cd "/r/scripts"'],
+    ['echo "usage: $0 [-v]"', 'echo "usage: /r/scripts/b.sh [-v]"'],
+    ["echo '$0 stays in single quotes'", "echo '$0 stays in single quotes'"],
+    ['echo $10 $0x', 'echo $10 /r/scripts/b.shx'],
+    ['cd "$(dirname "$SOMETHING")"', 'cd "$(dirname "$SOMETHING")"'],
+  ])('resolves where the script is: %s', (line, want) => {
+    const text = `#!/bin/bash\n${line}\nmake build\n`;
+    const [sn] = extract('shell', 'scripts/b.sh', text, { root: '/r' });
+    expect(sn!.text).toBe(`#!/bin/bash\n${want}\nmake build\n`);
+    // positions after a rewritten piece still point into the file
     expect(posOf(sn!, 'make build')).toEqual(filePos(text, 'make build'));
   });
 });
