@@ -4,6 +4,7 @@
 import type { Io } from '../io.js';
 import type { Role } from '../../types.js';
 import { UsageError } from '../../errors.js';
+import { formatDuration } from '../../report/duration.js';
 import { didYouMean } from '../suggest.js';
 import { type AgentName, type Classify, type HookOptions, type HookReply, type RerouteMode, AGENTS, errorText, isRecord } from '../../adapters/common.js';
 import { claudeCode, handleClaudeCode } from '../../adapters/claude-code.js';
@@ -126,7 +127,7 @@ async function readStdinBounded(io: Io): Promise<{ text: string } | { error: str
       r = { text: now };
     } else {
       const deadline = new Promise<{ error: string }>((res) => {
-        timer = setTimeout(() => res({ error: `the hook input did not end within ${ms} ms (truncated or stalled input)` }), ms);
+        timer = setTimeout(() => res({ error: `the hook input did not end within ${formatDuration(ms)} (truncated or stalled input)` }), ms);
         timer.unref();
       });
       r = await Promise.race([reading.then((text) => ({ text })), deadline]);

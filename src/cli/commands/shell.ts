@@ -10,6 +10,7 @@ import { basename, isAbsolute, resolve } from 'node:path';
 import type { Io } from '../io.js';
 import type { Verdict } from '../../types.js';
 import { EXIT, UsageError } from '../../errors.js';
+import { formatDuration } from '../../report/duration.js';
 import { type AuditRecord, HOOK_RULES, errorText, refusal, safeClassify, shQuote } from '../../adapters/common.js';
 import { planShell, replaceAt } from '../../adapters/shell-wrapper.js';
 import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
@@ -236,7 +237,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         return refuse(
           io,
           'standard input',
-          refusal(HOOK_RULES.budget, `the commands on standard input did not end within ${ms} ms; offhost checks a script on stdin as a whole, so a long-lived shell fed over a pipe is not supported (run each command with -c)`),
+          refusal(HOOK_RULES.budget, `the commands on standard input did not end within ${formatDuration(ms)}; offhost checks a script on stdin as a whole, so a long-lived shell fed over a pipe is not supported (run each command with -c)`),
         );
       }
       const text = input.toString('utf8');
