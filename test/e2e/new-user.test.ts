@@ -71,9 +71,14 @@ describe('a new user installs offhost into their repository and removes it again
     expect(Object.keys(lockfile.packages).sort()).toEqual(['', 'node_modules/offhost']);
     const offhost = join(repo, 'node_modules', '.bin', 'offhost');
     expect(ok(offhost, ['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-    // A cold command and the config loader (dist/config-loader.cjs) with no other package installed.
+    // Every command's bundle loads with no other package installed (a missing module would fail here)...
+    for (const c of ['check', 'explain', 'rules', 'lock', 'run', 'lint', 'init', 'uninstall', 'hook', 'shell', 'scan', 'ci']) ok(offhost, [c, '--help']);
+    // ...and the config loader (dist/config-loader.cjs: yaml, zod, picomatch) with a config to read.
     writeFileSync(join(repo, 'offhost.config.yaml'), 'disable: [qemu-local-vm]\n');
     expect(ok(offhost, ['rules', 'list']).stdout).toContain('offhost.config.yaml');
+    expect(ok(offhost, ['check', 'qemu-system-aarch64 -hda disk.img']).stdout).toMatch(/^allow/);
+    expect(run(offhost, ['scan', '--format', 'json']).stdout.trim()).toBe('[]');
+    expect(ok(offhost, ['lock', 'status']).status).toBe(0);
 
     // 3. husky and lint-staged, installed by npm from this checkout's copies (offline), then init.
     ok('npm', ['install', '--save-dev', join(ROOT, 'node_modules', 'husky'), join(ROOT, 'node_modules', 'lint-staged')]);
