@@ -8,7 +8,8 @@
 //     called by (node + dist/offhost.cjs, node_modules/.bin/offhost, npx offhost), and the groups, event
 //     lists and "hooks" objects that only held it; a settings file left empty is removed.
 // husky and lint-staged themselves (devDependencies, scripts.prepare, core.hooksPath) stay: other hooks may
-// use them; uninstall says so and how to remove them. Every file is read and checked before any is written:
+// use them; uninstall says so and how to remove them; so is the shell snippet (~/.config/offhost/offhost.bash,
+// outside the repository: named, never edited). Every file is read and checked before any is written:
 // a file offhost cannot read safely stops the whole uninstall with its name, and nothing is changed.
 import { existsSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -243,5 +244,11 @@ export async function uninstall(io: Io, opts: UninstallOptions = {}): Promise<nu
     io.stdout('kept: husky and lint-staged (devDependencies, scripts.prepare): other hooks may use them; `npm uninstall husky lint-staged` removes them if nothing does\n');
   }
   if ('offhost' in deps) io.stdout('offhost itself: `npm uninstall offhost`\n');
+  // The shell snippet lives outside the repository, in files of the user's: named, never edited.
+  const home = io.env.HOME;
+  for (const sh of ['bash', 'zsh']) {
+    const snippet = home ? join(home, '.config', 'offhost', `offhost.${sh}`) : null;
+    if (snippet && existsSync(snippet)) io.stdout(`not touched: ${snippet} (the ${sh} integration): remove the line sourcing it from your ~/.${sh}rc, then the file\n`);
+  }
   return 0;
 }
