@@ -294,3 +294,14 @@ describe('Markdown', () => {
     expect(posOf(sns[2]!, 'lb build')).toEqual(filePos(text, 'lb build'));
   });
 });
+
+describe('resolveScriptLocation', () => {
+  it('in a sourced file only BASH_SOURCE names the file ($0 is the sourcing shell\'s)', async () => {
+    const { resolveScriptLocation } = await import('../../src/adapters/scan/script-dir.js');
+    const text = 'cd "$(dirname "$0")"\n. "$(dirname "${BASH_SOURCE[0]}")/x.sh"\n';
+    expect(resolveScriptLocation(text, '/r/lib/env.sh', { sourced: true })!.text).toBe('cd "$(dirname "$0")"\n. "/r/lib/x.sh"\n');
+    expect(resolveScriptLocation(text, '/r/lib/env.sh')!.text).toBe('cd "/r/lib"\n. "/r/lib/x.sh"\n');
+    // a path that would need quoting: left as written
+    expect(resolveScriptLocation(text, '/r/my dir/env.sh')).toBeNull();
+  });
+});

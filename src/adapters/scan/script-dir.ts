@@ -24,6 +24,8 @@ const P = String.raw`(?:"${LIT}"|'${LIT}'|${LIT})`;
 const litOf = (m: RegExpExecArray, from: number): string | undefined => m[from] ?? m[from + 1] ?? m[from + 2];
 
 const SCRIPT_VAR = /\$\{(?:0|BASH_SOURCE(?:\[0\])?)%\/\*\}|\$\{(?:0|BASH_SOURCE(?:\[0\])?)\}|\$BASH_SOURCE\b(?!\[)|\$0(?![0-9])/g;
+/** In a sourced file `$0` is the sourcing shell's: only BASH_SOURCE names the file. */
+const SOURCED_VAR = /\$\{BASH_SOURCE(?:\[0\])?%\/\*\}|\$\{BASH_SOURCE(?:\[0\])?\}|\$BASH_SOURCE\b(?!\[)/g;
 const DIRNAME = new RegExp(String.raw`\$\(\s*dirname\s+(?:--\s+)?${P}\s*\)|\x60\s*dirname\s+(?:--\s+)?${P}\s*\x60`, 'g');
 const REALPATH = new RegExp(String.raw`\$\(\s*(?:readlink\s+-[fme]|realpath(?:\s+-[sePLq])*)\s+(?:--\s+)?${P}\s*\)`, 'g');
 const CD_PWD = new RegExp(String.raw`\$\(\s*cd\s+(?:-[LP]\s+)?(?:--\s+)?${P}\s*(?:(?:&>|>|2>|1>)\s*\/dev\/null\s*)*(?:2>&1\s*)?(?:&&|;)\s*pwd(?:\s+-[LP])?\s*\)`, 'g');
@@ -53,10 +55,11 @@ function replaceAll(r: Rewritten, re: RegExp, value: (m: RegExpExecArray) => str
 }
 
 /**
- * `text` (a script at absolute path `file`) with its own-location idioms resolved; null when it has none
- * (or the path has characters that would need quoting).
+ * `text` (a script at absolute path `file`, run by a shell; `sourced`: read by `.`/`source`, where `$0` is
+ * not the file) with its own-location idioms resolved; null when it has none (or the path has characters
+ * that would need quoting).
  */
-export function resolveScriptLocation(text: string, file: string): Rewritten | null {
+export function resolveScriptLocation(text: string, file: string, opts: { sourced?: boolean } = {}): Rewritten | null {
   if (!PLAIN.test(file) || !/\$0|\$\{0|BASH_SOURCE/.test(text)) return null;
   const dir = posix.dirname(file);
   const r: Rewritten = { text, map: Array.from({ length: text.length }, (_, i) => i) };
@@ -75,7 +78,7 @@ export function resolveScriptLocation(text: string, file: string): Rewritten | n
     }
   }
   const quoted = (at: number) => singleQuoted.some(([a, b]) => a < at && at < b);
-  let changed = replaceAll(r, SCRIPT_VAR, (m) => (quoted(r.map[m.index]!) ? null : m[0].includes('%/*') ? dir : file));
+  let changed = replaceAll(r, opts.sourced ? SOURCED_VAR : SCRIPT_VAR, (m) => (quoted(r.map[m.index]!) ? null : m[0].includes('%/*') ? dir : file));
   if (!changed) return null;
   for (let round = 0; round < 8; round++) {
     const a = replaceAll(r, DIRNAME, (m) => posix.dirname((litOf(m, 1) ?? litOf(m, 4))!));
