@@ -44,7 +44,7 @@ export function parseWith(cmd: Command, args: string[], io: Io): number | null {
 export function integerOption(name: string, value: string, opts: { min?: number; max?: number; unit?: string } = {}): number {
   const min = opts.min ?? 0;
   const n = Number(value);
-  const what = `${min >= 0 ? (min === 0 ? 'a whole number' : `a whole number from ${min}`) : 'a whole number'}${opts.max !== undefined ? ` up to ${opts.max}` : ''}${opts.unit ? ` of ${opts.unit}` : ''}`;
+  const what = `${min === 0 ? 'a whole number' : `a whole number from ${min}`}${opts.max !== undefined ? ` up to ${opts.max}` : ''}${opts.unit ? ` of ${opts.unit}` : ''}`;
   if (!/^[+-]?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || (opts.max !== undefined && n > opts.max)) {
     throw new UsageError(`${name} must be ${what}, not '${value}'`);
   }
@@ -86,7 +86,7 @@ export function addReportOptions(cmd: Command): Command {
   return cmd
     .option('-f, --format <kind>', 'stylish | json | sarif | github (default: github inside GitHub Actions, else stylish)')
     .option('-o, --output-file <file>', 'write the report to this file instead of standard output')
-    .option('--max-warnings <n>', 'exit 1 when there are more than this many warnings (default: no limit)')
+    .option('--max-warnings <n>', 'exit 1 when there are more than this many warnings (default -1: no limit)')
     .option('--quiet', 'report errors only (warnings are neither shown nor counted)')
     .addOption(new Option('--color', 'colour the stylish output (default: on a terminal, unless NO_COLOR; FORCE_COLOR forces it)'))
     .addOption(new Option('--no-color', 'never colour the output'));

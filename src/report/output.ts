@@ -46,7 +46,8 @@ export function reportOptions(o: ReportOpts, io: Io): Pick<OutputOptions, 'kind'
     // Colour goes to a terminal only: never into a file (-o) or a machine format.
     color: kind === 'stylish' && o.outputFile === undefined && colorEnabled(o.color, io),
     ...(o.outputFile !== undefined ? { outputFile: o.outputFile } : {}),
-    ...(o.maxWarnings !== undefined ? { maxWarnings: integerOption('--max-warnings', o.maxWarnings) } : {}),
+    // -1 is ESLint's "no limit", the default.
+    ...(o.maxWarnings !== undefined && integerOption('--max-warnings', o.maxWarnings, { min: -1 }) >= 0 ? { maxWarnings: Number(o.maxWarnings) } : {}),
     ...(o.quiet ? { quiet: true } : {}),
   };
 }

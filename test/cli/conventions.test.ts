@@ -41,8 +41,8 @@ describe('errors: one line, with a suggestion', () => {
     [['chek', 'ls'], "offhost: unknown command 'chek' (did you mean check?); `offhost --help` lists the commands"],
     [['--verison'], "offhost: unknown option '--verison' (did you mean --version?); `offhost --help` lists the commands"],
     [['rules', 'tset'], "offhost rules: unknown subcommand 'tset' (did you mean test?); `offhost rules --help` lists them"],
-    [['scan', '--max-warnings', 'abc'], "offhost scan: --max-warnings must be a whole number, not 'abc'"],
-    [['lint', '--max-warnings', '-1'], "offhost lint: --max-warnings must be a whole number, not '-1'"],
+    [['scan', '--max-warnings', 'abc'], "offhost scan: --max-warnings must be a whole number from -1, not 'abc'"],
+    [['lint', '--max-warnings', '-2'], "offhost lint: --max-warnings must be a whole number from -1, not '-2'"],
     [['ci', '--base', 'HEAD', '--skew', '2m'], "offhost ci: --skew must be a whole number of seconds, not '2m'"],
   ])('%j', (args, line) => {
     const r = offhost(args, dir);
@@ -116,6 +116,7 @@ describe('report options: --max-warnings, --quiet, -o FILE, format default', () 
   it('--max-warnings N fails past N warnings; --quiet shows and counts errors only', () => {
     expect(offhost(['scan', 'w.sh'], dir).status).toBe(0);
     expect(offhost(['scan', '--max-warnings', '1', 'w.sh'], dir).status).toBe(0);
+    expect(offhost(['scan', '--max-warnings', '-1', 'w.sh'], dir).status).toBe(0);
     const over = offhost(['scan', '--max-warnings', '0', 'w.sh'], dir);
     expect(over.status).toBe(1);
     expect(over.stderr).toContain('offhost scan: too many warnings (1; --max-warnings 0)');
