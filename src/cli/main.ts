@@ -45,7 +45,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stdout(`${process.env.OFFHOST_VERSION ?? '0.1.0'}\n`);
     return EXIT.ok;
   }
-  if (name === 'help' && rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0])) return main([rest[0], '--help'], io);
+  if (name === 'help' && rest[0] !== undefined) return main([rest[0], '--help'], io);
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!entry) {
     const what = name.startsWith('-') ? 'option' : 'command';

@@ -39,6 +39,7 @@ describe('errors: one line, with a suggestion', () => {
     [['explain', '--cdw', '.', 'ls'], "offhost explain: unknown option '--cdw' (did you mean --cwd?)"],
     [['hook', '--mdoe', 'rewrite', 'claude-code'], "offhost hook: unknown option '--mdoe' (did you mean --mode?)"],
     [['chek', 'ls'], "offhost: unknown command 'chek' (did you mean check?); `offhost --help` lists the commands"],
+    [['help', 'uninstal'], "offhost: unknown command 'uninstal' (did you mean uninstall?); `offhost --help` lists the commands"],
     [['--verison'], "offhost: unknown option '--verison' (did you mean --version?); `offhost --help` lists the commands"],
     [['rules', 'tset'], "offhost rules: unknown subcommand 'tset' (did you mean test?); `offhost rules --help` lists them"],
     [['scan', '--max-warnings', 'abc'], "offhost scan: --max-warnings must be a whole number from -1, not 'abc'"],
