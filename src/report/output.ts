@@ -32,8 +32,8 @@ export interface OutputOptions {
   sarifFile?: string;
   summary: boolean;
   title: string;
-  /** Printed to stderr after the findings (stylish only), e.g. what was checked. */
-  footer?: string;
+  /** Printed to stderr after the findings (stylish only), e.g. what was checked; given the number reported. */
+  footer?: (reported: number) => string;
   /** The command's name for messages (`offhost lint`). */
   name?: string;
 }
@@ -81,7 +81,7 @@ export function emit(all: Finding[], o: OutputOptions, io: Io): number {
       io.stderr(`offhost: cannot write the step summary to ${summaryFile}: ${(e as Error).message}\n`);
     }
   }
-  if (o.footer && o.kind === 'stylish') io.stderr(o.footer);
+  if (o.footer && o.kind === 'stylish') io.stderr(o.footer(findings.length));
   const { errors, warnings } = counts(findings);
   if (errors) return EXIT.findings;
   if (o.maxWarnings !== undefined && warnings > o.maxWarnings) {

@@ -83,7 +83,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       ...(opts.sarif ? { sarifFile: opts.sarif } : {}),
       summary: opts.summary !== false,
       title: `offhost ci: ${result.base.slice(0, 12)}..${result.head.slice(0, 12)}`,
-      footer: `offhost ci: ${result.commits} commit${result.commits === 1 ? '' : 's'}, ${result.stats.lockChanges} lock change${result.stats.lockChanges === 1 ? '' : 's'}, ${result.stats.scannedFiles} changed file${result.stats.scannedFiles === 1 ? '' : 's'} scanned, ${result.findings.length} finding${result.findings.length === 1 ? '' : 's'} (${result.stats.gitProcesses} git processes)\n`,
+      footer: (n) => `offhost ci: ${result.commits} commit${result.commits === 1 ? '' : 's'}, ${result.stats.lockChanges} lock change${result.stats.lockChanges === 1 ? '' : 's'}, ${result.stats.scannedFiles} changed file${result.stats.scannedFiles === 1 ? '' : 's'} scanned, ${n} finding${n === 1 ? '' : 's'} (${result.stats.gitProcesses} git processes)\n`,
     },
     io,
   );

@@ -100,7 +100,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       ...(opts.sarif ? { sarifFile: opts.sarif } : {}),
       summary: opts.summary !== false,
       title: 'offhost scan',
-      footer: `offhost scan: ${scanner.stats.files} file${scanner.stats.files === 1 ? '' : 's'} scanned, ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`,
+      footer: (n) => `offhost scan: ${scanner.stats.files} file${scanner.stats.files === 1 ? '' : 's'} scanned, ${n} finding${n === 1 ? '' : 's'}\n`,
     },
     io,
   );
