@@ -102,4 +102,16 @@ describe('offhost uninstall', () => {
     expect(offhost(['uninstall'], dir).status).toBe(0);
     expect(readFileSync(join(dir, '.lintstagedrc.yaml'), 'utf8')).toBe(`# mine\n'*.ts': eslint --fix\n`);
   });
+
+  it('init says when an existing lint-staged line would hide the warnings (no --verbose), and leaves that line alone', () => {
+    const dir = repo();
+    write(dir, '.husky/pre-commit', 'npx lint-staged\n');
+    const r = offhost(['init'], dir);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('runs lint-staged without --verbose');
+    expect(readFileSync(join(dir, '.husky/pre-commit'), 'utf8').startsWith('npx lint-staged\n')).toBe(true);
+    // and uninstall gives the hook back as it was
+    expect(offhost(['uninstall'], dir).status).toBe(0);
+    expect(readFileSync(join(dir, '.husky/pre-commit'), 'utf8')).toBe('npx lint-staged\n');
+  });
 });
