@@ -7,6 +7,8 @@ import type { Io } from './io.js';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseUtc } from '../locks/schema.js';
+import { formatKind, type OutputOptions } from '../report/output.js';
+import { colorEnabled } from '../report/color.js';
 
 /** commander's error text as one line: `unknown option '--stagd' (did you mean --staged?)`. */
 export function usageMessage(e: CommanderError): string {
@@ -90,6 +92,20 @@ export function addReportOptions(cmd: Command): Command {
     .option('--quiet', 'report errors only (warnings are neither shown nor counted)')
     .addOption(new Option('--color', 'colour the stylish output (default: on a terminal, unless NO_COLOR; FORCE_COLOR forces it)'))
     .addOption(new Option('--no-color', 'never colour the output'));
+}
+
+/** The report options as parsed by commander (addReportOptions), validated, for emit(). */
+export function reportOptions(o: ReportOpts, io: Io): Pick<OutputOptions, 'kind' | 'color' | 'outputFile' | 'maxWarnings' | 'quiet'> {
+  const kind = formatKind(o.format, io.env);
+  return {
+    kind,
+    // Colour goes to a terminal only: never into a file (-o) or a machine format.
+    color: kind === 'stylish' && o.outputFile === undefined && colorEnabled(o.color, io),
+    ...(o.outputFile !== undefined ? { outputFile: o.outputFile } : {}),
+    // -1 is ESLint's "no limit", the default.
+    ...(o.maxWarnings !== undefined && integerOption('--max-warnings', o.maxWarnings, { min: -1 }) >= 0 ? { maxWarnings: Number(o.maxWarnings) } : {}),
+    ...(o.quiet ? { quiet: true } : {}),
+  };
 }
 
 /** The files named on the command line: a folder is walked with `walk`, a missing path is a UsageError. */

@@ -6,12 +6,15 @@
 // refused before anything is written. Idempotent: a second run changes nothing.
 //
 // lint-staged shows a task's output only when the task fails: the hook runs it with --verbose, so that the
-// warnings of a check that passes (a lock about to expire, a heartbeat overdue) reach the person committing.
+// warnings of a check that passes (a lock about to expire, a heartbeat overdue) reach the person committing,
+// and with OFFHOST_NO_TTY=1, so that `offhost lint --staged` does not also write them to the terminal itself
+// (which it does for a lint-staged run without --verbose): shown once.
 //
 // lint-staged passes only added/copied/modified/renamed files (git diff --diff-filter=ACMR), so a commit that
 // only deletes a lock would not reach it: the pre-commit hook also runs `offhost lint --staged` itself when the
 // staged change deletes something under the notices folder.
 import { spawnSync } from 'node:child_process';
+import { runGitSync } from '../git/run.js';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative } from 'node:path';
@@ -20,11 +23,12 @@ import { ConfigError, GitError, UsageError, positionAt } from '../errors.js';
 import type { Io } from '../cli/io.js';
 import { DEFAULT_NOTICES_DIR } from '../locks/paths.js';
 import { repoRoot } from '../git/staged.js';
+import { singleQuote } from '../routes/quote.js';
 
 export const LINT_COMMAND = 'offhost lint --staged';
 export const HOOK_MARKER = '# offhost: VM lock checks (added by offhost init)';
 /** The lint-staged line offhost adds to the hook (`offhost uninstall` recognises it and the older form). */
-export const LINT_STAGED_LINE = 'npx lint-staged --verbose';
+export const LINT_STAGED_LINE = 'OFFHOST_NO_TTY=1 npx lint-staged --verbose';
 export const DELETION_COMMENT = '# lint-staged never sees deleted files: check a change that deletes a lock (or an archive) directly';
 
 export interface HuskyInitOptions {
@@ -132,8 +136,8 @@ function mergeLintStagedYaml(doc: Document.Parsed, glob: string, command: string
 }
 
 function gitOut(args: string[], cwd: string, env: NodeJS.ProcessEnv): { ok: boolean; out: string } {
-  const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
-  return { ok: r.status === 0, out: (r.stdout ?? '').trim() };
+  const r = runGitSync(args, { cwd, env });
+  return { ok: r.code === 0, out: r.stdout.toString('utf8').trim() };
 }
 
 /** The lines offhost adds to `.husky/pre-commit`. */
@@ -143,7 +147,7 @@ export function hookLines(noticesDir: string, needLintStaged: boolean, needDelet
   if (needDeletionCheck) {
     lines.push(
       DELETION_COMMENT,
-      `git diff --cached --quiet --diff-filter=D -- '${noticesDir.replace(/'/g, `'\\''`)}' || ${LINT_COMMAND}`,
+      `git diff --cached --quiet --diff-filter=D -- ${singleQuote(noticesDir)} || OFFHOST_NO_TTY=1 ${LINT_COMMAND}`,
     );
   }
   return lines;

@@ -178,8 +178,9 @@ function planLintStaged(root: string, show: (p: string) => string): { plans: Pla
   return { plans: [], othersLeft: false, ...(pkg ? { pkg } : {}) };
 }
 
-const OUR_LINES = [LINT_STAGED_LINE, 'npx lint-staged', DELETION_COMMENT];
-const DELETION_CHECK = new RegExp(`^git diff --cached --quiet --diff-filter=D -- '.*' \\|\\| ${LINT_COMMAND}$`);
+/** Every form of the lines init has written (older versions: without --verbose, without OFFHOST_NO_TTY). */
+const OUR_LINES = [LINT_STAGED_LINE, 'npx lint-staged --verbose', 'npx lint-staged', DELETION_COMMENT];
+const DELETION_CHECK = new RegExp(`^git diff --cached --quiet --diff-filter=D -- '.*' \\|\\| (?:OFFHOST_NO_TTY=1 )?${LINT_COMMAND}$`);
 
 function planHook(root: string, lintStagedStillUsed: boolean): Plan[] {
   const path = join(root, '.husky', 'pre-commit');

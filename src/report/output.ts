@@ -5,12 +5,9 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EXIT, UsageError } from '../errors.js';
 import { counts, defaultFormat, format, isFormatKind, stepSummary, type FormatKind } from './index.js';
-import { colorEnabled } from './color.js';
 import type { Finding } from '../types.js';
 import type { Io } from '../cli/io.js';
-import { integerOption, type ReportOpts } from '../cli/commander.js';
-
-export { parseWith } from '../cli/commander.js';
+import { VERSION } from '../version.js';
 
 export function formatKind(flag: string | undefined, env: NodeJS.ProcessEnv): FormatKind {
   if (flag === undefined) return defaultFormat(env);
@@ -38,24 +35,10 @@ export interface OutputOptions {
   name?: string;
 }
 
-/** The report options as parsed by commander (addReportOptions), validated, for emit(). */
-export function reportOptions(o: ReportOpts, io: Io): Pick<OutputOptions, 'kind' | 'color' | 'outputFile' | 'maxWarnings' | 'quiet'> {
-  const kind = formatKind(o.format, io.env);
-  return {
-    kind,
-    // Colour goes to a terminal only: never into a file (-o) or a machine format.
-    color: kind === 'stylish' && o.outputFile === undefined && colorEnabled(o.color, io),
-    ...(o.outputFile !== undefined ? { outputFile: o.outputFile } : {}),
-    // -1 is ESLint's "no limit", the default.
-    ...(o.maxWarnings !== undefined && integerOption('--max-warnings', o.maxWarnings, { min: -1 }) >= 0 ? { maxWarnings: Number(o.maxWarnings) } : {}),
-    ...(o.quiet ? { quiet: true } : {}),
-  };
-}
-
 /** Prints the findings, writes the extra outputs, returns the exit status (1 on an error or too many warnings). */
 export function emit(all: Finding[], o: OutputOptions, io: Io): number {
   const findings = o.quiet ? all.filter((f) => f.severity === 'error') : all;
-  const opts = { root: o.root, toolVersion: io.env.OFFHOST_VERSION ?? '0.1.0', color: o.color === true };
+  const opts = { root: o.root, toolVersion: VERSION, color: o.color === true };
   const out = format(findings, o.kind, opts);
   const text = out ? (out.endsWith('\n') ? out : `${out}\n`) : '';
   if (o.outputFile !== undefined) {

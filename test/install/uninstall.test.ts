@@ -53,12 +53,12 @@ describe('offhost uninstall', () => {
     expect(offhost(['init', '--agent', 'claude-code'], dir).status).toBe(0);
     const r = offhost(['uninstall'], dir);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain('kept `npx lint-staged --verbose`: other lint-staged entries use it');
+    expect(r.stdout).toContain('kept `OFFHOST_NO_TTY=1 npx lint-staged --verbose`: other lint-staged entries use it');
     const after = snapshot(dir, ['package.json', '.husky/pre-commit', '.claude/settings.json']);
     expect(after['.claude/settings.json']).toBe(before['.claude/settings.json']);
     const pkg = JSON.parse(after['package.json']!);
     expect(pkg['lint-staged']).toEqual({ '*.ts': 'eslint --fix', [GLOB]: 'prettier --check' });
-    expect(after['.husky/pre-commit']).toBe('npm test\n\nnpx lint-staged --verbose\n');
+    expect(after['.husky/pre-commit']).toBe('npm test\n\nOFFHOST_NO_TTY=1 npx lint-staged --verbose\n');
   });
 
   it('recognises offhost agent hooks by their command, whatever path form, and only those', () => {

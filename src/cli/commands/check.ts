@@ -4,8 +4,9 @@ import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
 import { GUARD_OPTION_HELP, guardCommandOptions, helpText, oneCommandLine } from '../common.js';
 import { colorEnabled, colorFlag, palette } from '../../report/color.js';
-import { loadGuard } from '../../policy/guard.js';
+import { loadGuard } from '../../config/load-guard.js';
 import type { Verdict } from '../../types.js';
+import { withRunRewrite } from '../run-rewrite.js';
 
 const USAGE = 'Usage: offhost check [options] [--] COMMAND';
 
@@ -44,7 +45,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const opts = guardOptions(io);
   const cwd = opts.cwd;
   const guard = loadGuard(opts);
-  const v = guard.classify(line, { cwd });
+  const v = withRunRewrite(guard.classify(line, { cwd }), line);
   io.stdout(values.json ? verdictJson(v) : verdictText(line, v, colorEnabled(colorFlag(values), io)));
   return exitFor(v);
 }

@@ -4,7 +4,8 @@ import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
 import { GUARD_OPTION_HELP, guardCommandOptions, helpText, oneCommandLine } from '../common.js';
 import { colorEnabled, colorFlag } from '../../report/color.js';
-import { loadGuard } from '../../policy/guard.js';
+import { loadGuard } from '../../config/load-guard.js';
+import { withRunRewrite } from '../run-rewrite.js';
 import { exitFor, verdictText } from './check.js';
 
 const USAGE = 'Usage: offhost explain [options] [--] COMMAND';
@@ -26,7 +27,9 @@ export async function run(args: string[], io: Io): Promise<number> {
   const opts = guardOptions(io);
   const cwd = opts.cwd;
   const guard = loadGuard(opts);
-  const { verdict, decision } = guard.explain(line, { cwd });
+  const explained = guard.explain(line, { cwd });
+  const verdict = withRunRewrite(explained.verdict, line);
+  const decision = explained.decision;
   if (values.json) {
     io.stdout(JSON.stringify({ ...verdict, role: guard.role }, null, 2) + '\n');
     return exitFor(verdict);

@@ -3,7 +3,8 @@ import { EXIT, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { helpText, parseOptions } from '../common.js';
 import { didYouMean } from '../suggest.js';
-import { loadConfig, selfTest } from '../../policy/guard.js';
+import { loadConfig } from '../../config/load-config.js';
+import { selfTest } from '../../policy/guard.js';
 
 const USAGE = 'Usage: offhost rules [list|test] [options]';
 
