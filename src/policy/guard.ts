@@ -19,6 +19,11 @@ export interface GuardOptions {
   env: NodeJS.ProcessEnv;
   role?: Role;
   configFile?: string;
+  /**
+   * Let a bare `CI=true|1` pick role `ci` when nothing else did. Only the CI commands may ask for it: many
+   * people export CI=1 on their laptop to make tools non-interactive, and the doors must still judge there.
+   */
+  ciFromEnv?: boolean;
 }
 
 export interface Guard {
@@ -49,8 +54,11 @@ export function builtinLayer(): Layer {
 
 const ROLES: Role[] = ['laptop', 'vm', 'ci'];
 
-/** `--role`, else OFFHOST_ROLE, else config, else `ci` when CI=true, else laptop. */
-export function resolveRole(flag: string | undefined, env: NodeJS.ProcessEnv, configRole: Role | undefined): Role {
+/**
+ * `--role`, else OFFHOST_ROLE, else config, else (only when `ciFromEnv`, for the CI commands) `ci` when
+ * CI=true|1, else laptop.
+ */
+export function resolveRole(flag: string | undefined, env: NodeJS.ProcessEnv, configRole: Role | undefined, ciFromEnv = false): Role {
   if (flag !== undefined) {
     if (!ROLES.includes(flag as Role)) throw new ConfigError(`--role must be one of ${ROLES.join(', ')} (got '${flag}')`);
     return flag as Role;
@@ -61,7 +69,7 @@ export function resolveRole(flag: string | undefined, env: NodeJS.ProcessEnv, co
     return fromEnv as Role;
   }
   if (configRole) return configRole;
-  if (/^(true|1)$/i.test(env.CI ?? '')) return 'ci';
+  if (ciFromEnv && /^(true|1)$/i.test(env.CI ?? '')) return 'ci';
   return 'laptop';
 }
 
@@ -171,7 +179,7 @@ export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: s
 
 export function loadGuard(opts: GuardOptions): Guard {
   const config = loadConfig(opts);
-  const role = resolveRole(opts.role, opts.env, config.role);
+  const role = resolveRole(opts.role, opts.env, config.role, opts.ciFromEnv === true);
   return makeGuard(config, role, { cwd: opts.cwd, env: opts.env });
 }
 
