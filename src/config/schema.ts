@@ -144,7 +144,7 @@ export const configSchema = z
       .object({ notices_dir: z.string().min(1).optional(), push: z.boolean().optional(), skew_seconds: z.number().int().min(0).optional(), poll_seconds: z.number().positive().optional() })
       .strict()
       .optional(),
-    audit: z.object({ path: z.string().optional(), max_bytes: z.number().int().positive().optional() }).strict().optional(),
+    audit: z.object({ path: z.string().optional(), max_bytes: z.number().int().positive().optional(), record: z.enum(['decisions', 'all']).optional() }).strict().optional(),
   })
   .strict();
 
