@@ -61,6 +61,11 @@ export interface HookOptions {
   /** The hook process's environment (OFFHOST_SESSION there wins over the agent's session id). */
   env: NodeJS.ProcessEnv;
   /**
+   * The hook process's own directory: where the agent started it (the workspace root for Windsurf's and
+   * Cursor's project hooks). Used only for events that carry no directory at all (MCP tool events).
+   */
+  processCwd?: string;
+  /**
    * The project config's `hook:` section for a directory (offhost.config.yaml), used where neither the
    * command line nor the environment decided. Throws like loadGuard on a bad config (then ignored: the
    * classification reports it).

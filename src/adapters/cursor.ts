@@ -62,7 +62,7 @@ export function handleCursor(raw: string, classifyAt: (cwd: string) => Classify,
     line = ev.command;
   }
   const roots = Array.isArray(ev.workspace_roots) ? ev.workspace_roots.filter((r): r is string => typeof r === 'string') : [];
-  const cwd = typeof ev.cwd === 'string' && ev.cwd !== '' ? ev.cwd : roots[0];
+  const cwd = typeof ev.cwd === 'string' && ev.cwd !== '' ? ev.cwd : (roots[0] ?? (name === 'beforeMCPExecution' ? opts.processCwd : undefined));
   if (cwd === undefined || !isAbsolute(cwd)) return refuseCursorInput(`hook event has no absolute cwd or workspace_roots (${JSON.stringify(ev.cwd ?? null)})`);
   const sessionId = typeof ev.conversation_id === 'string' ? ev.conversation_id : null;
   const j = judge('cursor', line, { cwd, sessionId }, classifyAt, opts);

@@ -45,7 +45,8 @@ export function handleWindsurf(raw: string, classifyAt: (cwd: string) => Classif
     if (typeof info.command_line !== 'string') return refuseWindsurfInput(info.command_line === undefined ? 'hook event has no tool_info.command_line' : `hook event field tool_info.command_line is ${aJsonType(info.command_line)}, not a string`);
     line = info.command_line;
   }
-  const cwd = info.cwd;
+  // MCP events carry no directory: the hook's own (Windsurf starts workspace hooks in the workspace).
+  const cwd = name === 'pre_mcp_tool_use' && info.cwd === undefined ? opts.processCwd : info.cwd;
   if (typeof cwd !== 'string' || !isAbsolute(cwd)) return refuseWindsurfInput(`hook event has no absolute tool_info.cwd (${JSON.stringify(cwd ?? null)})`);
   const sessionId = typeof ev.trajectory_id === 'string' ? ev.trajectory_id : null;
   const j = judge('windsurf', line, { cwd, sessionId }, classifyAt, opts);

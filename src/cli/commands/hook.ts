@@ -176,6 +176,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     // undefined (not false) when neither says so, so the project config can still decide
     allowRewrite: p.allowRewrite || io.env.OFFHOST_HOOK_ALLOW_REWRITE === '1' ? true : undefined,
     env: io.env,
+    processCwd: io.cwd,
   };
 
   let reply: HookReply;
