@@ -177,6 +177,20 @@ export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: s
   return { role, config, classify: (line, at) => explain(line, at).verdict, explain };
 }
 
+/**
+ * The built-in pack alone, no config file: what the interactive shell falls back on while a config file is
+ * broken, so that the heavy lines it knows are still refused (src/cli/commands/shell.ts `--check`).
+ */
+export function loadBuiltinGuard(opts: { cwd: string; env: NodeJS.ProcessEnv }): Guard {
+  let role: Role = 'laptop';
+  try {
+    role = resolveRole(undefined, opts.env, undefined);
+  } catch {
+    /* a bad OFFHOST_ROLE: judge as laptop */
+  }
+  return makeGuard(resolveLayers([builtinLayer()], opts.env), role, { cwd: opts.cwd, env: opts.env });
+}
+
 export function loadGuard(opts: GuardOptions): Guard {
   const config = loadConfig(opts);
   const role = resolveRole(opts.role, opts.env, config.role, opts.ciFromEnv === true);
