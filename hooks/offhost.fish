@@ -29,21 +29,30 @@ function __offhost_judge
     __offhost_trivial $line; and return 0
     set -l priv
     test "$argv[2]" = 1; and set priv --private
-    set -g __offhost_out (string join \n -- ($__offhost_cmd shell --check --cwd $PWD $priv -- $line 2>$__offhost_err))
-    set -l rc $status
+    # `set` keeps the command substitution's status
+    set -l raw
+    set -l rc 127
+    # fish reports a missing command itself, on the terminal: look first
+    if command -q -- $__offhost_cmd[1]
+        set raw ($__offhost_cmd shell --check --cwd $PWD $priv -- $line 2>$__offhost_err)
+        set rc $status
+    else
+        echo "$__offhost_cmd[1]: not found" >$__offhost_err
+    end
+    set -g __offhost_out (string join \n -- $raw)
     switch $rc
         case 0 3 5 126
             return $rc
         case 4
             if test "$__offhost_said" != config
                 set -g __offhost_said config
-                echo "offhost: $__offhost_out" >&2
+                set -ga __offhost_note "offhost: $__offhost_out"
             end
             return 0
     end
     if test -z "$__offhost_said"
         set -g __offhost_said 1
-        echo "offhost: cannot run $__offhost_cmd (status $rc: "(head -n 1 $__offhost_err 2>/dev/null)"); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell fish" >&2
+        set -ga __offhost_note "offhost: cannot run $__offhost_cmd (status $rc: "(head -n 1 $__offhost_err 2>/dev/null)"); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell fish"
     end
     for w in (string split -n ' ' -- $line)
         set w (basename -- (string trim -c '\'"' -- $w) 2>/dev/null)
@@ -53,6 +62,16 @@ function __offhost_judge
         end
     end
     return 0
+end
+
+# What the Enter binding has to say is printed just before the line runs (a binding's own output is
+# painted over by the prompt).
+set -g __offhost_note
+function __offhost_say --on-event fish_preexec
+    if set -q __offhost_note[1]
+        printf '%s\n' $__offhost_note >&2
+        set -g __offhost_note
+    end
 end
 
 function __offhost_refused
@@ -79,8 +98,7 @@ function __offhost_execute
         case 0 5
             commandline -f execute
         case 3
-            echo >&2
-            echo "offhost: rerouted; running instead: $__offhost_out" >&2
+            set -ga __offhost_note "offhost: rerouted; running instead: $__offhost_out"
             commandline -r -- $__offhost_out
             commandline -f execute
         case '*'

@@ -103,14 +103,15 @@ describe('bash snippet (extdebug + DEBUG trap)', () => {
 });
 
 describe.skipIf(!has('zsh') || !has('script'))('zsh snippet (accept-line widget), in a real zsh on a pty', () => {
-  it('allowed lines run, a reroute replaces the buffer and runs, a refused line stays unrun with the reason shown', async () => {
+  it('allowed lines run, a reroute replaces the buffer and runs, a refused line does not run ($? 126), exit passes unchecked', async () => {
     const { runZsh } = setup();
-    const r = await runZsh(['echo one\r', 'make build-safe\r', 'qemu-system-x86_64 x\r', '\u0003', 'echo after\r', 'exit\r']);
+    const r = await runZsh(['echo one\r', 'make build-safe\r', 'qemu-system-x86_64 x\r', 'echo "st=$?"\r', 'echo after\r', 'exit\r']);
     expect(r.out).toContain('one');
     expect(r.out).toContain('REROUTED-RAN');
     expect(r.out).toContain('offhost: refused (rule qemu-windows): migrate');
     expect(r.out).toContain('after');
     expect(r.out).not.toContain('LOCAL-');
-    expect(r.checked).toBe('echo one\nmake build-safe\nqemu-system-x86_64 x\necho after\nexit\n');
+    expect(r.out).toContain('st=126');
+    expect(r.checked).toBe('echo one\nmake build-safe\nqemu-system-x86_64 x\necho "st=$?"\necho after\n');
   });
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { standinEnv } from '../helpers/standins.js';
-import { bashSnippet } from '../../src/adapters/shell-snippet.js';
+import { bashSnippet, fishSnippet } from '../../src/adapters/shell-snippet.js';
 import { type FakeHome, BIN, fakeHome, initMonorepo, offhostOnPath, requireBuild } from './hooks-helpers.js';
 
 const hasTmux = spawnSync('sh', ['-c', 'command -v tmux']).status === 0;
@@ -42,13 +42,13 @@ const makeRuns = () => (existsSync(h.localLog) ? readFileSync(h.localLog, 'utf8'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An interactive bash in tmux with `snippet` sourced from its rc file. */
-async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string } = {}) {
+async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string; fish?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'offhost-tmux-'));
   made.push(dir);
   const out = join(dir, 'out');
   const rc = join(dir, 'rc');
   writeFileSync(out, '');
-  writeFileSync(rc, `PS1='$ '\nHISTFILE=${dir}/hist\n${opts.prelude ?? ''}\n${snippet}\n`);
+  writeFileSync(rc, opts.fish ? `${opts.prelude ?? ''}\n${snippet}\n` : `PS1='$ '\nHISTFILE=${dir}/hist\n${opts.prelude ?? ''}\n${snippet}\n`);
   const sock = join(dir, 'sock');
   const env = standinEnv({
     log: join(dir, 'standin.log'),
@@ -57,7 +57,8 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
     env: { OFFHOST_ROLE: 'laptop', LAPTOP_MARKER: '1', OFFHOST_AUDIT_LOG: h.audit, TERM: 'xterm', ...(opts.env ?? {}) },
   });
   const tmux = (...args: string[]) => spawnSync('tmux', ['-S', sock, ...args], { env, encoding: 'utf8' });
-  const started = tmux('new-session', '-d', '-x', '220', '-y', '50', '-c', opts.cwd ?? h.koda, '-s', 't', `bash --noprofile --rcfile ${rc} -i`);
+  const shell = opts.fish ? `fish --no-config -C 'source ${rc}'` : `bash --noprofile --rcfile ${rc} -i`;
+  const started = tmux('new-session', '-d', '-x', '220', '-y', '50', '-c', opts.cwd ?? h.koda, '-s', 't', shell);
   if (started.status !== 0) throw new Error(`tmux: ${started.stderr}`);
   let marks = 0;
   /** Types a line and Enter, then `echo "st=$?"` into the out file, and waits for it. */
@@ -65,7 +66,7 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
     tmux('send-keys', '-t', 't', '-l', line);
     tmux('send-keys', '-t', 't', 'Enter');
     marks++;
-    tmux('send-keys', '-t', 't', '-l', `echo "st=$?" >> ${out}`);
+    tmux('send-keys', '-t', 't', '-l', opts.fish ? `echo "st=$status" >> ${out}` : `echo "st=$?" >> ${out}`);
     tmux('send-keys', '-t', 't', 'Enter');
     for (let i = 0; i < 300; i++) {
       const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
@@ -78,7 +79,7 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
   const screen = () => tmux('capture-pane', '-p', '-J', '-t', 't', '-S', '-2000').stdout;
   const alive = () => tmux('has-session', '-t', 't').status === 0;
   const kill = () => tmux('kill-server');
-  await sleep(300);
+  await sleep(opts.fish ? 800 : 300);
   return { type, screen, alive, kill, dir };
 }
 
@@ -179,6 +180,40 @@ describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
       expect(audit).not.toContain('b.img');
       expect(audit).toContain('API_KEY=*** qemu-system-x86_64 -hda c.img');
       expect(audit).not.toContain('k-visible-2');
+    } finally {
+      t.kill();
+    }
+  });
+});
+
+const hasFish = spawnSync('sh', ['-c', 'command -v fish']).status === 0;
+
+describe.skipIf(!hasTmux || !hasFish)('the fish snippet at a real terminal (tmux)', () => {
+  it('reroutes run on the VM ($status 0), refusals do not run ($status 126), builtins pass', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'fish'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet, { fish: true });
+    try {
+      const before = makeRuns().length;
+      expect(await t.type('make build-safe')).toBe('0');
+      expect(makeRuns().slice(before)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: false }]);
+      expect(await t.type('qemu-system-x86_64 -hda win10.qcow2')).toBe('126');
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      expect(await t.type('cd ..')).toBe('0');
+      expect(t.screen()).toContain('offhost: refused (rule qemu-windows)');
+    } finally {
+      t.kill();
+    }
+  });
+
+  it('offhost gone: said once, heavy lines refused, the rest runs', async () => {
+    const t = await terminal(fishSnippet([join(h.home, 'gone', 'node_modules', '.bin', 'offhost')]), { fish: true });
+    try {
+      const before = makeRuns().length;
+      expect(await t.type('echo one')).toBe('0');
+      expect(await t.type('echo two')).toBe('0');
+      expect(await t.type('make build-safe')).toBe('126');
+      expect(makeRuns().length).toBe(before);
+      expect(count(t.screen(), 'offhost: cannot run')).toBe(1);
     } finally {
       t.kill();
     }
