@@ -202,3 +202,17 @@ describe('settings files', () => {
     expect(existsSync(join(d, '.gemini/settings.json'))).toBe(false);
   });
 });
+
+describe('the shipped examples', () => {
+  it('hooks/claude-code.settings.json, codex.hooks.json, gemini.settings.json are what init writes', async () => {
+    for (const [agent, file, shipped] of [
+      ['claude-code', '.claude/settings.json', 'hooks/claude-code.settings.json'],
+      ['codex', '.codex/hooks.json', 'hooks/codex.hooks.json'],
+      ['gemini', '.gemini/settings.json', 'hooks/gemini.settings.json'],
+    ] as const) {
+      const d = project();
+      await initAgent(agent, io(d).io, abs);
+      expect(readFileSync(join(d, file), 'utf8'), shipped).toBe(readFileSync(shipped, 'utf8'));
+    }
+  });
+});
