@@ -52,6 +52,8 @@ export interface PreToolUseFlavour {
 
 /** What kind of line a tool call carries, or null when it is not judged. */
 function lineKind(flavour: PreToolUseFlavour, toolName: string, input: unknown): 'bash' | 'powershell' | 'mcp' | null {
+  // Claude's Monitor also has a WebSocket form with no command: it runs nothing here.
+  if (toolName === 'Monitor' && isRecord(input) && input.command === undefined && typeof input.ws === 'string') return null;
   if (flavour.shellTools.includes(toolName)) return 'bash';
   if (flavour.powershellTools?.includes(toolName)) return 'powershell';
   if (flavour.mcpPrefix && toolName.startsWith(flavour.mcpPrefix) && commandInInput(input) !== null) return 'mcp';
