@@ -95,7 +95,7 @@ const TARGETS: Record<AgentName, AgentTarget> = {
     personal: '.gemini/settings.json',
     personalInHome: true,
     shape: 'groups',
-    events: [{ event: 'BeforeTool', matchers: ['run_shell_command'] }],
+    events: [{ event: 'BeforeTool', matchers: ['run_shell_command|mcp__.*'] }],
     timeout: HOOK_TIMEOUT_MS.gemini,
     named: true,
     root: 'GEMINI_PROJECT_DIR',

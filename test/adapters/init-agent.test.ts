@@ -64,7 +64,7 @@ describe('initAgent: committed settings hold no machine path', () => {
       })),
     );
     expect(read(join(d, '.gemini/settings.json')).hooks.BeforeTool).toEqual([
-      { matcher: 'run_shell_command', hooks: [{ type: 'command', command: `"$GEMINI_PROJECT_DIR"/node_modules/.bin/offhost hook gemini${FALLBACK('gemini')}`, timeout: 30000, name: 'offhost' }] },
+      { matcher: 'run_shell_command|mcp__.*', hooks: [{ type: 'command', command: `"$GEMINI_PROJECT_DIR"/node_modules/.bin/offhost hook gemini${FALLBACK('gemini')}`, timeout: 30000, name: 'offhost' }] },
     ]);
     const cursor = read(join(d, '.cursor/hooks.json'));
     expect(cursor.version).toBe(1);

@@ -7,7 +7,7 @@ import { UsageError } from '../../errors.js';
 import { type AgentName, type Classify, type HookOptions, type HookReply, type RerouteMode, AGENTS, errorText, hookDeadlines, isRecord } from '../../adapters/common.js';
 import { claudeCode, handleClaudeCode } from '../../adapters/claude-code.js';
 import { codex, handleCodex } from '../../adapters/codex.js';
-import { GEMINI_SHELL_TOOLS, handleGemini } from '../../adapters/gemini.js';
+import { geminiNeedsGuard, handleGemini } from '../../adapters/gemini.js';
 import { preToolUseNeedsGuard, refuseByExit2 } from '../../adapters/pretooluse.js';
 import { cursorNeedsGuard, handleCursor, refuseCursorInput } from '../../adapters/cursor.js';
 import { copilotNeedsGuard, handleCopilot, refuseCopilotInput } from '../../adapters/copilot.js';
@@ -197,7 +197,7 @@ export async function run(args: string[], io: Io): Promise<number> {
 const NEEDS_GUARD: Record<AgentName, (ev: unknown) => boolean> = {
   'claude-code': (ev) => preToolUseNeedsGuard(claudeCode, ev),
   codex: (ev) => preToolUseNeedsGuard(codex, ev),
-  gemini: (ev) => !(isRecord(ev) && typeof ev.tool_name === 'string' && !(GEMINI_SHELL_TOOLS as readonly string[]).includes(ev.tool_name)),
+  gemini: geminiNeedsGuard,
   cursor: cursorNeedsGuard,
   copilot: copilotNeedsGuard,
   windsurf: windsurfNeedsGuard,
