@@ -76,10 +76,10 @@ function event(agent: string, command: string, cwd: string): string {
 }
 
 /** Runs the hook command as the agent does: a shell in the project, the agent's project variable set. */
-function runAs(agent: string, project: string, command: string, input: string, env: Record<string, string> = hookEnv(h)) {
+function runAs(agent: string, project: string, command: string, input: string, env: Record<string, string> = hookEnv(h), login = agent === 'codex') {
   const vars: Record<string, string> = agent === 'claude-code' ? { CLAUDE_PROJECT_DIR: project } : agent === 'gemini' ? { GEMINI_PROJECT_DIR: project } : {};
   // Codex runs `$SHELL -lc COMMAND`; the others a POSIX shell -c.
-  const argv = agent === 'codex' ? ['/bin/sh', '-lc', command] : ['/bin/sh', '-c', command];
+  const argv = login ? ['/bin/sh', '-lc', command] : ['/bin/sh', '-c', command];
   const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: project, input, env: { ...env, ...vars }, encoding: 'utf8', timeout: 30_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -126,8 +126,10 @@ describe('a door that cannot start offhost blocks', () => {
       const noNode = mkdtempSync(join(tmpdir(), 'offhost-nonode-'));
       made.push(noNode);
       symlinkSync('/usr/bin/git', join(noNode, 'git'));
-      const r1 = runAs(agent, p, command, event(agent, 'make build-safe', h.koda), { ...hookEnv(h), PATH: noNode });
+      // Not as a login shell: this machine's /etc/profile would put /usr/bin (and its node) back on PATH.
+      const r1 = runAs(agent, p, command, event(agent, 'make build-safe', h.koda), { ...hookEnv(h), PATH: noNode }, false);
       expect(blocked(agent, r1), JSON.stringify(r1)).toBe(true);
+      expect(r1.stderr).toContain(`offhost hook ${agent} could not run (status 127)`);
 
       // dist/ half there (a build in progress deletes dist/ first): the loader is there, its bundle is not.
       rmSync(join(p, 'node_modules', 'offhost'));
