@@ -28,7 +28,7 @@ __offhost_hist() {
   fi
 }
 __offhost_reset() { __offhost_state=idle; }
-__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
+__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; __offhost_cont=; }
 
 # Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
 # its config is broken: exit, cd, trap -, builtins that run nothing, and editing offhost's own config.
@@ -148,11 +148,17 @@ __offhost_rl() {
   [[ -z ${line//[[:space:]]/} ]] && return 0
   # `trap - DEBUG` takes the whole check out (both layers)
   [[ $(trap -p DEBUG) == *__offhost_debug* ]] || return 0
+  # A continuation line (PS2) is not a command by itself: the DEBUG trap checks the whole from history.
+  [[ -n ${__offhost_cont-} ]] && return 0
   __offhost_private "$line" && priv=1
   __offhost_judge "$line" "$priv"
   rc=$?
   case $rc in
-    5) return 0 ;; # not complete yet: bash reads on, the DEBUG trap checks the whole line from history
+    5)
+      # not complete yet: bash reads on, the DEBUG trap checks the whole line from history
+      __offhost_cont=1
+      return 0
+      ;;
     0) __offhost_state=pass ;;
     3)
       printf 'offhost: rerouted; running instead:\n  %s\n' "$__offhost_out" >&2

@@ -61,10 +61,12 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
   const started = tmux('new-session', '-d', '-x', '220', '-y', '50', '-c', opts.cwd ?? h.koda, '-s', 't', shell);
   if (started.status !== 0) throw new Error(`tmux: ${started.stderr}`);
   let marks = 0;
-  /** Types a line and Enter, then `echo "st=$?"` into the out file, and waits for it. */
-  const type = async (line: string): Promise<string> => {
-    tmux('send-keys', '-t', 't', '-l', line);
-    tmux('send-keys', '-t', 't', 'Enter');
+  /** Types a line (or several, each with Enter) and Enter, then `echo "st=$?"` into the out file, and waits for it. */
+  const type = async (line: string | string[]): Promise<string> => {
+    for (const l of typeof line === 'string' ? [line] : line) {
+      tmux('send-keys', '-t', 't', '-l', l);
+      tmux('send-keys', '-t', 't', 'Enter');
+    }
     marks++;
     tmux('send-keys', '-t', 't', '-l', opts.fish ? `echo "st=$status" >> ${out}` : `echo "st=$?" >> ${out}`);
     tmux('send-keys', '-t', 't', 'Enter');
@@ -103,8 +105,14 @@ describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
       expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
       expect(await t.type('true')).toBe('0');
       expect(t.screen()).toContain('offhost: refused (rule qemu-windows)');
+      // A command typed over several lines is checked whole (from history), not line by line.
+      expect(await t.type(['for i in 1 2; do', `echo "in-loop $i" >> ${t.dir}/loop`, 'done'])).toBe('0');
+      expect(readFileSync(join(t.dir, 'loop'), 'utf8')).toBe('in-loop 1\nin-loop 2\n');
+      const mid = makeRuns().length;
+      await t.type(['for i in 1; do', 'make build-safe', 'done']);
+      expect(makeRuns().slice(mid)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: false }]);
       // The typed line went back into history (for editing), not __offhost_refused.
-      const hist = await t.type(`history 5 > ${t.dir}/h`);
+      const hist = await t.type(`history 30 > ${t.dir}/h`);
       expect(hist).toBe('0');
       const h5 = readFileSync(join(t.dir, 'h'), 'utf8');
       expect(h5).toContain('qemu-system-x86_64 -hda win10.qcow2');
