@@ -112,6 +112,8 @@ const TARGETS: Record<AgentName, AgentTarget> = {
     shape: 'flat',
     events: [{ event: 'beforeShellExecution' }, { event: 'beforeMCPExecution' }],
     timeout: null,
+    // Cursor's own fail-closed switch (a crash, a timeout or bad JSON blocks), besides the `||` tail.
+    extra: { timeout: S('cursor'), failClosed: true },
     root: 'git',
     topLevel: { version: 1 },
     notes: ['Cursor reloads hooks.json when it changes; its Hooks settings tab lists the hook and its output.'],

@@ -69,6 +69,7 @@ describe('initAgent: committed settings hold no machine path', () => {
     const cursor = read(join(d, '.cursor/hooks.json'));
     expect(cursor.version).toBe(1);
     expect(Object.keys(cursor.hooks)).toEqual(['beforeShellExecution', 'beforeMCPExecution']);
+    expect(cursor.hooks.beforeShellExecution[0]).toMatchObject({ timeout: 30, failClosed: true });
     expect(cursor.hooks.beforeShellExecution[0].command).toMatch(/^"\$\(git rev-parse --show-toplevel\)"\/packages\/app\/node_modules\/\.bin\/offhost hook cursor \|\| \{ s=\$\?; \[ \$s -eq 2 \] && exit 2; printf '\{"permission":"deny"/);
   });
 
