@@ -31,7 +31,7 @@ import type { Io } from '../cli/io.js';
 import { UsageError } from '../errors.js';
 import { shQuote } from './common.js';
 import { defaultBin } from './init-agent.js';
-import { builtinLayer } from '../policy/guard.js';
+import { builtinLayer } from '../config/builtin.js';
 
 export type ShellName = 'bash' | 'zsh' | 'fish';
 

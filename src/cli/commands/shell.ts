@@ -99,8 +99,10 @@ async function check(args: string[], io: Io): Promise<number> {
     // know, so a typo in offhost.config.yaml neither locks the terminal nor lets `make build` through.
     broken = `${v.reason.replace(/^offhost could not check this command: /, '')}; fix the file (your editor and shell builtins still work)`;
     try {
-      const { loadBuiltinGuard } = await import('../../policy/guard.js');
-      v = safeClassify(loadBuiltinGuard({ cwd, env: io.env }).classify, line, { cwd, env: io.env });
+      const { loadBuiltinGuard } = await import('../../config/load-guard.js');
+      const { withRunRewrite } = await import('../run-rewrite.js');
+      const g = loadBuiltinGuard({ cwd, env: io.env });
+      v = safeClassify((l, at) => withRunRewrite(g.classify(l, at), l), line, { cwd, env: io.env });
     } catch (err) {
       v = refusal(HOOK_RULES.internal, `offhost could not check this command: ${errorText(err)}`);
     }
