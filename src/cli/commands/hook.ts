@@ -4,7 +4,7 @@
 import type { Io } from '../io.js';
 import type { Role } from '../../types.js';
 import { UsageError } from '../../errors.js';
-import { type AgentName, type Classify, type HookOptions, type HookReply, type RerouteMode, AGENTS, errorText, hookDeadlines, isRecord } from '../../adapters/common.js';
+import { type AgentName, type Classify, type HookOptions, type HookReply, type RerouteMode, AGENTS, errorText, hookDeadlines } from '../../adapters/common.js';
 import { claudeCode, handleClaudeCode } from '../../adapters/claude-code.js';
 import { codex, handleCodex } from '../../adapters/codex.js';
 import { geminiNeedsGuard, handleGemini } from '../../adapters/gemini.js';
