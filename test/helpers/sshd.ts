@@ -146,10 +146,17 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
         'MaxSessions 64',
         'LogLevel INFO',
         'Subsystem sftp internal-sftp',
-        ...Object.entries(opts.remoteEnv ?? {}).map(([k, v]) => {
-          if (/["\n]/.test(v)) throw new Error(`remoteEnv ${k}: value must not contain " or newline`);
-          return `SetEnv ${k}="${v}"`;
-        }),
+        // One SetEnv line: sshd keeps the first SetEnv line and ignores later ones.
+        ...(Object.keys(opts.remoteEnv ?? {}).length
+          ? [
+              `SetEnv ${Object.entries(opts.remoteEnv!)
+                .map(([k, v]) => {
+                  if (/["\n]/.test(v)) throw new Error(`remoteEnv ${k}: value must not contain " or newline`);
+                  return `${k}="${v}"`;
+                })
+                .join(' ')}`,
+            ]
+          : []),
         ...(opts.serverConfig ?? []),
         '',
       ].join('\n'),

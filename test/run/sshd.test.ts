@@ -6,11 +6,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
+import { standinPath, writeIncusState } from '../helpers/standins.js';
 
 let s: Sshd;
 const tmp = mkdtempSync(join(tmpdir(), 'offhost-sshd-test-'));
+const state = join(tmp, 'incus-state.json');
 beforeAll(async () => {
-  s = await startSshd({ remoteEnv: { OFFHOST_TEST_MARK: 'on the vm side' } });
+  writeIncusState(state, { 'dev-linux-koda': 'RUNNING', 'dev-linux-gui': 'STOPPED' });
+  s = await startSshd({ remoteEnv: { OFFHOST_TEST_MARK: 'on the vm side', PATH: `${standinPath()}:/usr/local/bin:/usr/bin:/bin`, OFFHOST_STANDIN_INCUS_STATE: state } });
 });
 afterAll(async () => {
   await s?.stop();
@@ -52,5 +55,20 @@ describe('test sshd on loopback', () => {
     writeFileSync(join(src, 'sub', 'f.txt'), 'hello\n');
     execFileSync('rsync', ['-a', `${src}/`, `${s.alias}:${dst}/`], { env: s.env() });
     expect(readFileSync(join(dst, 'sub', 'f.txt'), 'utf8')).toBe('hello\n');
+  });
+
+  it('reaches the stand-in incus on the VM host side, which keeps state and refuses what the real one refuses', () => {
+    const run = (cmd: string) => spawnSync('ssh', [s.alias, '--', cmd], { env: s.env(), encoding: 'utf8' });
+    const first = run('incus exec dev-linux-koda -- echo in-koda');
+    expect(first.stdout, first.stderr).toBe('in-koda\n');
+    const missing = run('incus exec dev-linux-nope -- true');
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('Instance not found');
+    const stopped = run('incus exec dev-linux-gui -- true');
+    expect(stopped.status).toBe(1);
+    expect(stopped.stderr).toContain('Instance is not running');
+    expect(run('incus start dev-linux-gui').status).toBe(0);
+    expect(run('incus exec dev-linux-gui -- echo up').stdout).toBe('up\n');
+    expect(run('incus start dev-linux-gui').stderr).toContain('already running');
   });
 });
