@@ -72,7 +72,7 @@ const define = { __OFFHOST_BUILTIN__: '__offhostBuiltin' };
 // Non-ASCII escaped, as esbuild does for the code it writes.
 const asciiOnly = (s) => s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const builtinDecl = `var __offhostBuiltin = JSON.parse(${asciiOnly(JSON.stringify(JSON.stringify(builtin)))});`;
-const COLD = ['rules', 'lock', 'run', 'lint', 'init', 'scan', 'ci', 'hook'];
+const COLD = ['rules', 'lock', 'run', 'runs', 'lint', 'init', 'scan', 'ci', 'hook'];
 
 // 3. The hot bundles, each ONE CommonJS file run by the loader (dist/offhost.cjs) from V8's code cache:
 // dist/hook.cjs for `offhost hook` alone, dist/hot.cjs with the dispatcher + check, explain, shell.

@@ -11,6 +11,8 @@ export function loadCold(name: string): Promise<CommandModule> {
       return import('./commands/lock.js');
     case 'run':
       return import('./commands/run.js');
+    case 'runs':
+      return import('./commands/runs.js');
     case 'lint':
       return import('./commands/lint.js');
     case 'init':

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   rules: { summary: 'list the rules in force, or test their examples', load: () => loadCold('rules') },
   lock: { summary: 'acquire, heartbeat, release, inspect VM locks (POLICY R3/R4)', load: () => loadCold('lock') },
   run: { summary: 'run a command here, or on its VM under the VM lock', load: () => loadCold('run') },
+  runs: { summary: 'list the runs offhost run recorded, or show one', load: () => loadCold('runs') },
   lint: { summary: 'validate lock files and the staged lock transition', load: () => loadCold('lint') },
   init: { summary: 'set up husky + lint-staged, agent hooks or shell integration', load: () => loadCold('init') },
   hook: { summary: 'pre-exec hook for claude-code, codex or gemini (event JSON on stdin)', load: () => loadCold('hook') },
