@@ -192,7 +192,7 @@ export async function snapshotCommit(state: SourceState): Promise<string> {
     await gitText(state.root, ['add', '-A', '--', '.'], env);
     const tree = await gitText(state.root, ['write-tree'], env);
     let date = '@0 +0000';
-    if (state.head) date = await gitText(state.root, ['log', '-1', '--format=@%ct %z', state.head]);
+    if (state.head) date = await gitText(state.root, ['log', '-1', '--format=@%ct +0000', state.head]);
     const who = { GIT_AUTHOR_NAME: 'offhost', GIT_AUTHOR_EMAIL: 'offhost@localhost', GIT_COMMITTER_NAME: 'offhost', GIT_COMMITTER_EMAIL: 'offhost@localhost', GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
     return await gitText(state.root, ['commit-tree', tree, ...(state.head ? ['-p', state.head] : []), '-m', `offhost run: snapshot of the working tree on ${state.branch ?? 'a detached HEAD'}`], gitEnv(who));
   } finally {
@@ -206,7 +206,7 @@ export function runRef(state: Pick<SourceState, 'branch'>): string {
 }
 
 /** Pushes `commit` to the VM's bare repository (made on first use). */
-export async function gitPush(vm: VmSpec, state: SourceState, commit: string, bare: string, env: NodeJS.ProcessEnv): Promise<void> {
+export async function gitPush(vm: VmSpec, state: SourceState, commit: string, bare: string, env: NodeJS.ProcessEnv, repoRoot: string = state.root): Promise<void> {
   const t = sshTransport(vm);
   // git appends the quoted repository path to --receive-pack and hands the string to the remote shell.
   const init = `test -d "$1" || git init -q --bare "$1" >&2 || exit 1; exec git receive-pack "$1"`;
@@ -215,7 +215,8 @@ export async function gitPush(vm: VmSpec, state: SourceState, commit: string, ba
   await spawnCollect(
     'git',
     ['push', '--quiet', '--force', `--receive-pack=${receivePack}`, url, `${commit}:${runRef(state)}`],
-    { cwd: state.root, env: gitEnv({ GIT_SSH_COMMAND: sshCommand(vm) }, env) },
+    // From the repository itself (for --commit, state.root is where the commit was checked out).
+    { cwd: repoRoot, env: gitEnv({ GIT_SSH_COMMAND: sshCommand(vm) }, env) },
     `git push to ${vm.id}:${bare}`,
   );
 }

@@ -258,11 +258,11 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     rec.command.env = placed.env;
     let gitCommit: string | undefined;
     try {
-      if (mode === 'rsync') await rsyncTree(spec, state, placed.dir, io.env, sd);
+      if (mode === 'rsync') rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
       if (mode === 'git') {
         gitCommit = await snapshotCommit(state);
         rec.source!.ranCommit = gitCommit;
-        await gitPush(spec, state, gitCommit, guestBareRepo(spec, { root: repo.root }), io.env);
+        await gitPush(spec, state, gitCommit, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
       }
     } catch (err) {
       if (err instanceof SyncError) {
@@ -283,7 +283,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       say(io, `the VM's copy differs (${diffText(d, 5)}); sending those files again`);
       forgetVerified(sd, spec, placed.dir);
       try {
-        await rsyncTree(spec, state, placed.dir, io.env, sd, [...d.missing, ...d.differ]);
+        rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd, [...d.missing, ...d.differ])).sent;
       } catch (err) {
         if (err instanceof SyncError) throw new RunStop('sync-failed', `${err.message}\nNothing was run.`);
         throw err;

@@ -43,6 +43,8 @@ export interface RunRecord {
     mode: 'shared' | 'rsync' | 'git';
     /** git mode: the commit checked out on the VM (HEAD or a snapshot of the dirty tree). */
     ranCommit?: string;
+    /** rsync: files sent by the last rsync (null: every file, compared by checksum). */
+    sent?: number | null;
     /** --commit REF: a clean commit was run instead of the working tree. */
     requestedCommit?: string;
   } | null;
