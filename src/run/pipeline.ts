@@ -420,7 +420,7 @@ function remoteOnce(spec: VmSpec, io: Io, script: string, stdout?: (b: Buffer) =
 /** After a session that ended without the command's status: is the command's group gone? Stops it if not. */
 async function confirmStopped(spec: VmSpec, io: Io, nonce: string): Promise<boolean> {
   const pg = pgidFile(nonce);
-  const check = `p=$(cat ${pg} 2>/dev/null) || { echo gone; exit 0; }; if kill -0 -- "-$p" 2>/dev/null; then kill -s TERM -- "-$p" 2>/dev/null; sleep 2; kill -s KILL -- "-$p" 2>/dev/null; sleep 0.5; if kill -0 -- "-$p" 2>/dev/null; then echo alive; else rm -f ${pg}; echo stopped; fi; else rm -f ${pg}; echo gone; fi`;
+  const check = `p=$(cat ${pg} 2>/dev/null) || { echo gone; exit 0; }; if kill -s 0 -- "-$p" 2>/dev/null; then kill -s TERM -- "-$p" 2>/dev/null; sleep 2; kill -s KILL -- "-$p" 2>/dev/null; sleep 0.5; if kill -s 0 -- "-$p" 2>/dev/null; then echo alive; else rm -f ${pg}; echo stopped; fi; else rm -f ${pg}; echo gone; fi`;
   const r = await remoteOnce(spec, io, check);
   return r.code === 0 && /^(gone|stopped)$/m.test(r.out);
 }

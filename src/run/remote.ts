@@ -119,7 +119,7 @@ export function supervisorScript(p: RemotePlan): string {
     'exec 3<&-',
     'wait "$pid"; st=$?',
     // Whatever the command left behind in its group goes with it: the VM is held only while work runs.
-    `if kill -0 -- "-$pid" 2>/dev/null; then kill -s TERM -- "-$pid" 2>/dev/null; i=0; while kill -0 -- "-$pid" 2>/dev/null && [ $i -lt ${grace * 10} ]; do sleep 0.1; i=$((i+1)); done; kill -s KILL -- "-$pid" 2>/dev/null; fi`,
+    `if kill -s 0 -- "-$pid" 2>/dev/null; then kill -s TERM -- "-$pid" 2>/dev/null; i=0; while kill -s 0 -- "-$pid" 2>/dev/null && [ $i -lt ${grace * 10} ]; do sleep 0.1; i=$((i+1)); done; kill -s KILL -- "-$pid" 2>/dev/null; fi`,
     '[ -n "$w" ] && kill "$w" 2>/dev/null',
     'rm -f "$PG"',
     'printf "\\n%s exit %s\\n" "$N" "$st"',

@@ -52,7 +52,24 @@ export function laptop(
   const spec = { id: opts.id ?? LOOP_VM, backend: 'ssh', host: s.alias, ...(typeof vm === 'function' ? vm(vmRoot) : vm) };
   writeFileSync(
     join(repo, 'offhost.config.yaml'),
-    [`vms:`, `  - ${JSON.stringify(spec)}`, 'routes:', '  koda:', `    vms: [${spec.id}]`, ''].join('\n'),
+    [
+      `vms:`,
+      `  - ${JSON.stringify(spec)}`,
+      'routes:',
+      '  koda:',
+      `    vms: [${spec.id}]`,
+      // Any `bash -c …` line goes to the VM too: the tests' commands (see `onVm`).
+      'rules:',
+      '  - id: loop-bash',
+      '    description: every bash line goes to the loopback test VM',
+      '    policy: R1',
+      '    decision: reroute',
+      '    route: koda',
+      '    message: sent to the loopback VM',
+      '    match: { program: [bash] }',
+      '    examples: { match: ["bash -c true"] }',
+      '',
+    ].join('\n'),
   );
   g(repo, 'add', '.');
   g(repo, 'commit', '-q', '-m', 'v1');
@@ -159,4 +176,9 @@ export function ancestors(pid: number): { pid: number; comm: string }[] {
     p = ppid;
   }
   return out;
+}
+
+/** `bash -c 'SCRIPT'`: a line the test config reroutes to the loopback VM. */
+export function onVm(script: string): string {
+  return `bash -c '${script.replace(/'/g, `'\\''`)}'`;
 }
