@@ -80,6 +80,12 @@ function num(name: string, v: string | undefined, ok: (n: number) => boolean): n
 
 export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
   const signals = new SignalHub((l) => say(io, l));
+  // A step that waits for something that can no longer happen would let Node exit with 0: never that.
+  const drained = () => {
+    io.stderr(verdictLine({ outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: null, detail: 'offhost run stopped waiting for a step that could not finish (a bug): the outcome is unknown; check the VM and `offhost lock status`' }, o.json === true));
+    process.exitCode = OUTCOME_EXIT['internal-error'];
+  };
+  process.once('beforeExit', drained);
   try {
     return await steps(io, o, signals);
   } catch (err) {
@@ -87,6 +93,7 @@ export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
     if (isOffhostError(err)) return finish(io, o, { outcome: 'config-error', exit: OUTCOME_EXIT['config-error'], status: null, detail: (err as Error).message });
     return finish(io, o, { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: null, detail: (err as Error).stack ?? String(err) });
   } finally {
+    process.off('beforeExit', drained);
     signals.dispose();
   }
 }
@@ -499,11 +506,14 @@ async function fetchBack(io: Io, spec: VmSpec, vmCwd: string, paths: string[], i
     const { quote } = await import('../routes/quote.js');
     const script = `cd -- ${quote(vmCwd)} && exec tar -cf - -- ${quote(p.replace(/^\/+/, ''))}`;
     const tar = spawn('tar', ['-xf', '-', '-C', into], { stdio: ['pipe', 'ignore', 'pipe'] });
+    // Listened to from the start: tar may end as soon as it has read the end of the archive.
+    const tarDone = new Promise<number | null>((res) => tar.on('close', res));
+    tar.stdin.on('error', () => undefined);
     let terr = '';
     tar.stderr.on('data', (d) => (terr += d));
     const r = await remoteOnce(spec, io, script, (b) => tar.stdin.write(b));
     tar.stdin.end();
-    const tcode = await new Promise<number | null>((res) => tar.on('close', res));
+    const tcode = await tarDone;
     if (r.code === 0 && tcode === 0) {
       out.push(join(into, p));
       say(io, `fetched ${p} into ${into}`);

@@ -12,7 +12,7 @@
 //      be signalled: a watcher reads signal names from stdin (INT, TERM, HUP, KILL) and, at end of file
 //      (offhost or the connection gone), terminates the group; leftovers of the group are terminated when
 //      the command ends;
-//   6. `\nN exit STATUS` on stdout, after the group is gone.
+//   6. `N exit STATUS` on stdout (right after the command's last byte), after the group is gone.
 //
 // N is a random nonce, so no output of the command can be taken for a protocol line. Every protocol
 // line before `go` is read by offhost and not shown; after `go` the stream is the command's stdout,
@@ -122,7 +122,8 @@ export function supervisorScript(p: RemotePlan): string {
     `if kill -s 0 -- "-$pid" 2>/dev/null; then kill -s TERM -- "-$pid" 2>/dev/null; i=0; while kill -s 0 -- "-$pid" 2>/dev/null && [ $i -lt ${grace * 10} ]; do sleep 0.1; i=$((i+1)); done; kill -s KILL -- "-$pid" 2>/dev/null; fi`,
     '[ -n "$w" ] && kill "$w" 2>/dev/null',
     'rm -f "$PG"',
-    'printf "\\n%s exit %s\\n" "$N" "$st"',
+    // No newline before it: the nonce is found wherever it starts, so the command's output is kept exactly.
+    'printf "%s exit %s\\n" "$N" "$st"',
     'exit "$st"',
   );
   return lines.join('\n');
@@ -145,7 +146,7 @@ export interface Preamble {
 
 /**
  * Splits the VM's stdout: protocol lines up to `go` (kept in `preamble`), then the command's output
- * (passed to `out`) with the final `\nN exit S\n` taken off. Only the longest tail that could still
+ * (passed to `out`) with the final `N exit S\n` taken off. Only the longest tail that could still
  * become the exit marker is held back, so output is passed on as it comes.
  */
 export class StreamReader {
@@ -160,7 +161,7 @@ export class StreamReader {
     private readonly out: (chunk: Buffer) => void,
     private readonly onEnd: () => void = () => undefined,
   ) {
-    this.marker = `\n${nonce} exit `;
+    this.marker = `${nonce} exit `;
   }
 
   push(chunk: Buffer): void {

@@ -113,7 +113,7 @@ export function start(l: Laptop, args: string[], opts: { cwd?: string; env?: Rec
 
 export function runOn(l: Laptop, args: string[], opts: { cwd?: string; env?: Record<string, string>; input?: string } = {}): Promise<Result> {
   return start(l, args, { input: '', ...opts }).done.then((r) => {
-    if (process.env.DEBUG_RUN) console.log(r.stderr);
+    if (process.env.DEBUG_RUN) console.log(r.code, r.signal, r.stdout, r.stderr);
     return r;
   });
 }
