@@ -94,19 +94,22 @@ describe.skipIf(!sshdAvailable())('host keys (pinned)', () => {
 describe.skipIf(!sshdAvailable())('the hold', () => {
   it('a second run of the same session on the same VM is refused (held, 241), or waits with --wait; never rides along', async () => {
     const l = mk();
-    const first = start(l, ['--', onVm(`touch ${l.out}/first; sleep 3; echo first-done`)]);
+    const first = start(l, ['--', onVm(`touch ${l.out}/first; while [ ! -e ${l.out}/release ]; do sleep 0.1; done; date +%s%N > ${l.out}/first-end`)]);
     await until(() => existsSync(join(l.out, 'first')));
     const second = await runOn(l, ['--json', '--', onVm(`touch ${l.out}/second`)]);
     expect(second.code, second.stderr).toBe(RUN_EXIT.held);
     expect(verdict(second).detail).toContain('another run of this session');
     expect(existsSync(join(l.out, 'second'))).toBe(false);
-    const waiting = start(l, ['--wait', '--poll', '0.2', '--', onVm(`test -e ${l.out}/first-ended && touch ${l.out}/second`)]);
+    const waiting = start(l, ['--wait', '--poll', '0.2', '--', onVm(`date +%s%N > ${l.out}/second-start; touch ${l.out}/second`)]);
+    await until(() => waiting.stderr().includes('waiting'));
+    expect(existsSync(join(l.out, 'second'))).toBe(false);
+    writeFileSync(join(l.out, 'release'), '');
     const r1 = await first.done;
-    writeFileSync(join(l.out, 'first-ended'), '');
     expect(r1.code, r1.stderr).toBe(0);
     const r2 = await waiting.done;
     expect(r2.code, r2.stderr).toBe(0);
-    expect(r2.stderr).toContain('waiting');
+    // It started on the VM only after the first run had ended there.
+    expect(BigInt(readFileSync(join(l.out, 'second-start'), 'utf8').trim()) > BigInt(readFileSync(join(l.out, 'first-end'), 'utf8').trim())).toBe(true);
     expect(existsSync(join(l.out, 'second'))).toBe(true);
   });
 
