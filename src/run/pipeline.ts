@@ -259,7 +259,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       if (err instanceof HostKeyError) throw new RunStop(err.kind === 'mismatch' ? 'host-key-mismatch' : 'vm-not-found', err.message);
       throw err;
     }
-    const placed = place(spec, mode, config, route, repo.root, realCwd, state);
+    const placed = place(spec, mode, config, route, repo.root, realCwd, state, cwd);
     rec.vm.dir = placed.dir;
     rec.command.cwd = placed.cwd;
     rec.command.env = placed.env;
@@ -329,12 +329,13 @@ interface Placed {
 }
 
 /** Where the tree and the working directory are on the VM. */
-function place(spec: VmSpec, mode: SyncMode, config: ResolvedConfig, route: { cwd: string; name: string }, root: string, realCwd: string, state: SourceState): Placed {
+function place(spec: VmSpec, mode: SyncMode, config: ResolvedConfig, route: { cwd: string; name: string }, root: string, realCwd: string, state: SourceState, cwd0: string): Placed {
   const inside = realCwd === root || realCwd.startsWith(root.endsWith(sep) ? root : root + sep);
   const rel = inside ? relative(root, realCwd) : '';
   if (mode === 'shared') {
     const mappings = [...(config.routes.get(route.name)?.pathMap ?? []), ...config.pathMap];
-    const cwd = route.cwd;
+    // Inside the repository: the same place in the VM's view of it; elsewhere: where the guard put it.
+    const cwd = inside ? mapPath(cwd0, mappings) : route.cwd;
     let dir = mapPath(root, mappings);
     if (rel && cwd.endsWith(`/${rel}`)) dir = cwd.slice(0, cwd.length - rel.length - 1);
     else if (!rel && inside) dir = cwd;
