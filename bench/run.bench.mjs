@@ -57,15 +57,18 @@ writeFileSync(
 mkdirSync(join(base, 'bin'));
 writeFileSync(join(base, 'bin', 'ssh'), `#!/bin/sh\nexec /usr/bin/ssh -F '${join(base, 'ssh_config')}' "$@"\n`);
 chmodSync(join(base, 'bin', 'ssh'), 0o755);
-const sshd = spawn(SSHD, ['-D', '-e', '-f', join(base, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
-await new Promise((res, rej) => {
+// sshd logs to a file: the runs below are spawnSync, and a pipe nobody reads would block sshd.
+const sshdLog = join(base, 'sshd.log');
+const sshd = spawn(SSHD, ['-D', '-E', sshdLog, '-f', join(base, 'sshd_config')], { stdio: 'ignore' });
+for (let i = 0; ; i++) {
   let log = '';
-  sshd.stderr.on('data', (d) => {
-    log += d;
-    if (log.includes('Server listening')) res();
-  });
-  sshd.on('exit', () => rej(new Error(`sshd exited: ${log}`)));
-});
+  try {
+    log = readFileSync(sshdLog, 'utf8');
+  } catch {}
+  if (log.includes('Server listening')) break;
+  if (i > 200 || sshd.exitCode !== null) throw new Error(`sshd did not start: ${log}`);
+  await new Promise((r) => setTimeout(r, 50));
+}
 
 const env = { ...process.env, PATH: `${join(base, 'bin')}:${process.env.PATH}`, HOME: join(base, 'home'), OFFHOST_SESSION: 'bench', OFFHOST_AI: 'human', OFFHOST_ROLE: 'laptop' };
 delete env.CI;

@@ -12,7 +12,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { ConfigError, isOffhostError } from '../errors.js';
 import type { Io } from '../cli/io.js';
-import { loadGuard } from '../policy/guard.js';
+import { loadGuard } from '../config/load-guard.js';
 import { mapPath, renderJob, type VmSpec } from '../routes/index.js';
 import { connectionSshOptions, HOST_KEY_FAILURE, HostKeyError, pinnedSshOptions } from '../routes/hostkey.js';
 import { commitSourceState, DEFAULT_SYNC_EXCLUDE, diffManifests, diffText, dirtyText, findRepo, readSourceState, type SourceState } from '../routes/source.js';
@@ -30,9 +30,9 @@ import {
   type SyncMode,
 } from '../routes/sync.js';
 import type { ResolvedConfig } from '../config/resolve.js';
-import { heartbeatIntervalMs } from '../locks/lifecycle.js';
+import { heartbeatIntervalMs } from '../locks/schedule.js';
 import { DEFAULT_TTL_MINUTES } from '../locks/schema.js';
-import { contextFor, settingsFrom } from '../cli/commands/lock.js';
+import { contextFor, settingsFrom } from '../cli/lock-context.js';
 import { runSession, type SessionResult } from './execute.js';
 import { acquireHold, type Hold } from './hold.js';
 import { OUTCOME_EXIT, RunStop, verdictLine, type Outcome, type Verdict } from './outcome.js';

@@ -51,7 +51,7 @@ export interface Sshd {
   knownHosts: string;
   /** `base` with binDir first on PATH. */
   env(base?: NodeJS.ProcessEnv): Record<string, string>;
-  /** The server's log so far (sshd -e writes to stderr). */
+  /** The server's log so far. */
   log(): string;
   /** Stops the listener (open sessions end with their clients) and removes `dir`. */
   stop(opts?: { keepDir?: boolean }): Promise<void>;
@@ -180,23 +180,26 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
         '',
       ].join('\n'),
     );
-    const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', serverConfig], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The log goes to a file (-E): a test blocked in a synchronous call must not leave sshd blocked on a pipe.
+    const logFile = join(dir, `sshd-${port}.log`);
+    const child: ChildProcess = spawn(SSHD, ['-D', '-E', logFile, '-f', serverConfig], { stdio: 'ignore' });
+    const readLog = () => {
+      try {
+        return readFileSync(logFile, 'utf8');
+      } catch {
+        return '';
+      }
+    };
     let log = '';
-    child.stderr!.on('data', (d) => (log += d));
-    const ready = await new Promise<boolean>((res) => {
-      const timer = setTimeout(() => res(false), 10_000);
-      const check = () => {
-        if (log.includes(`Server listening on 127.0.0.1 port ${port}`)) {
-          clearTimeout(timer);
-          res(true);
-        }
-      };
-      child.stderr!.on('data', check);
-      child.on('exit', () => {
-        clearTimeout(timer);
-        res(false);
-      });
-    });
+    const ready = await (async () => {
+      for (let i = 0; i < 200; i++) {
+        log = readLog();
+        if (log.includes(`Server listening on 127.0.0.1 port ${port}`)) return true;
+        if (child.exitCode !== null || child.signalCode !== null) return false;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return false;
+    })();
     if (!ready) {
       lastErr = log;
       child.kill('SIGKILL');
@@ -221,7 +224,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
         out.PATH = `${binDir}:${base.PATH ?? '/usr/bin:/bin'}`;
         return out;
       },
-      log: () => log,
+      log: readLog,
       stop: async ({ keepDir = false } = {}) => {
         if (child.exitCode === null && child.signalCode === null) {
           const gone = new Promise((r) => child.once('exit', r));

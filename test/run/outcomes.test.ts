@@ -7,12 +7,16 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { startSshd, sshdAvailable, type Sshd } from '../helpers/sshd.js';
 import { standinPath, writeIncusState } from '../helpers/standins.js';
-import { BIN, ensureBuilt, offhost } from '../locks/lifecycle-helpers.js';
+import { execFileSync } from 'node:child_process';
+import { ARCHIVE_DIR, BIN, archives, cleanEnv, ensureBuilt, g, offhost, read } from '../locks/lifecycle-helpers.js';
 import { RUN_EXIT } from '../../src/errors.js';
 import { kodaDir, laptop, LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop } from './loopback.js';
 
 let s: Sshd;
 let other: Sshd;
+function gEnv(cwd: string, env: Record<string, string>, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...cleanEnv(), ...env } });
+}
 const made: Laptop[] = [];
 let incusState = '';
 beforeAll(async () => {
@@ -147,14 +151,26 @@ describe.skipIf(!sshdAvailable())('the hold', () => {
     const l = mk();
     const run = start(l, ['--ttl', '1', '--heartbeat', '0.5', '--json', '--', onVm(`touch ${l.out}/started; sleep 30; touch ${l.out}/finished`)]);
     await until(() => existsSync(join(l.out, 'started')));
-    const file = join(l.repo, LOOP_ACTIVE);
-    // Another session takes the lock over (as a session that judged it orphaned would).
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/^session: .*$/m, 'session: thief'));
+    // Another session takes the lock over on the lock ref (as one on another machine that judged it
+    // orphaned would, and pushed).
+    const ref = 'refs/offhost/locks';
+    const tip = g(l.repo, 'rev-parse', ref).trim();
+    const text = g(l.repo, 'show', `${tip}:${LOOP_ACTIVE}`).replace(/^session: .*$/m, 'session: thief').replace(/^claims:\n(  .*\n)*/m, '');
+    const tmp = join(l.base, 'takeover');
+    writeFileSync(tmp, text);
+    const blob = g(l.repo, 'hash-object', '-w', tmp).trim();
+    const index = join(l.base, 'takeover.index');
+    const env = { GIT_INDEX_FILE: index };
+    gEnv(l.repo, env, 'read-tree', tip);
+    gEnv(l.repo, env, 'update-index', '--cacheinfo', `100644,${blob},${LOOP_ACTIVE}`);
+    const tree = gEnv(l.repo, env, 'write-tree').trim();
+    const commit = gEnv(l.repo, {}, 'commit-tree', tree, '-p', tip, '-m', 'takeover by thief').trim();
+    g(l.repo, 'update-ref', ref, commit, tip);
     const r = await run.done;
     expect(r.code, r.stderr).toBe(RUN_EXIT.lockLost);
     expect(verdict(r).outcome).toBe('lock-lost');
     expect(existsSync(join(l.out, 'finished'))).toBe(false);
-    expect(readFileSync(file, 'utf8')).toContain('session: thief');
+    expect(g(l.repo, 'show', `${ref}:${LOOP_ACTIVE}`)).toContain('session: thief');
   });
 });
 
@@ -181,6 +197,10 @@ describe.skipIf(!sshdAvailable())('evidence', () => {
     expect(readFileSync(rec.log, 'utf8')).toContain('to-stderr\n');
     expect(rec.fetched).toEqual([join(l.home, '.local/state/offhost/runs', rec.id, 'fetched', 'out/result.txt')]);
     expect(readFileSync(rec.fetched![0]!, 'utf8')).toBe('artefact\n');
+
+    // The archive of the lock carries the record.
+    const arch = archives(l.repo);
+    expect(read(l.repo, `${ARCHIVE_DIR}/${arch.at(-1)!}`)).toContain(`Run ${rec.id}: exit (command status 4)`);
 
     const list = await offhost(['runs'], { cwd: l.repo, baseEnv: l.env });
     expect(list.code).toBe(0);

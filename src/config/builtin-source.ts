@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { loadLayer } from './pack.js';
-import type { Layer } from '../config/resolve.js';
+import type { Layer } from './resolve.js';
 
 export function builtinPackPath(): string {
-  // src/policy/ (source) or dist/ (bundle): walk up to the package root that holds rules/builtin.yaml.
+  // src/config/ (source) or dist/ (bundle): walk up to the package root that holds rules/builtin.yaml.
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 4; i++) {
     const p = join(dir, 'rules', 'builtin.yaml');

@@ -1,25 +1,21 @@
 // Package managers: `npx playwright test` (a package's binary), `npm run e2e` / `pnpm e2e` / `yarn e2e` /
 // `bun run e2e` (a package.json script, read by the walker), across workspaces (`-ws`, `-w web`, `pnpm -r`,
 // `--filter`, `yarn workspace web`).
-import type { Field } from './expand.js';
-import type { Unwrapped } from './wrappers.js';
-import { scan } from './argv-scan.js';
+import type { Field } from '../expand.js';
+import type { Call } from '../walk-state.js';
+import type { ProgramModule, Unwrapped, WorkspaceSelection } from './types.js';
+import { scan } from './grammar.js';
 
 /** Packages whose binary is not named after the package. */
-const PACKAGE_BINS: Record<string, string> = { '@playwright/test': 'playwright', 'playwright-core': 'playwright', '@puppeteer/browsers': 'browsers', 'selenium-standalone': 'selenium-standalone' };
+export const PACKAGE_BINS: Record<string, string> = { '@playwright/test': 'playwright', 'playwright-core': 'playwright', '@puppeteer/browsers': 'browsers', 'selenium-standalone': 'selenium-standalone' };
 
 /** `npx`, `pnpm exec`, ... : runners of a package's binary. */
-export const PACKAGE_RUNNERS = new Set(['npx', 'pnpx', 'bunx', 'pnpm', 'yarn', 'npm', 'bun']);
+const PACKAGE_RUNNERS = ['npx', 'pnpx', 'bunx', 'pnpm', 'yarn', 'npm', 'bun'];
 /** pnpm/yarn built-in commands (anything else is a package binary: `pnpm playwright test`). */
 const PNPM_OWN = new Set(['add', 'install', 'i', 'update', 'up', 'remove', 'rm', 'link', 'unlink', 'import', 'rebuild', 'prune', 'fetch', 'patch', 'patch-commit', 'audit', 'list', 'ls', 'outdated', 'why', 'publish', 'pack', 'run', 'test', 't', 'start', 'init', 'store', 'config', 'root', 'bin', 'setup', 'env', 'server', 'deploy', 'licenses', 'help', 'create', 'ci', 'dedupe', 'doctor', 'cache', 'self-update', 'info', 'view', 'version', 'login', 'logout', 'whoami', 'node', 'workspace', 'workspaces', 'global', 'upgrade', 'upgrade-interactive', 'generate-lock-entry', 'policies', 'plugin', 'set', 'constraints', 'explain', 'npm', 'search', 'tag', 'owner', 'team', 'unplug', 'dlx', 'exec', 'x']);
 
 /** npm commands that run a package.json script, and the script each runs (null: the next word names it). */
 const NPM_SCRIPT_COMMANDS: Record<string, string | null> = { run: null, 'run-script': null, rum: null, urn: null, rt: null, test: 'test', t: 'test', tst: 'test', start: 'start', stop: 'stop', restart: 'restart' };
-/** Which workspace packages a package-manager command runs in: all of them, or those named. */
-export interface WorkspaceSelection {
-  all: boolean;
-  names: Field[];
-}
 
 /**
  * A workspace option at argv[j] (`-w web`, `--workspace=apps/web`, `--filter web`, `-ws`, `-r`): recorded in
@@ -74,7 +70,7 @@ function runnerOption(argv: Field[], j: number, place: RunnerPlace): number {
  * package.json script runs, with the arguments appended; anything else is packageRunner's (a package
  * binary, or nothing).
  */
-export function packageCommand(name: string, argv: Field[]): Unwrapped {
+function packageCommand(name: string, argv: Field[]): Unwrapped {
   const fallback = packageRunner(name, argv);
   if (name !== 'npm' && name !== 'pnpm' && name !== 'yarn' && name !== 'bun') return fallback; // npx, pnpx, bunx: binaries only
   let k = 1;
@@ -185,7 +181,7 @@ function packageRunner(name: string, argv: Field[]): Unwrapped {
 
 
 /** Task runners over a workspace's package.json scripts. */
-export const MONOREPO_RUNNERS = new Set(['turbo', 'lerna']);
+const MONOREPO_RUNNERS = ['turbo', 'lerna'];
 /** turbo's own commands (anything else is a task: `turbo e2e` is `turbo run e2e`). */
 const TURBO_OWN = new Set(['login', 'logout', 'link', 'unlink', 'prune', 'gen', 'generate', 'ls', 'info', 'daemon', 'telemetry', 'query', 'scan', 'boundaries', 'bin', 'completion', 'devtools', 'help']);
 const TURBO_VALUE_OPTS = new Set(['--filter', '-F', '--concurrency', '--cache-dir', '--graph', '--output-logs', '--log-order', '--log-prefix', '--env-mode', '--cache', '--team', '--token', '--api', '--profile', '--cwd', '--heap', '--trace', '--anon-profile', '--ui', '--summarize']);
@@ -196,7 +192,7 @@ const LERNA_VALUE_OPTS = new Set(['--scope', '--ignore', '--concurrency', '--sin
  * scripts of those names in the selected workspace packages (all of them without a filter, or with a
  * pattern); `lerna exec -- CMD` runs CMD in each package (directory unknown).
  */
-export function monorepoRun(program: string, argv: Field[]): Unwrapped {
+function monorepoRun(program: string, argv: Field[]): Unwrapped {
   let i = 1;
   while (argv[i]?.known && argv[i]!.value.startsWith('-')) i++; // global flags (`turbo --no-daemon run`)
   const sub = argv[i];
@@ -246,3 +242,28 @@ export function monorepoRun(program: string, argv: Field[]): Unwrapped {
   if (items.length === 0) return { kind: 'none' };
   return items.length === 1 ? items[0]! : { kind: 'many', items };
 }
+
+export const packageRunners: ProgramModule = {
+  family: 'package runners',
+  names: PACKAGE_RUNNERS,
+  unwrap: (call: Call) => packageCommand(call.name, call.fields),
+  examples: {
+    match: [
+      { line: 'npx playwright test', runs: 'playwright test' },
+      { line: 'npx @playwright/test test', runs: 'playwright test' },
+      { line: 'pnpm exec playwright test', runs: 'playwright test' },
+      { line: 'npm exec -- playwright test', runs: 'playwright test' },
+    ],
+    not_match: [{ line: 'npm install playwright', runs: 'playwright test' }],
+  },
+};
+
+export const monorepoRunners: ProgramModule = {
+  family: 'monorepo task runners',
+  names: MONOREPO_RUNNERS,
+  unwrap: (call: Call) => monorepoRun(call.name, call.fields),
+  examples: {
+    match: [{ line: 'lerna exec -- make build', runs: 'make build' }],
+    not_match: [{ line: 'turbo run build --dry-run', runs: 'make build' }],
+  },
+};

@@ -2,12 +2,12 @@
 // and the self-test that runs every rule's own examples. Used at build time for the built-in pack and
 // at load time for user packs; never on the hot path when no config file exists.
 import picomatch from 'picomatch';
-import { compileRule, GLOB_CHARS, literalPrefixOf, type CompiledGlob, type CompiledRule, type RuleSpec } from './rule.js';
-import type { ConfigFile } from '../config/schema.js';
-import { parseConfigText } from '../config/load.js';
+import { compileRule, GLOB_CHARS, literalPrefixOf, type CompiledGlob, type CompiledRule, type RuleSpec } from '../policy/rule.js';
+import type { ConfigFile } from './schema.js';
+import { parseConfigText } from './load.js';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
-import type { Layer } from '../config/resolve.js';
+import type { Layer } from './resolve.js';
 
 /** A glob on a path (cwd): `*` stays within one path segment, `**` crosses them. */
 export function compilePathGlob(glob: string): CompiledGlob {
@@ -39,7 +39,12 @@ export function layerFromConfig(cfg: ConfigFile, file: string, text?: string): L
     seen.add(r.id);
     const line = lineOfRule(text, r.id);
     const spec = { ...r, source: { file, ...(line ? { line } : {}) } } as RuleSpec;
-    rules.push(compileRule(spec, compileGlob, compilePathGlob));
+    try {
+      rules.push(compileRule(spec, compileGlob, compilePathGlob));
+    } catch (err) {
+      // An unknown shared list (`@name`) or grammar: named with the rule.
+      throw new ConfigError(`rule '${r.id}': ${(err as Error).message}`, file, line);
+    }
   }
   const { rules: _r, ...rest } = cfg;
   return { ...rest, file, rules };

@@ -2,10 +2,10 @@
 // web …`: a container on this laptop runs the command, on this laptop's CPU and memory. The command is
 // judged as run here; its working directory is the laptop directory bind-mounted at the container's `-w`
 // (`-v "$PWD":/src -w /src`), unknown otherwise. A daemon on another host (`-H ssh://…`) is remote.
-import type { Field } from './expand.js';
-import type { Unwrapped } from './wrappers.js';
+import type { Field } from '../expand.js';
+import type { Call } from '../walk-state.js';
+import type { ProgramModule, Unwrapped } from './types.js';
 
-export const CONTAINER_CLIS = new Set(['docker', 'podman', 'nerdctl', 'docker-compose', 'podman-compose']);
 
 /** Options of `run`/`exec`/`compose run` that take a value; any other option must be a known flag. */
 const VALUE_OPTS = new Set([
@@ -27,9 +27,13 @@ const GLOBAL_VALUE = new Set(['-H', '--host', '-c', '--context', '--config', '-l
 /** A daemon reached over the network: what runs there is not on this laptop. */
 const REMOTE_HOST = /^(ssh|tcp|https?):\/\/(?!(localhost|127\.[0-9.]+|\[::1\])(:|\/|$))/;
 
-export function containerRun(program: string, argv: Field[]): Unwrapped {
+function containerRun(call: Call): Unwrapped {
+  const program = call.name;
+  const argv = call.fields;
   let i = 1;
-  let remote = false;
+  // A daemon on another host (DOCKER_HOST=ssh://…, CONTAINER_HOST for podman): what runs there is remote.
+  const hostVar = call.env.DOCKER_HOST ?? call.env.CONTAINER_HOST ?? (call.st.exported?.has('DOCKER_HOST') ? call.st.vars.get('DOCKER_HOST') : undefined);
+  let remote = typeof hostVar === 'string' && REMOTE_HOST.test(hostVar);
   const isCompose = program.endsWith('-compose');
   // Global options.
   while (i < argv.length && argv[i]!.known && argv[i]!.value.startsWith('-')) {
@@ -130,3 +134,20 @@ function laptopDir(workdir: Field, mounts: { host: Field; target: string }[]): F
 function unknownInner(via: string, rest: Field[]): Unwrapped {
   return { kind: 'run', via, argv: [{ value: rest.map((r) => r.value).join(' '), known: false }], cwdUnknown: true };
 }
+
+export const containers: ProgramModule = {
+  family: 'containers',
+  names: ['docker', 'podman', 'nerdctl', 'docker-compose', 'podman-compose'],
+  unwrap: containerRun,
+  examples: {
+    match: [
+      { line: 'docker run --rm -v "$PWD":/src -w /src gcc make build', runs: 'make build' },
+      { line: 'podman exec -w /src dev make build', runs: 'make build' },
+    ],
+    not_match: [
+      { line: 'docker -H ssh://khost1 run --rm gcc make build', runs: 'make build' },
+      { line: 'DOCKER_HOST=ssh://khost1 docker run --rm gcc make build', runs: 'make build' },
+      { line: 'docker ps', runs: 'make build' },
+    ],
+  },
+};
