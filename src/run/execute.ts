@@ -98,10 +98,14 @@ export function runSession(o: SessionOptions): Promise<SessionResult> {
     o.signals.listen((sig, count) => requestStop({ kind: 'signal', sig }, count > 1));
     if (o.signals.first) requestStop({ kind: 'signal', sig: o.signals.first });
     o.onLockLost?.((why) => requestStop({ kind: 'lock-lost', why }));
-    if (o.timeoutMs !== undefined) {
+    // --timeout counts from the command's start (`go`), not from the connection and the verification.
+    let timeoutArmed = false;
+    const armTimeout = () => {
+      if (timeoutArmed || o.timeoutMs === undefined || reader.preamble.end !== 'go') return;
+      timeoutArmed = true;
       const seconds = Math.round(o.timeoutMs / 1000);
       timers.push(setTimeout(() => requestStop({ kind: 'timeout', seconds }), o.timeoutMs));
-    }
+    };
 
     child.stdin.on('error', () => undefined); // the session ended first: nothing more to say to it
     child.stdin.write(`${HANDSHAKE}\n`);
@@ -111,6 +115,7 @@ export function runSession(o: SessionOptions): Promise<SessionResult> {
 
     child.stdout.on('data', (d: Buffer) => {
       reader.push(d);
+      armTimeout();
       if (reader.exitStatus !== null && !lingerArmed) {
         // The command ended; a process it left outside its group may still hold the stream open.
         lingerArmed = true;
