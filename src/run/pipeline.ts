@@ -10,7 +10,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, realpathSync, rmSync, type W
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { ConfigError, isOffhostError } from '../errors.js';
+import { isOffhostError } from '../errors.js';
 import type { Io } from '../cli/io.js';
 import { loadGuard } from '../config/load-guard.js';
 import { mapPath, renderJob, type VmSpec } from '../routes/index.js';
@@ -158,8 +158,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   let state: SourceState;
   // Lock files live in the tree under the notices directory and change under other sessions' feet
   // (their heartbeats): they are the lock store's, not the source.
-  const settings0 = settingsFrom(config, io.env);
-  const nd = (settings0.noticesDir ?? 'meta/context/notices').replace(/\/+$/, '');
+  const settings = settingsFrom(config, io.env);
+  const nd = (settings.noticesDir ?? 'meta/context/notices').replace(/\/+$/, '');
   const lockDirs = [`${nd}/vm-active/`, `${nd}/vm-active-archive/`, `${nd}/active/`, `${nd}/archive/`];
   const working = await readSourceState(repo, exclude, lockDirs);
   if (o.commit !== undefined) {
@@ -174,7 +174,6 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
   const session = o.session ?? io.env.OFFHOST_SESSION ?? processTreeSession('run', io.env);
   const ai = o.ai ?? io.env.OFFHOST_AI ?? 'human';
-  const settings = settingsFrom(config, io.env);
   const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(o.push !== undefined ? { push: o.push } : {}) }, true);
   const runId = newRunId(new Date());
   const dir = runDir(io.env, runId);
@@ -282,7 +281,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
     // 6. execute (verify, then run, in one session)
     const attempt = () =>
-      execute(io, o, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined, sd);
+      execute(io, o, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined);
     let r = await attempt();
     if (r.preamble.end === 'mismatch' && mode === 'rsync' && !signals.interrupted) {
       // The copy is ours to keep right: send what differs (by content, whatever the times say), once.
@@ -359,8 +358,7 @@ async function execute(
   timeoutS: number | undefined,
   graceS: number,
   git: { bare: string; commit: string } | undefined,
-  sd: string,
-): Promise<SessionResult> {
+): Promise<SessionResult & { nonce: string }> {
   const nonce = newNonce();
   const script = supervisorScript({
     nonce,
@@ -376,7 +374,6 @@ async function execute(
     stdin: o.stdin === true,
     graceSeconds: graceS,
   });
-  void sd;
   const outText = new StringDecoder('utf8');
   const errText = new StringDecoder('utf8');
   const line = renderJob(spec, { argv: ['sh', '-c', script], cwd: '/', env: {}, stdin: true });
@@ -543,4 +540,3 @@ function runHere(line: string, cwd: string, env: NodeJS.ProcessEnv, signals: Sig
   });
 }
 
-export { ConfigError };
