@@ -139,6 +139,9 @@ export async function rsyncTree(vm: VmSpec, state: SourceState, dir: string, env
       files = state.files.filter((f) => prev!.get(f) !== now.get(f));
     }
   }
+  // Nothing changed since the last verified copy: no connection at all (the run's VM script verifies it;
+  // a copy gone missing since is sent again in full).
+  if (files.length === 0 && !checksum && !only) return { sent: 0 };
   // Make the directory even when nothing is sent (a first run of an empty tree).
   if (files.length === 0) {
     await spawnCollect('ssh', [...(vm.sshOptions ?? []), ...(t.user ? ['-l', t.user] : []), t.dest, '--', quoteArgv([...t.prefix, 'mkdir', '-p', dir])], { cwd: state.root, env }, `ssh ${t.dest} mkdir -p ${dir}`);
@@ -203,6 +206,24 @@ export async function snapshotCommit(state: SourceState): Promise<string> {
 /** The ref a run's commit is pushed to on the VM. */
 export function runRef(state: Pick<SourceState, 'branch'>): string {
   return `refs/offhost/run/${slug(state.branch ?? 'detached')}`;
+}
+
+/** The commit last verified in `dir` on the VM (git mode), from the laptop-side cache. */
+export function verifiedCommit(stateDir: string, vm: VmSpec, dir: string): string | null {
+  try {
+    return readFileSync(`${cacheFile(stateDir, vm, dir)}.commit`, 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+export function rememberVerifiedCommit(stateDir: string, vm: VmSpec, dir: string, commit: string): void {
+  mkdirSync(join(stateDir, 'sync'), { recursive: true });
+  writeFileSync(`${cacheFile(stateDir, vm, dir)}.commit`, `${commit}\n`);
+}
+
+export function forgetVerifiedCommit(stateDir: string, vm: VmSpec, dir: string): void {
+  rmSync(`${cacheFile(stateDir, vm, dir)}.commit`, { force: true });
 }
 
 /** Pushes `commit` to the VM's bare repository (made on first use). */

@@ -18,7 +18,10 @@ import { connectionSshOptions, HOST_KEY_FAILURE, HostKeyError, pinnedSshOptions 
 import { commitSourceState, DEFAULT_SYNC_EXCLUDE, diffManifests, diffText, dirtyText, findRepo, readSourceState, type SourceState } from '../routes/source.js';
 import {
   forgetVerified,
+  forgetVerifiedCommit,
   gitPush,
+  rememberVerifiedCommit,
+  verifiedCommit,
   guestBareRepo,
   guestTreeDir,
   rememberVerified,
@@ -268,7 +271,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       if (mode === 'git') {
         gitCommit = await snapshotCommit(state);
         rec.source!.ranCommit = gitCommit;
-        await gitPush(spec, state, gitCommit, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
+        // The VM verified this very commit last time: nothing to push (the checkout is verified again).
+        if (verifiedCommit(sd, spec, placed.dir) !== gitCommit) await gitPush(spec, state, gitCommit, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
       }
     } catch (err) {
       if (err instanceof SyncError) {
@@ -283,6 +287,20 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     const attempt = () =>
       execute(io, o, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined);
     let r = await attempt();
+    if (!signals.interrupted && ((mode === 'rsync' && r.preamble.end === 'nodir') || (mode === 'git' && (r.preamble.end === 'fail' || r.preamble.end === 'mismatch') && gitCommit && verifiedCommit(sd, spec, placed.dir) === gitCommit))) {
+      // The cache said the VM had the copy, the VM says otherwise: send it in full, once.
+      say(io, `the VM's copy at ${placed.dir} is not what was verified there last time; sending it again`);
+      forgetVerified(sd, spec, placed.dir);
+      forgetVerifiedCommit(sd, spec, placed.dir);
+      try {
+        if (mode === 'rsync') rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
+        else await gitPush(spec, state, gitCommit!, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
+      } catch (err) {
+        if (err instanceof SyncError) throw new RunStop('sync-failed', `${err.message}\nNothing was run.`);
+        throw err;
+      }
+      r = await attempt();
+    }
     if (r.preamble.end === 'mismatch' && mode === 'rsync' && !signals.interrupted) {
       // The copy is ours to keep right: send what differs (by content, whatever the times say), once.
       const d = diffManifests(state.manifest, r.manifest);
@@ -300,7 +318,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     if (pre.uname !== undefined) rec.vm.uname = pre.uname;
     if (pre.osRelease.length) rec.vm.osRelease = parseOsRelease(pre.osRelease);
     const verdict = await judge(io, r, { mode, placed, state, spec, signals, sd, hold });
-    if (verdict.outcome === 'exit' && mode === 'rsync') rememberVerified(sd, spec, placed.dir, state.manifest);
+    if (pre.end === 'go' && mode === 'rsync') rememberVerified(sd, spec, placed.dir, state.manifest);
+    if (pre.end === 'go' && mode === 'git' && gitCommit) rememberVerifiedCommit(sd, spec, placed.dir, gitCommit);
     if (pre.end === 'go' && o.fetch?.length) {
       rec.fetched = await fetchBack(io, spec, placed.cwd, o.fetch, join(dir, 'fetched'));
     }

@@ -87,6 +87,7 @@ export function supervisorScript(p: RemotePlan): string {
     const st = q(p.rsyncState);
     // Files the laptop no longer has (in the previous list, not in this one) are deleted from the copy.
     lines.push(
+      `[ -d ${q(p.dir)} ] || { say nodir; exit 0; }`,
       `if [ -f ${st} ]; then ( cd -- ${q(p.dir)} && LC_ALL=C comm -z -23 ${st} "$T/list" | xargs -0 -r rm -f -- ) || { say fail "could not delete files removed on the laptop"; exit 0; }; fi`,
       `cp "$T/list" ${st}.new && mv -f ${st}.new ${st} || { say fail "could not save the file list"; exit 0; }`,
     );

@@ -129,6 +129,20 @@ describe.skipIf(!sshdAvailable())('sync over a real sshd', () => {
     expect(readFileSync(join(kodaDir(l), 'version.txt'), 'utf8')).toBe('v3-dirty\n');
   });
 
+  it('an unchanged tree sends nothing; a VM copy that vanished since is sent again in full (rsync and git)', async () => {
+    for (const mode of ['rsync', 'git'] as const) {
+      const l = mk((v) => ({ sync: mode, guest_dir: join(v.vm, mode) }));
+      writeFileSync(join(kodaDir(l), 'version.txt'), `v2-${mode}\n`);
+      expect((await runOn(l, ['--', 'make build-safe'])).code).toBe(0);
+      expect((await runOn(l, ['--', 'make build-safe'])).stdout).toContain(`built v2-${mode} in`);
+      rmSync(join(l.vm, mode), { recursive: true, force: true });
+      const r = await runOn(l, ['--', 'make build-safe']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('sending it again');
+      expect(r.stdout).toContain(`built v2-${mode} in ${join(l.vm, mode)}`);
+    }
+  });
+
   it('rsync: --commit REF copies that commit, not the working tree', async () => {
     const l = mk((v) => ({ sync: 'rsync', guest_dir: join(v.vm, 'src') }));
     const v1 = g(l.repo, 'rev-parse', 'HEAD').trim();
