@@ -1,7 +1,7 @@
 // offhost run's outcomes and how they are reported (docs/RUN.md has the table): the exit status (the
 // command's own, passed through unchanged, or one of RUN_EXIT), and one verdict line, the last thing
 // offhost writes on stderr: `offhost run: <outcome>: <detail>` or, with --json, one JSON object.
-import { RUN_EXIT } from '../errors.js';
+import { EXIT, RUN_EXIT } from '../errors.js';
 
 export type Outcome =
   | 'exit'
@@ -19,7 +19,11 @@ export type Outcome =
   | 'lock-lost'
   | 'timeout'
   | 'dirty-tree'
-  | 'internal-error';
+  | 'internal-error'
+  // The VM step of the preflight (src/vms/gate.ts, docs/VMS.md), with its statuses (232-234).
+  | 'isolation-refused'
+  | 'preflight-failed'
+  | 'disk-full';
 
 export const OUTCOME_EXIT: Record<Exclude<Outcome, 'exit' | 'ran-here' | 'interrupted'>, number> = {
   denied: RUN_EXIT.denied,
@@ -35,6 +39,9 @@ export const OUTCOME_EXIT: Record<Exclude<Outcome, 'exit' | 'ran-here' | 'interr
   timeout: RUN_EXIT.timeout,
   'dirty-tree': RUN_EXIT.dirtyTree,
   'internal-error': RUN_EXIT.internal,
+  'isolation-refused': EXIT.isolationRefused,
+  'preflight-failed': EXIT.preflightFailed,
+  'disk-full': EXIT.diskFull,
 };
 
 export interface Verdict {

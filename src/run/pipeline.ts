@@ -65,6 +65,8 @@ export interface RunOptions {
   allowDirty?: boolean;
   fetch?: string[];
   grace?: string;
+  fresh?: boolean;
+  fetchTo?: string;
 }
 
 const say = (io: Io, line: string) => io.stderr(`offhost run: ${line}\n`);
@@ -142,13 +144,30 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     throw new RunStop('config-error', (err as Error).message);
   }
 
-  // 3. preflight: tools here, then the VM (cheap), before anything is locked
+  // 3. preflight: tools here, then the VMs (src/vms/gate.ts: isolation as required, the cheap VM checks),
+  // before anything is locked
   for (const spec of specs.values()) {
-    const stop = toolPreflight(spec, io.env) ?? (await vmPreflight(spec, io.env));
+    const stop = toolPreflight(spec, io.env);
     if (stop) {
       say(io, v.reason);
       throw new RunStop(stop.outcome, stop.message);
     }
+  }
+  const stop = vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true });
+  if (!stop.ok) {
+    say(io, v.reason);
+    throw new RunStop(stop.outcome, stop.message, stop.exit);
+  }
+  for (const n of stop.notes) say(io, n);
+  for (const id of [...specs.keys()]) if (!stop.usable.includes(id)) specs.delete(id);
+  const candidates2 = [...specs.keys()];
+  if (o.fresh) {
+    // A disposable sandbox (src/vms/sandbox.ts): uniquely named, no VM lock (nobody else can hold it).
+    const spec = specs.get(candidates2[0]!)!;
+    const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, [...(routeCfg?.pathMap ?? []), ...config.pathMap]) } : {};
+    say(io, v.reason);
+    const { runFresh } = await import('../vms/sandbox.js');
+    return runFresh(spec, { argv: ['bash', '-c', o.line], cwd: route.cwd, env }, { env: io.env, stdout: io.stdout, stderr: io.stderr, fetch: o.fetch ?? [], fetchTo: resolve(cwd, o.fetchTo ?? 'offhost-results'), now: io.clock.now() });
   }
 
   // The source: the repository holding cwd (else the configured monorepo root).
@@ -216,7 +235,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   say(io, v.reason);
   const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
   const got = await acquireHold(ctx, {
-    candidates,
+    candidates: candidates2,
     runId,
     reason: o.reason ?? `offhost run ${runId} (${v.rule ?? 'reroute'}): ${o.line.length > 200 ? `${o.line.slice(0, 197)}...` : o.line}`,
     command: o.line,
@@ -242,7 +261,12 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     return finish(io, o, { ...verdict, run: runId, ...(rec.vm ? { vm: rec.vm.id } : {}) });
   };
   if (got.kind === 'interrupted') return end({ outcome: 'interrupted', exit: SIGNAL_STATUS[signals.first ?? 'SIGINT'], status: null, detail: 'interrupted while waiting for the VM; nothing was run' }, null);
-  if (got.kind === 'busy') return end({ outcome: 'held', exit: OUTCOME_EXIT.held, status: null, detail: `${got.who}. Nothing was run (--wait to wait for it)` }, null);
+  if (got.kind === 'busy') {
+    const { offerNewVm } = await import('../vms/gate.js');
+    const offer = offerNewVm(config, route.name, routeCfg?.vms ?? candidates2);
+    if (offer) io.stderr(offer);
+    return end({ outcome: 'held', exit: OUTCOME_EXIT.held, status: null, detail: `${got.who}. Nothing was run (--wait to wait for it)` }, null);
+  }
   const hold = got.hold;
   rec.lock = { file: hold.file, took: hold.took };
   const spec = specs.get(hold.vm)!;

@@ -29,6 +29,8 @@ Options:
   --commit REF         run commit REF (sync: git or rsync), not the working tree; refuses a dirty tree
   --allow-dirty        with --commit: run REF even though the tree has uncommitted changes
   --fetch PATH         after the run, copy PATH (relative to the VM cwd) back into the run's record (repeatable)
+  --fresh              run in a new disposable sandbox of the route's VM (lifecycle verbs, docs/VMS.md)
+  --fetch-to DIR       with --fresh: where fetched results go (default ./offhost-results)
   --json               the verdict line as one JSON object
   --push / --no-push   push the lock to the shared remote (or not)
   --role ROLE          laptop, vm or ci
@@ -63,6 +65,8 @@ function parse(args: string[], io: Io): RunOptions {
       fetch.push(v);
       return fetch;
     })
+    .option('--fresh')
+    .option('--fetch-to <dir>')
     .option('--json')
     .option('--push')
     .option('--no-push')
