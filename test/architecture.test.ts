@@ -114,19 +114,6 @@ export function importCycles(graph: { files: string[]; edges: Edge[] }): string[
   return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
-/**
- * Cycles that exist today in code another helper is rebuilding (the shell walker becomes the program
- * registry, src/shell/programs/: issue 9). Listed so that this test guards everything else now; each
- * entry must disappear when that work lands (the test fails while a listed cycle no longer exists).
- */
-const KNOWN_CYCLES: string[][] = [
-  // The walker's mutual recursion: commands.ts runs special commands and script files, which run
-  // commands again.
-  ['shell/commands.ts', 'shell/script-files.ts', 'shell/special-commands.ts'],
-  // Types only: the wrappers' Unwrapped type, used by the container and package-runner readers.
-  ['shell/containers.ts', 'shell/package-runners.ts', 'shell/wrappers.ts'],
-];
-
 const graph = importGraph(SRC);
 const inDir = (dir: string) => (f: string) => f.startsWith(`${dir}/`);
 
@@ -157,16 +144,8 @@ describe('import boundaries of src/', () => {
     expect(bad).toEqual([]);
   });
 
-  it('has no import cycle, except the listed ones being rebuilt elsewhere', () => {
-    const cycles = importCycles(graph);
-    const key = (c: string[]) => c.join(' -> ');
-    const known = new Set(KNOWN_CYCLES.map(key));
-    expect(cycles.filter((c) => !known.has(key(c))), 'a new import cycle').toEqual([]);
-    const found = new Set(cycles.map(key));
-    expect(
-      KNOWN_CYCLES.filter((c) => !found.has(key(c))),
-      'a listed cycle no longer exists: remove it from KNOWN_CYCLES',
-    ).toEqual([]);
+  it('has no import cycle (type-only imports count)', () => {
+    expect(importCycles(graph)).toEqual([]);
   });
 });
 

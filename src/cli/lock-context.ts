@@ -180,10 +180,10 @@ export function resolveTargets(name: string | undefined, component: string | und
   if (isCanonicalVmId(name)) return [{ kind: 'vm', vm: name }];
   const pool = settings.pools.get(name);
   if (pool && pool.length) return pool.map((vm) => ({ kind: 'vm', vm }));
-  if (!name.startsWith('s.khost1.') && isCanonicalVmId(`s.khost1.${name}`)) return [{ kind: 'vm', vm: `s.khost1.${name}` }];
-  if (name.startsWith('s.khost1.')) throw new UsageError(`'${name}' ${vmIdProblem(name) ?? 'is not a test VM id'}`);
+  if (!name.startsWith('s.') && isCanonicalVmId(`s.khost1.${name}`)) return [{ kind: 'vm', vm: `s.khost1.${name}` }];
+  if (name.startsWith('s.')) throw new UsageError(`'${name}' ${vmIdProblem(name) ?? 'is not a test VM id'}`);
   const known = [...settings.pools.keys()];
-  throw new UsageError(`'${name}' is neither a canonical VM id (s.khost1.<env>-<target>[-<slug>]) nor a route or pool in the configuration${known.length ? ` (known: ${known.join(', ')})` : ''}`);
+  throw new UsageError(`'${name}' is neither a canonical VM id (s.<host>.<env>-<target>[-<slug>]) nor a route or pool in the configuration${known.length ? ` (known: ${known.join(', ')})` : ''}`);
 }
 
 export const targetArg = (t: LockTarget): life.TargetArg => (t.kind === 'vm' ? { vm: t.vm } : { component: t.slug });
