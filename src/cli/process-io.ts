@@ -2,14 +2,14 @@
 // that avoids Node's stream machinery. Shared by both bundles (dist/hot.cjs and dist/hook.cjs).
 import type { Io } from './io.js';
 import { systemClock } from '../types.js';
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 
 /**
  * Synchronous write to fd 1/2: creating process.stdout costs about a millisecond at start-up (stream and
  * tty machinery) on the hook path, and a synchronous write also cannot be lost when the process exits.
  */
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text, 'utf8');
+function writeAll(fd: number, text: string | Uint8Array): void {
+  const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let off = 0;
   while (off < buf.length) {
     try {
@@ -156,6 +156,21 @@ async function viaStream(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Is fd a terminal? A character device other than /dev/null. (node:tty's isatty would load node:net, over a
+ * millisecond on the start-up of `offhost check`.)
+ */
+function isTTY(fd: 1 | 2): boolean {
+  try {
+    const st = fstatSync(fd);
+    if (!st.isCharacterDevice()) return false;
+    const devNull = statSync('/dev/null');
+    return st.rdev !== devNull.rdev;
+  } catch {
+    return false;
+  }
+}
+
 export function processIo(): Io {
   return {
     argv: process.argv.slice(2),
@@ -163,8 +178,11 @@ export function processIo(): Io {
     cwd: process.cwd(),
     stdout: (t) => writeAll(1, t),
     stderr: (t) => writeAll(2, t),
+    stdoutBytes: (b) => writeAll(1, b),
+    stderrBytes: (b) => writeAll(2, b),
     readStdin,
     cancelStdin,
     clock: systemClock,
+    isTTY,
   };
 }

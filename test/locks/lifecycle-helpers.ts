@@ -1,6 +1,7 @@
 // Helpers for the lock lifecycle, race and run tests: real temp git repositories and the built CLI.
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,18 @@ export function ensureBuilt(): void {
   if (!existsSync(BIN)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
 }
 
-const HOME = mkdtempSync(join(tmpdir(), 'offhost-home-'));
+/** Every temp folder these helpers make, removed after the test file (vitest runs this per file). */
+const made: string[] = [];
+function tempFolder(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  made.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const HOME = tempFolder('offhost-home-');
 
 /** An environment for git and offhost with no ambient identity, session or CI role. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -35,7 +47,7 @@ export function g(cwd: string, ...args: string[]): string {
 
 /** A fresh repository with one commit and an identity. */
 export function tempRepo(name = 'repo'): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 'offhost-lock-')), name);
+  const dir = join(tempFolder('offhost-lock-'), name);
   mkdirSync(dir, { recursive: true });
   g(dir, 'init', '-q', '-b', 'main');
   configure(dir);
