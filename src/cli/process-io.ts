@@ -2,7 +2,7 @@
 // that avoids Node's stream machinery. Shared by both bundles (dist/hot.cjs and dist/hook.cjs).
 import type { Io } from './io.js';
 import { systemClock } from '../types.js';
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 
 /**
  * Synchronous write to fd 1/2: creating process.stdout costs about a millisecond at start-up (stream and
@@ -156,11 +156,30 @@ async function viaStream(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * The working directory as the shell that started us spells it: $PWD when it names this very directory
+ * (what bash and zsh themselves check before trusting an inherited PWD), else getcwd(). So `offhost run`
+ * and `offhost shell` start from the directory `offhost check --cwd "$PWD"` judged, and a `cd ..` in the
+ * line goes where bash's logical `cd ..` goes; the guard then judges the canonical directory either way.
+ */
+export function logicalCwd(env: NodeJS.ProcessEnv = process.env): string {
+  const physical = process.cwd();
+  const pwd = env.PWD;
+  if (!pwd || pwd === physical || !pwd.startsWith('/') || /(^|\/)\.\.?(\/|$)/.test(pwd)) return physical;
+  try {
+    const a = statSync(pwd);
+    const b = statSync(physical);
+    return a.dev === b.dev && a.ino === b.ino ? pwd : physical;
+  } catch {
+    return physical;
+  }
+}
+
 export function processIo(): Io {
   return {
     argv: process.argv.slice(2),
     env: process.env,
-    cwd: process.cwd(),
+    cwd: logicalCwd(),
     stdout: (t) => writeAll(1, t),
     stderr: (t) => writeAll(2, t),
     readStdin,

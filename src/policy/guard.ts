@@ -13,6 +13,7 @@ import { matchRule, type Rule } from './match.js';
 import { loadLayer, builtinLayerFromSource } from './layer-loader.js';
 import { mapPath, renderLine } from '../routes/index.js';
 import { runRewrite } from '../cli/run-rewrite.js';
+import { makeCanonicalizer, physicalPath, type Canonicalize } from './physical-paths.js';
 
 export interface GuardOptions {
   cwd: string;
@@ -134,7 +135,14 @@ function denied(rule: string, reason: string, commands: Verdict['commands'] = []
   return { decision: 'deny', rule, reason, route: null, rewrite: null, commands };
 }
 
-export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: string; env: NodeJS.ProcessEnv; files?: FileAccess | false }): Guard {
+export function makeGuard(
+  config: ResolvedConfig,
+  role: Role,
+  defaults: { cwd: string; env: NodeJS.ProcessEnv; files?: FileAccess | false; canonicalize?: Canonicalize | false },
+): Guard {
+  // Every directory judged is the canonical one (src/policy/physical-paths.ts): a symlinked checkout, an
+  // agent's getcwd() and a shell's $PWD get one verdict, and the VM gets the configured spelling.
+  const canon: Canonicalize = defaults.canonicalize === false ? (d) => d : (defaults.canonicalize ?? makeCanonicalizer(config));
   const explain: Guard['explain'] = (line, at) => {
     const given = at?.cwd ?? defaults.cwd;
     const cwd = given.startsWith('/') && !given.includes('/.') && !given.includes('//') ? given : resolve(given);
@@ -144,6 +152,7 @@ export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: s
       const script = parse(line);
       const files = at?.files ?? defaults.files ?? diskFiles();
       commands = commandsOf(script, line, { cwd, env: { HOME: config.home ?? env.HOME, OLDPWD: env.OLDPWD }, ...(files ? { files } : {}) });
+      for (const c of commands) if (c.cwd !== null && c.cwd.startsWith('/')) c.cwd = canon(c.cwd);
     } catch (err) {
       if (err instanceof UnreadableScriptError) return { verdict: denied('unreadable-script', `${err.reason}.`), decision: null };
       if (err instanceof ParseError) return { verdict: denied('parse-error', `the command line cannot be parsed: ${err.message}`), decision: null };
@@ -156,7 +165,7 @@ export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: s
     }
     let route: RouteRef;
     try {
-      route = routeFor(config, d.route!, line, cwd);
+      route = routeFor(config, d.route!, line, canon(cwd));
     } catch (err) {
       // A route that cannot be rendered must never let the heavy command run here.
       return { verdict: denied(d.rule ?? 'route-error', `${d.reason} But its route cannot be used: ${(err as Error).message}`, cmds), decision: d };
@@ -170,7 +179,9 @@ export function makeGuard(config: ResolvedConfig, role: Role, defaults: { cwd: s
 }
 
 export function loadGuard(opts: GuardOptions): Guard {
-  const config = loadConfig(opts);
+  // The project config is looked for from the physical directory: a symlink to the engine
+  // (~/koda -> ~/dev/koder/engines/lang/koda) finds the monorepo's offhost.config.yaml like the real path.
+  const config = loadConfig(opts.cwd.startsWith('/') ? { ...opts, cwd: physicalPath(opts.cwd) } : opts);
   const role = resolveRole(opts.role, opts.env, config.role);
   return makeGuard(config, role, { cwd: opts.cwd, env: opts.env });
 }
