@@ -5,6 +5,9 @@
 typeset -g __offhost_loaded=1
 typeset -ga __offhost_cmd
 __offhost_cmd=(offhost)
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (`offhost init --shims`).
+__offhost_shims=${OFFHOST_SHIMS_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
+if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
 
 __offhost_accept_line() {
   emulate -L zsh

@@ -39,6 +39,9 @@ __offhost_loaded=1
 __offhost_cmd=${commandArray(cmd)}
 __offhost_state=idle
 __offhost_histnum=
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`).
+__offhost_shims=\${OFFHOST_SHIMS_DIR:-\${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
+if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
 
 # Sets __offhost_hnum and __offhost_hline from the last history entry.
 __offhost_hist() {
@@ -106,6 +109,9 @@ export function zshSnippet(cmd: readonly string[]): string {
 typeset -g __offhost_loaded=1
 typeset -ga __offhost_cmd
 __offhost_cmd=${commandArray(cmd)}
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`).
+__offhost_shims=\${OFFHOST_SHIMS_DIR:-\${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
+if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
 
 __offhost_accept_line() {
   emulate -L zsh

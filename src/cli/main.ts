@@ -9,6 +9,7 @@ export { processIo } from './process-io.js';
 import * as check from './commands/check.js';
 import * as explain from './commands/explain.js';
 import * as shell from './commands/shell.js';
+import * as shim from './commands/shim.js';
 import { loadCold } from './cold.js';
 import { quietIo, warmLines } from './warm.js';
 
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   init: { summary: 'set up husky + lint-staged, agent hooks or shell integration', load: () => loadCold('init') },
   hook: { summary: 'pre-exec hook for claude-code, codex or gemini (event JSON on stdin)', load: () => loadCold('hook') },
   shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', load: async () => shell },
+  shim: { summary: 'exec-time shims: install, remove, list; judge one program about to start', load: async () => shim },
   scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => loadCold('scan') },
   ci: { summary: 'pull-request policy check: lock hygiene and heavy commands', load: () => loadCold('ci') },
 };

@@ -27,6 +27,7 @@ import {
   type LockTarget,
 } from '../../locks/lifecycle.js';
 import { DEFAULT_TTL_MINUTES } from '../../locks/schema.js';
+import { pathWithoutShims } from '../../shims/install.js';
 import { contextFor, reportAcquire, settingsFrom, type LockSettings } from './lock.js';
 
 const USAGE = `Usage: offhost run [--session S] [--ai A] [--reason R] [--cwd DIR] [--ttl MIN] [--wait[=SECONDS]] [--push] -- COMMAND
@@ -325,7 +326,9 @@ async function underLock(
   });
   let code: number;
   try {
-    code = await runBash(command, cwd, io.env, signals);
+    // The VM side never inherits the laptop's exec-time shims (a backend that passes PATH on, or a local
+    // stand-in, would otherwise judge the VM's own programs as the laptop's).
+    code = await runBash(command, cwd, { ...io.env, PATH: pathWithoutShims(io.env.PATH) }, signals);
   } finally {
     await beats.stop();
     await archive();
