@@ -92,6 +92,23 @@ class Signals {
   }
 }
 
+/**
+ * The environment of the bash that runs the route's command (ssh/incus/... on this laptop). Nothing in it
+ * may run code of its own before that command: BASH_ENV/ENV files, exported functions (`ssh() {…}`) and
+ * SHELLOPTS/BASHOPTS are dropped (a heavy line could otherwise run here, through the backend's own shell,
+ * while its judged copy runs on the VM). The VM side never inherits the laptop's exec-time shims either
+ * (a backend that passes PATH on, or a local stand-in, would judge the VM's programs as the laptop's).
+ */
+export function backendEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (k === 'BASH_ENV' || k === 'ENV' || k === 'SHELLOPTS' || k === 'BASHOPTS' || k.startsWith('BASH_FUNC_')) continue;
+    out[k] = v;
+  }
+  out.PATH = pathWithoutShims(env.PATH);
+  return out;
+}
+
 /** Runs `bash -c line` with inherited stdio; resolves with its exit status (128+n when killed by signal n). */
 export function runBash(line: string, cwd: string, env: NodeJS.ProcessEnv, signals?: Signals): Promise<number> {
   return new Promise((res, rej) => {
@@ -326,9 +343,7 @@ async function underLock(
   });
   let code: number;
   try {
-    // The VM side never inherits the laptop's exec-time shims (a backend that passes PATH on, or a local
-    // stand-in, would otherwise judge the VM's own programs as the laptop's).
-    code = await runBash(command, cwd, { ...io.env, PATH: pathWithoutShims(io.env.PATH) }, signals);
+    code = await runBash(command, cwd, backendEnv(io.env), signals);
   } finally {
     await beats.stop();
     await archive();
