@@ -99,6 +99,17 @@ describe('a shim at work', () => {
     expect(heavyRuns(t)).toEqual([]);
   });
 
+  it('shim env --browsers: a tool that starts the browser by the path in CHROME_BIN/PUPPETEER_EXECUTABLE_PATH is judged too', () => {
+    const env = offhost(t, ['shim', 'env', '--browsers'], t.home);
+    expect(env.status, env.stderr).toBe(0);
+    writeFileSync(join(t.base, 'browsers.env'), env.stdout);
+    clearHeavy(t);
+    // What karma-chrome-launcher or Puppeteer do: exec the configured executable by its absolute path.
+    const r = viaShims(t, `. ${join(t.base, 'browsers.env')}; sh -c 'exec "$PUPPETEER_EXECUTABLE_PATH" --headless --dump-dom http://localhost'`, t.elsewhere, { OFFHOST_SESSION: 'browsers' }, []);
+    expect(r.status, r.stderr).toBe(0);
+    expect(heavyRuns(t).map((h) => [h.prog, h.laptop])).toEqual([['chromium', false]]);
+  });
+
   it('a shim whose next program is a shim again refuses instead of looping; no real program: 127', () => {
     const loop = join(t.base, 'loop');
     mkdirSync(loop, { recursive: true });

@@ -4,9 +4,14 @@
 //   offhost shim remove [--dir D]           delete exactly the shims offhost wrote there
 //   offhost shim list [--dir D]             the programs shimmed, and which have a fast path
 //   offhost shim path                       the shim directory
-//   offhost shim env [--claude-env-file]    the PATH line that puts the shims first (or append it to
-//                                           $CLAUDE_ENV_FILE: a Claude Code SessionStart hook)
-import { appendFileSync } from 'node:fs';
+//   offhost shim env [--browsers] [--claude-env-file]
+//                                           the PATH line that puts the shims first (or append it to
+//                                           $CLAUDE_ENV_FILE: a Claude Code SessionStart hook); --browsers
+//                                           also points CHROME_BIN, CHROME_PATH, PUPPETEER_EXECUTABLE_PATH
+//                                           at the browser's shim (tools that start a browser by path)
+import { appendFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { MARKER } from '../../shims/script.js';
 import type { Io } from '../io.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { judge } from '../../shims/judge.js';
@@ -17,7 +22,7 @@ const USAGE = `Usage: offhost shim judge PROG -- ARGS...
        offhost shim remove [--dir DIR]
        offhost shim list [--dir DIR]
        offhost shim path
-       offhost shim env [--claude-env-file]
+       offhost shim env [--browsers] [--claude-env-file]
 `;
 
 function dirOption(args: string[], io: Io, defaultDir: (env: NodeJS.ProcessEnv) => string): string {
@@ -26,6 +31,20 @@ function dirOption(args: string[], io: Io, defaultDir: (env: NodeJS.ProcessEnv) 
   const d = args[i + 1];
   if (d === undefined || !d.startsWith('/')) throw new UsageError('--dir needs an absolute directory');
   return d;
+}
+
+const BROWSERS = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'microsoft-edge', 'msedge'];
+
+/**
+ * `export CHROME_BIN=… CHROME_PATH=… PUPPETEER_EXECUTABLE_PATH=…` naming the shim of the first browser
+ * installed on PATH after the shim directories (karma-chrome-launcher reads CHROME_BIN, chrome-launcher and
+ * Lighthouse CHROME_PATH, Puppeteer PUPPETEER_EXECUTABLE_PATH): their browser start is then judged too.
+ */
+export function browserLines(dir: string, path: string | undefined): string {
+  const dirs = (path ?? '').split(':').filter((d) => d.startsWith('/') && !existsSync(join(d, MARKER)));
+  const name = BROWSERS.find((b) => existsSync(join(dir, b)) && dirs.some((d) => existsSync(join(d, b)))) ?? 'chromium';
+  const q = `'${join(dir, name).replace(/'/g, `'\\''`)}'`;
+  return `export CHROME_BIN=${q} CHROME_PATH=${q} PUPPETEER_EXECUTABLE_PATH=${q}\n`;
 }
 
 /** The PATH line for a POSIX shell: the shim directory first, once. */
@@ -80,10 +99,10 @@ export async function run(args: string[], io: Io): Promise<number> {
         // Bash tool command: the shims are then first on PATH for everything the agent runs.
         const file = io.env.CLAUDE_ENV_FILE;
         if (!file) throw new UsageError('CLAUDE_ENV_FILE is not set (this runs as a Claude Code SessionStart hook)');
-        appendFileSync(file, pathLine(dir));
+        appendFileSync(file, pathLine(dir) + (rest.includes('--browsers') ? browserLines(dir, io.env.PATH) : ''));
         return EXIT.ok;
       }
-      io.stdout(pathLine(dir));
+      io.stdout(pathLine(dir) + (rest.includes('--browsers') ? browserLines(dir, io.env.PATH) : ''));
       return EXIT.ok;
     }
     default:
