@@ -12,6 +12,19 @@ import { loadGuard } from '../policy/guard.js';
 import type { Matcher, Rule } from '../policy/match.js';
 import { quote } from '../routes/quote.js';
 import { SHIM_REFUSED } from './script.js';
+import { tryAppendAudit } from '../adapters/audit-log.js';
+import type { Verdict } from '../types.js';
+
+/** Refusals and reroutes at exec time go to the audit log like the other doors' (allows do not: hot path). */
+function audit(io: Io, cwd: string, line: string, v: Verdict, config: { audit: { path?: string; maxBytes?: number } }): void {
+  tryAppendAudit(
+    { agent: 'shim', session: io.env.OFFHOST_SESSION ?? null, cwd, command: line, decision: v.decision, rule: v.rule, reason: v.reason },
+    io.env,
+    io.stderr,
+    io.clock.now(),
+    config.audit,
+  );
+}
 
 function envNames(m: Matcher, out: Set<string>): void {
   for (const [k] of m.env ?? []) out.add(k);
@@ -46,6 +59,7 @@ export async function judge(args: string[], io: Io): Promise<number> {
   const line = judgedLine(prog, argv, io.env, ruleEnvNames(guard.config.rules));
   const v = guard.classify(line, { cwd: io.cwd, env: io.env });
   if (v.decision === 'allow') return EXIT.ok;
+  audit(io, io.cwd, line, v, guard.config);
   const shown = line.length > 200 ? `${line.slice(0, 197)}...` : line;
   if (v.decision === 'reroute') {
     if (io.env.OFFHOST_SHIM_HANDOFF) {

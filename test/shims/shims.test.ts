@@ -97,6 +97,8 @@ describe('a shim at work', () => {
     expect(d.status).toBe(126);
     expect(d.stderr).toMatch(/offhost shim: refused \(rule qemu-windows\)/);
     expect(heavyRuns(t)).toEqual([]);
+    const audit = readFileSync(t.audit, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(audit.filter((a) => a.agent === 'shim').map((a) => [a.decision, a.rule])).toEqual([['reroute', 'koda-make'], ['deny', 'qemu-windows']]);
   });
 
   it('shim env --browsers: a tool that starts the browser by the path in CHROME_BIN/PUPPETEER_EXECUTABLE_PATH is judged too', () => {
