@@ -84,6 +84,9 @@ describe.each(layouts)('a %s checkout', (layout) => {
       expect(run.status, `${what}: offhost run: ${run.stderr}`).toBe(0);
       expect(heavyRuns(t).map((h) => [h.prog, h.laptop])).toEqual([['make', false]]);
     }
+    // offhost shell starts every shell with the exec-time shims first on PATH.
+    const first = spawnSync(SHELL, ['-c', 'echo "${PATH%%:*}"'], { cwd: t.elsewhere, env: laptopEnv(t, { PWD: t.elsewhere }), encoding: 'utf8' });
+    expect(first.stdout).toBe(`${t.shims}\n`);
     // Outside the engine the same line is light and runs here.
     clearHeavy(t);
     const here = spawnSync(SHELL, ['-c', 'make build-safe'], { cwd: t.elsewhere, env: laptopEnv(t, { PWD: t.elsewhere }), encoding: 'utf8' });
@@ -96,16 +99,19 @@ describe.each(layouts)('a %s checkout', (layout) => {
     expect(snippet.status, snippet.stderr).toBe(0);
     const rc = join(t.base, 'bashrc');
     writeFileSync(rc, `PS1='$ '\n${snippet.stdout}`);
+    expect(offhost(t, ['shim', 'install'], t.home).status).toBe(0);
     for (const [what, d] of dirs) {
       clearHeavy(t);
       const r = spawnSync('bash', ['--noprofile', '--rcfile', rc, '-i'], {
         cwd: d,
-        input: 'make build-safe\necho end\n',
+        input: 'make build-safe\necho "first=${PATH%%:*}"\necho end\n',
         encoding: 'utf8',
         env: laptopEnv(t, { PWD: d, HISTFILE: join(t.base, 'hist'), OFFHOST_SESSION: 'snippet-test' }),
         timeout: 60_000,
       });
       expect(r.stdout, `${what}: ${r.stderr}`).toContain('end\n');
+      // The snippet put the exec-time shims first on PATH for everything this shell starts.
+      expect(r.stdout).toContain(`first=${t.shims}\n`);
       expect(heavyRuns(t).map((h) => [h.prog, h.laptop]), `${what}: ${r.stderr}`).toEqual([['make', false]]);
     }
   });
