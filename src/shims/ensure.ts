@@ -19,7 +19,7 @@ export function namedPrograms(rules: Rule[]): string[] {
   const out = new Set<string>();
   for (const r of rules) {
     if (r.decision === 'allow') continue;
-    for (const n of r.programs.literal) if (!NOT_SHIMMED.has(n) && !NOT_SHIMMED_PATTERN.test(n) && /^[A-Za-z0-9_.+-]+$/.test(n)) out.add(n);
+    for (const n of r.programs.literal) if (!NOT_SHIMMED.has(n) && !NOT_SHIMMED_PATTERN.test(n) && /^[A-Za-z0-9_+-][A-Za-z0-9_.+-]*$/.test(n)) out.add(n);
   }
   return [...out];
 }

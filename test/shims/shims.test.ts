@@ -101,6 +101,14 @@ describe('a shim at work', () => {
     expect(audit.filter((a) => a.agent === 'shim').map((a) => [a.decision, a.rule])).toEqual([['reroute', 'koda-make'], ['deny', 'qemu-windows']]);
   });
 
+  it('offhost run puts the shims first for a line it runs here', () => {
+    clearHeavy(t);
+    const line = `python3 -c 'import subprocess, sys; subprocess.run(sys.argv[1:])' make build-safe`;
+    const r = offhost(t, ['run', '--', line], t.koda, { PWD: t.koda, OFFHOST_SESSION: 'run-local' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(heavyRuns(t).map((h) => [h.prog, h.laptop])).toEqual([['make', false]]);
+  });
+
   it('shim env --browsers: a tool that starts the browser by the path in CHROME_BIN/PUPPETEER_EXECUTABLE_PATH is judged too', () => {
     const env = offhost(t, ['shim', 'env', '--browsers'], t.home);
     expect(env.status, env.stderr).toBe(0);

@@ -27,7 +27,9 @@ import {
   type LockTarget,
 } from '../../locks/lifecycle.js';
 import { DEFAULT_TTL_MINUTES } from '../../locks/schema.js';
-import { pathWithoutShims } from '../../shims/install.js';
+import { pathWithShims, pathWithoutShims } from '../../shims/install.js';
+import { ensureShims } from '../../shims/ensure.js';
+import type { Rule } from '../../policy/match.js';
 import { contextFor, reportAcquire, settingsFrom, type LockSettings } from './lock.js';
 
 const USAGE = `Usage: offhost run [--session S] [--ai A] [--reason R] [--cwd DIR] [--ttl MIN] [--wait[=SECONDS]] [--push] -- COMMAND
@@ -89,6 +91,22 @@ class Signals {
   }
   dispose(): void {
     for (const [sig, h] of this.handlers) process.off(sig, h);
+  }
+}
+
+/**
+ * The environment of a line run here: the exec-time shims first on PATH (docs/SHIMS.md), so a heavy program
+ * the line's text hid is judged when it starts. OFFHOST_SHIMS=off leaves PATH alone; shims that cannot be
+ * written are reported and the line still runs (it was judged already).
+ */
+function localEnv(io: Io, rules: Rule[]): NodeJS.ProcessEnv {
+  if (io.env.OFFHOST_SHIMS === 'off') return io.env;
+  try {
+    const dir = ensureShims(io, rules);
+    return { ...io.env, PATH: pathWithShims(dir, io.env.PATH) };
+  } catch (err) {
+    io.stderr(`offhost run: the exec-time shims are not in place (${(err as Error).message}); running without them\n`);
+    return io.env;
   }
 }
 
@@ -200,7 +218,7 @@ async function runInner(args: string[], io: Io): Promise<number> {
   if (v.decision === 'allow') {
     const signals = new Signals(io);
     try {
-      const code = await runBash(line, cwd, io.env, signals);
+      const code = await runBash(line, cwd, localEnv(io, guard.config.rules), signals);
       return signals.interrupted ? (SIGNAL_EXIT[signals.interrupted] ?? code) : code;
     } finally {
       signals.dispose();
