@@ -7,7 +7,8 @@
 //  - `-p` (privileged mode): BASH_ENV, SHELLOPTS, BASHOPTS and exported functions are ignored, so nothing
 //    in the environment runs code in the shim or redefines `exec`, `cd` or `[[`.
 // What it does, in order:
-//  1. refuses if it was exec'd by itself (the program found after the shims is a shim again: same pid);
+//  1. refuses if it was exec'd by itself (the program found after the shims is a shim again, or execs the
+//     same name through PATH: same pid, same program);
 //  2. finds the real program: the first executable of that name on PATH in a directory without the
 //     `.offhost-shims` marker (never a shim directory, so never itself);
 //  3. fast path (when the plan allows it for this program): no deny/reroute rule can match here -> exec the
@@ -79,7 +80,7 @@ __oh_prog=${q(p.name)}
 __oh_node=${q(rt.node)}
 __oh_bin=${q(rt.bin)}
 __oh_marker=${q(rt.marker)}
-if [[ \${OFFHOST_SHIM_PID-} == "$$" ]]; then
+if [[ \${OFFHOST_SHIM_PID-} == "$$:$__oh_prog" ]]; then
   printf 'offhost shim: %s: the %s found after the shims on PATH is a shim again (%s); refusing rather than looping\\n' "$__oh_prog" "$__oh_prog" "$0" >&2
   exit ${SHIM_REFUSED}
 fi
@@ -97,7 +98,7 @@ if [[ -z $__oh_real ]]; then
   printf '%s: command not found (offhost shim: no %s on PATH after the shim directories)\\n' "$__oh_prog" "$__oh_prog" >&2
   exit 127
 fi
-export OFFHOST_SHIM_PID=$$
+export OFFHOST_SHIM_PID=$$:$__oh_prog
 ${fast}
 __oh_line=$("$__oh_node" "$__oh_bin" shim judge "$__oh_prog" -- "$@")
 __oh_status=$?

@@ -134,6 +134,16 @@ describe('a shim at work', () => {
     expect(nf.status).toBe(127);
   });
 
+  it('one shimmed program exec-ing another in the same process is not taken for a loop', () => {
+    const wrap = join(t.base, 'wrap');
+    mkdirSync(wrap, { recursive: true });
+    writeFileSync(join(wrap, 'lb'), '#!/bin/sh\nexec make clean\n', { mode: 0o755 });
+    clearHeavy(t);
+    const r = viaShims(t, 'lb config', t.koda, {}, [t.shims, wrap]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(heavyRuns(t).map((h) => [h.prog, h.laptop, h.args])).toEqual([['make', true, 'clean']]);
+  });
+
   it('fails closed when the configuration cannot be read: the program does not start', () => {
     const dir = join(t.base, 'badproj');
     mkdirSync(dir, { recursive: true });
