@@ -197,3 +197,29 @@ describe('recursive builds with the real GNU make', () => {
     expect(r.stderr).toContain('handing `make -C engines/lang/koda build-safe` to offhost run');
   });
 });
+
+describe('the fast path after the checkout moved', () => {
+  let t: Tree;
+  beforeAll(() => {
+    t = makeTree('symlinked');
+    const r = offhost(t, ['shim', 'install'], t.home);
+    if (r.status !== 0) throw new Error(r.stderr);
+  });
+  afterAll(() => t.cleanup());
+
+  it('a symlink re-pointed since the shims were made sends make to the judge, which reroutes it', () => {
+    // ~/dev/koder now points at a second copy of the monorepo (a new disk): its engine is still the engine.
+    const moved = join(t.base, 'disk2', 'koder');
+    const engine = join(moved, 'engines', 'lang', 'koda');
+    mkdirSync(engine, { recursive: true });
+    writeFileSync(join(engine, 'Makefile'), 'build-safe:\n\theavy-build build-safe\n');
+    spawnSync('git', ['init', '-q', '-b', 'main'], { cwd: moved, env: { PATH: process.env.PATH ?? '', HOME: t.home } });
+    spawnSync('git', ['commit', '-q', '--allow-empty', '-m', 'init'], { cwd: moved, env: { PATH: process.env.PATH ?? '', HOME: t.home } });
+    rmSync(t.root);
+    symlinkSync(moved, t.root);
+    clearHeavy(t);
+    const r = viaShims(t, 'make build-safe', engine, { OFFHOST_SESSION: 'moved' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(heavyRuns(t).map((h) => [h.prog, h.laptop])).toEqual([['make', false]]);
+  });
+});
