@@ -87,6 +87,9 @@ describe.each(layouts)('a %s checkout', (layout) => {
     // offhost shell starts every shell with the exec-time shims first on PATH.
     const first = spawnSync(SHELL, ['-c', 'echo "${PATH%%:*}"'], { cwd: t.elsewhere, env: laptopEnv(t, { PWD: t.elsewhere }), encoding: 'utf8' });
     expect(first.stdout).toBe(`${t.shims}\n`);
+    // On a VM nothing is rerouted: no shims.
+    const onVm = spawnSync(SHELL, ['-c', 'echo "${PATH%%:*}"'], { cwd: t.elsewhere, env: laptopEnv(t, { PWD: t.elsewhere, OFFHOST_ROLE: 'vm' }), encoding: 'utf8' });
+    expect(onVm.stdout).not.toBe(`${t.shims}\n`);
     // Outside the engine the same line is light and runs here.
     clearHeavy(t);
     const here = spawnSync(SHELL, ['-c', 'make build-safe'], { cwd: t.elsewhere, env: laptopEnv(t, { PWD: t.elsewhere }), encoding: 'utf8' });

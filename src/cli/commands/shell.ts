@@ -16,6 +16,8 @@ import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js'
 import { TEXT_MAX, makeClassifier } from '../../adapters/classifier.js';
 import { ensureShims } from '../../shims/ensure.js';
 import type { Rule } from '../../policy/match.js';
+import type { Role } from '../../types.js';
+import { resolveRole } from '../../policy/guard.js';
 
 /**
  * The lock session for a rerouted command when the caller set none: `offhost run` needs one to name who
@@ -35,6 +37,8 @@ const MAX_DEPTH = 16;
 let auditSettings: AuditSettings = {};
 /** The rules of the last classification (the shims must cover the programs they name). */
 let lastRules: Rule[] | null = null;
+/** The role of the last classification: the shims judge for a laptop only. */
+let lastRole: string | null = null;
 
 async function verdictFor(line: string, cwd: string, io: Io): Promise<Verdict> {
   try {
@@ -44,6 +48,7 @@ async function verdictFor(line: string, cwd: string, io: Io): Promise<Verdict> {
       const config = c.configAt(cwd);
       auditSettings = config.audit;
       lastRules = config.rules ?? null;
+      lastRole = resolveRole(undefined, io.env, (config as { role?: Role }).role);
     } catch {
       /* reported by the classification */
     }
@@ -101,7 +106,8 @@ async function check(args: string[], io: Io): Promise<number> {
  * written is reported and the command still runs: the line itself was judged already.
  */
 function shimsPath(io: Io): { PATH?: string } {
-  if (io.env.OFFHOST_SHIMS === 'off') return {};
+  // On a VM or in CI nothing is rerouted: shims would only cost start-up time.
+  if (io.env.OFFHOST_SHIMS === 'off' || (lastRole !== null && lastRole !== 'laptop')) return {};
   try {
     const dir = ensureShims(io, lastRules);
     return dir ? { PATH: `${dir}:${(io.env.PATH ?? '').split(':').filter((d) => d !== dir).join(':')}` } : {};
