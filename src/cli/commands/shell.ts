@@ -15,6 +15,7 @@ import { planShell, replaceAt } from '../../adapters/shell-wrapper.js';
 import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
 import { TEXT_MAX, makeClassifier } from '../../adapters/classifier.js';
 import { ensureShims } from '../../shims/ensure.js';
+import { pathWithShims } from '../../shims/install.js';
 import type { Rule } from '../../policy/match.js';
 import type { Role } from '../../types.js';
 import { resolveRole } from '../../policy/guard.js';
@@ -109,8 +110,7 @@ function shimsPath(io: Io): { PATH?: string } {
   // On a VM or in CI nothing is rerouted: shims would only cost start-up time.
   if (io.env.OFFHOST_SHIMS === 'off' || (lastRole !== null && lastRole !== 'laptop')) return {};
   try {
-    const dir = ensureShims(io, lastRules);
-    return dir ? { PATH: `${dir}:${(io.env.PATH ?? '').split(':').filter((d) => d !== dir).join(':')}` } : {};
+    return { PATH: pathWithShims(ensureShims(io, lastRules), io.env.PATH) };
   } catch (err) {
     io.stderr(`offhost shell: the exec-time shims are not in place (${errorText(err)}); running without them\n`);
     return {};
