@@ -14,7 +14,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'offhost-bench-'));
 const out = join(tmp, 'guard.mjs');
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/policy/guard.ts'],
+  entryPoints: ['src/config/load-guard.ts'],
   outfile: out,
   bundle: true,
   format: 'esm',

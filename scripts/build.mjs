@@ -1,9 +1,12 @@
-// Bundles the CLI into dist/: one entry file plus a lazily loaded chunk per subcommand, so that
-// start-up parses only what a subcommand needs. The built-in rule pack is compiled and self-tested here
-// once and embedded in the bundle; the YAML/zod/picomatch loader goes to dist/config-loader.cjs and is
-// only required when a config file exists.
+// Bundles the CLI into dist/ (the layout and the reasons for it: docs/BUILD.md). Every bundle is
+// CommonJS: the hot one runs from V8's code cache (src/cli/loader.cjs), the cold ones are require()d by it.
+//   dist/offhost.cjs            the executable: a loader that runs dist/hot.cjs from its code cache
+//   dist/hot.cjs (+ .cache)     the dispatcher and the hot commands (`hot: true` in src/cli/commands-table.ts)
+//   dist/cold.cjs               every other command, require()d when one of them runs
+//   dist/config-loader.cjs      yaml + zod + picomatch: compiles a config file, only when one exists
+//   dist/builtin-pack.json      the built-in rule pack, compiled and self-tested here
 import { build } from 'esbuild';
-import { rmSync, mkdirSync, readFileSync, writeFileSync, chmodSync, copyFileSync } from 'node:fs';
+import { rmSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -13,112 +16,98 @@ const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 
+/** package.json's version, defined in every bundle (src/version.ts). */
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };
-
-// Layout of dist/: offhost.cjs (the executable: a loader), hot.cjs (+ hot.cjs.cache), commands/*.mjs and
-// chunks/*.mjs (cold subcommands), config-loader.cjs, builtin-pack.json.
-
-// 1. The config loader, as CommonJS so the bundle can require() it synchronously on demand.
-await build({ ...common, entryPoints: ['src/policy/config-loader-entry.ts'], outfile: 'dist/config-loader.cjs', format: 'cjs', minifySyntax: true });
-
-// 2. Compile and self-test the built-in pack (a small bundle run once, here).
-await build({ ...common, entryPoints: ['scripts/compile-builtin.ts'], outfile: 'dist/.compile-builtin.mjs', format: 'esm',
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } });
-const { compileBuiltin } = await import(pathToFileURL(join(dist, '.compile-builtin.mjs')).href);
-const builtin = compileBuiltin(join(root, 'rules', 'builtin.yaml'));
-rmSync(join(dist, '.compile-builtin.mjs'));
-writeFileSync(join(dist, 'builtin-pack.json'), JSON.stringify(builtin));
-
-/** An esbuild plugin that swaps every module whose path matches `filter` for `contents`. */
-function swapModule(name, filter, contents) {
-  return {
-    name,
-    setup(b) {
-      b.onResolve({ filter }, () => ({ path: name, namespace: 'offhost' }));
-      b.onLoad({ filter: new RegExp(`^${name}$`), namespace: 'offhost' }, () => ({ resolveDir: root, loader: 'js', contents }));
-    },
-  };
+/** Built and imported here, then deleted: for reading TypeScript sources at build time. */
+async function importTs(entry, options = {}) {
+  const outfile = join(dist, `.build-${entry.replace(/\W+/g, '-')}.mjs`);
+  await build({ ...common, entryPoints: [entry], outfile, format: 'esm', ...options,
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } });
+  try {
+    return await import(pathToFileURL(outfile).href);
+  } finally {
+    rmSync(outfile);
+  }
 }
 
-const lazyLoaderCjs = swapModule('lazy-config-loader-cjs', /layer-loader\.js$/, `
-        let mod = null;
-        const load = () => (mod ??= require(require('node:path').join(__dirname, 'config-loader.cjs')));
-        export function loadLayer(file) { return load().loadLayer(file); }
-        export function builtinLayerFromSource() { throw new Error('the built-in pack is compiled into the bundle'); }
-      `);
-// 3'. The CLI. layer-loader.ts is swapped for a stub that requires dist/config-loader.cjs lazily.
-const lazyLoader = swapModule('lazy-config-loader', /layer-loader\.js$/, `
-        import { createRequire } from 'node:module';
-        import { fileURLToPath } from 'node:url';
-        import { dirname, join, basename } from 'node:path';
-        let mod = null;
-        function load() {
-          if (mod) return mod;
-          let dir = dirname(fileURLToPath(import.meta.url));
-          if (basename(dir) === 'chunks' || basename(dir) === 'commands') dir = dirname(dir);
-          mod = createRequire(import.meta.url)(join(dir, 'config-loader.cjs'));
-          return mod;
-        }
-        export function loadLayer(file) { return load().loadLayer(file); }
-        export function builtinLayerFromSource() { throw new Error('the built-in pack is compiled into the bundle'); }
-      `);
-const banner = {
-  // Bundled CommonJS dependencies call require(); give the ESM files one.
-  js: "import { createRequire as __offhostCreateRequire } from 'node:module'; const require = __offhostCreateRequire(import.meta.url);",
-};
-// The pack as JSON.parse of a string (V8 reads a large JSON string faster than the same object literal),
-// declared in each output file's banner.
-const define = { __OFFHOST_BUILTIN__: '__offhostBuiltin' };
-// Non-ASCII escaped, as esbuild does for the code it writes.
-const asciiOnly = (s) => s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-const builtinDecl = `var __offhostBuiltin = JSON.parse(${asciiOnly(JSON.stringify(JSON.stringify(builtin)))});`;
-const COLD = ['rules', 'lock', 'run', 'lint', 'init', 'scan', 'ci', 'hook'];
+// 1. The command table: which commands are hot (in dist/hot.cjs) and which get a file of their own.
+const commandImport = /^\.\/commands\/([a-z][a-z-]*)\.js$/;
+const { COMMANDS } = await importTs('src/cli/commands-table.ts', {
+  plugins: [{ name: 'commands-external', setup: (b) => b.onResolve({ filter: commandImport }, (a) => ({ path: a.path, external: true })) }],
+});
+const cold = Object.keys(COMMANDS).filter((name) => !COMMANDS[name].hot);
 
-// 3. The hot bundles, each ONE CommonJS file run by the loader (dist/offhost.cjs) from V8's code cache:
-// dist/hook.cjs for `offhost hook` alone, dist/hot.cjs with the dispatcher + check, explain, shell.
-// Cold commands (and `hook` when main() is reached some other way) are imported through the loader.
-const coldLoader = swapModule('cold-loader', /^\.\/cold\.js$/, `export function loadCold(name) { return globalThis.__offhostImport(name); }`);
-// In the hot bundles, built-ins loaded on first use go through the bundle's own CommonJS require.
-const lazyBuiltinCjs = swapModule('lazy-builtin-cjs', /lazy-builtin\.js$/, `export function requireBuiltin(name) { return require(name); }`);
-const hotOptions = {
+// 2. Compile and self-test the built-in pack.
+const { compileBuiltin } = await importTs('scripts/compile-builtin.ts');
+const builtin = compileBuiltin(join(root, 'rules', 'builtin.yaml'));
+writeFileSync(join(dist, 'builtin-pack.json'), JSON.stringify(builtin));
+
+// What every bundle defines: __OFFHOST_BUNDLE__ tells the sources which bundle they are in (and that they
+// are bundled: src/config/layer-loader.ts, src/cli/main.ts); import.meta.url is computed on first use
+// (node:url costs half a millisecond at start-up). Every bundle lives in dist/ itself, so `__dirname` is dist/.
+const importMeta = "var __offhostImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };";
+const bundleOptions = (kind) => ({
   ...common,
   format: 'cjs',
   minifySyntax: true,
-  minify: process.env.OFFHOST_NO_MINIFY !== "1",
-  define: { ...define, 'import.meta.url': 'globalThis.__offhostMetaUrl' },
-  // import.meta.url computed on first use (node:url costs half a millisecond at start-up).
+  metafile: true,
+  // import() of what stays outside a bundle becomes require(): one module system.
+  supported: { 'dynamic-import': false },
+  define: { __OFFHOST_BUNDLE__: JSON.stringify(kind), __OFFHOST_VERSION__: JSON.stringify(version), 'import.meta': '__offhostImportMeta', __OFFHOST_BUILTIN__: '__offhostPack.layer' },
+});
+/** The table's imports of the other kind of command stay external: main() never follows them (src/cli/main.ts). */
+const otherCommandsExternal = (kind) => ({
+  name: 'other-commands-external',
+  setup(b) {
+    b.onResolve({ filter: commandImport }, (a) => {
+      const name = commandImport.exec(a.path)[1];
+      const isCold = cold.includes(name);
+      return a.importer.endsWith(join('src', 'cli', 'commands-table.ts')) && isCold === (kind === 'hot') ? { path: a.path, external: true } : undefined;
+    });
+  },
+});
+
+// 3. The config loader, require()d by path on first use (src/config/layer-loader.ts).
+await build({ ...bundleOptions('loader'), entryPoints: ['src/config/config-loader-entry.ts'], outfile: 'dist/config-loader.cjs' });
+
+// 4. The hot bundle, ONE CommonJS file run by the loader (dist/offhost.cjs) from V8's code cache. The pack
+// is in it as JSON.parse of a string (V8 reads a large JSON string faster than the same object literal);
+// non-ASCII escaped, as esbuild does for the code it writes.
+const asciiOnly = (s) => s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const hot = await build({
+  ...bundleOptions('hot'),
+  minify: process.env.OFFHOST_NO_MINIFY !== '1',
+  entryPoints: ['src/cli/bin.ts'],
+  outfile: 'dist/hot.cjs',
   // Written already wrapped as the CommonJS function the loader runs: V8 compiles the file's text as it is
   // (no 150 KB concatenation and copy at every start, before the code cache can even be checked).
-  banner: { js: "(function (exports, require, module, __filename, __dirname) {\nObject.defineProperty(globalThis, '__offhostMetaUrl', { configurable: true, get: () => require('node:url').pathToFileURL(__filename).href });\n" + builtinDecl },
+  banner: { js: `(function (exports, require, module, __filename, __dirname) {\n${importMeta}\nvar __offhostPack = { layer: JSON.parse(${asciiOnly(JSON.stringify(JSON.stringify(builtin)))}) };` },
   footer: { js: '\n})' },
-  plugins: [lazyLoaderCjs, coldLoader, lazyBuiltinCjs],
-};
-await build({ ...hotOptions, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/hot.cjs' });
-// 3''. The agent hook alone (dist/hook.cjs): less code to load before every command an agent runs.
-await build({ ...hotOptions, entryPoints: ['src/cli/hook-bin.ts'], outfile: 'dist/hook.cjs' });
-copyFileSync(join(root, 'src/cli/loader.cjs'), join(dist, 'offhost.cjs'));
-writeFileSync(join(dist, 'offhost.cjs'), '#!/usr/bin/env node\n' + readFileSync(join(dist, 'offhost.cjs'), 'utf8'));
+  plugins: [otherCommandsExternal('hot')],
+});
+// The hot bundle must not carry the cold dependencies: they cost start-up on every agent command.
+const forbidden = /(^|\/)node_modules\/(zod|yaml|commander)\//;
+const leaked = Object.keys(hot.metafile.inputs).filter((f) => forbidden.test(f));
+if (leaked.length > 0) throw new Error(`dist/hot.cjs must not contain zod, yaml or commander, but bundles:\n  ${leaked.join('\n  ')}`);
+
+// 5. The cold commands, all in dist/cold.cjs (esbuild splits code for ES modules only; one file keeps
+// each dependency once). They read the pack from dist/builtin-pack.json when they need it.
+await build({
+  ...bundleOptions('cold'),
+  entryPoints: ['src/cli/cold.ts'],
+  outfile: 'dist/cold.cjs',
+  banner: { js: `${importMeta}\nvar __offhostPack = { get layer() { return require('./builtin-pack.json'); } };` },
+  plugins: [otherCommandsExternal('cold')],
+});
+
+// 6. The executable.
+writeFileSync(join(dist, 'offhost.cjs'), '#!/usr/bin/env node\n' + readFileSync(join(root, 'src/cli/loader.cjs'), 'utf8'));
 chmodSync(join(dist, 'offhost.cjs'), 0o755);
 // dist/offhost.mjs: the same executable for those who call it by that name.
 writeFileSync(join(dist, 'offhost.mjs'), "#!/usr/bin/env node\nimport { createRequire } from 'node:module';\ncreateRequire(import.meta.url)('./offhost.cjs');\n");
 chmodSync(join(dist, 'offhost.mjs'), 0o755);
 
-// 4. Cold commands: one file each under dist/commands/, shared code split into dist/chunks/.
-await build({
-  ...common,
-  entryPoints: Object.fromEntries(COLD.map((c) => [`commands/${c}`, `src/cli/commands/${c}.ts`])),
-  outdir: 'dist',
-  outExtension: { '.js': '.mjs' },
-  splitting: true,
-  format: 'esm',
-  minifySyntax: true,
-  chunkNames: 'chunks/[name]-[hash]',
-  define,
-  plugins: [lazyLoader],
-  banner: { js: banner.js + "\n" + builtinDecl },
-});
-// 5. Warm V8's code cache for the hot paths (the loader writes dist/hot.cjs.cache, dist/hook.cjs.cache on exit).
-for (const args of [['--warm-cache'], ['hook', '--warm-cache']]) {
-  const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), ...args], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
-  if (warm.status !== 0) throw new Error(`warming the code cache (${args.join(' ')}) failed: ${warm.stderr}`);
-}
+// 7. Warm V8's code cache for the hot paths (the loader writes dist/hot.cjs.cache on exit).
+const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), '--warm-cache'], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
+if (warm.status !== 0) throw new Error(`warming the code cache failed: ${warm.stderr}`);

@@ -36,6 +36,8 @@ export interface SimpleCommand {
    * surely does; a "maybe" (something unknown) counts as no, so that reading the file never adds a refusal.
    */
   certainOnly?: boolean;
+  /** The program only prints help, its version or a list (`make --help`, `playwright test --list`): it runs nothing. */
+  infoOnly?: boolean;
 }
 
 /** A route: where a rerouted command runs. */

@@ -22,8 +22,9 @@
 // `ls-tree` per parent outside the range (normally one), one `diff --raw` and one `diff -U0` for the scan,
 // and one `cat-file --batch` per phase for every blob: the process count does not grow with the commits or
 // the files.
-import { spawnSync } from 'node:child_process';
 import { GitError } from '../errors.js';
+import { catFileInput, EMPTY_TREE, parseCatFileBatch, parseRawEntries, splitZ, type RawChange } from '../git/plumbing.js';
+import { runGitSync } from '../git/run.js';
 import { lintLockContent } from '../locks/lint.js';
 import { classifyPath, DEFAULT_NOTICES_DIR } from '../locks/paths.js';
 import { transitionFindings } from '../locks/transition.js';
@@ -33,8 +34,11 @@ import type { Scanner } from './scan.js';
 export interface CiOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  base: string;
+  /** null: every commit reachable from head (the lock ref's whole history). */
+  base: string | null;
   head?: string;
+  /** Check the state at head too (default true; off for the lock ref, where expired locks await gc). */
+  checkHead?: boolean;
   /** CI's clock. */
   now: Date;
   noticesDir?: string;
@@ -66,14 +70,7 @@ class Git {
 
   run(args: string[], input?: string | Buffer): { code: number; stdout: Buffer; stderr: string } {
     this.processes++;
-    const r = spawnSync('git', args, {
-      cwd: this.cwd,
-      env: { ...this.env, GIT_LITERAL_PATHSPECS: '1', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
-      input: input ?? '',
-      maxBuffer: 2 ** 31 - 1,
-    });
-    if (r.error) throw new GitError(`cannot run git: ${r.error.message}`);
-    return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
+    return runGitSync(args, { cwd: this.cwd, env: this.env, extra: { GIT_LITERAL_PATHSPECS: '1' }, input: input ?? '' });
   }
 
   ok(args: string[], input?: string | Buffer): Buffer {
@@ -87,55 +84,13 @@ class Git {
     const want = [...new Set([...ids].filter((id) => !ZERO.test(id)))];
     const out = new Map<string, string>();
     if (!want.length) return out;
-    const buf = this.ok(['cat-file', '--batch'], want.join('\n') + '\n');
-    let i = 0;
-    while (i < buf.length) {
-      const nl = buf.indexOf(10, i);
-      if (nl < 0) break;
-      const header = buf.toString('utf8', i, nl);
-      const [id, type, size] = header.split(' ');
-      if (type === 'missing' || size === undefined) {
-        i = nl + 1;
-        continue;
-      }
-      const n = Number(size);
-      out.set(id!, buf.toString('utf8', nl + 1, nl + 1 + n));
-      i = nl + 1 + n + 1;
-    }
+    const { asked, input } = catFileInput(want);
+    for (const [id, b] of parseCatFileBatch(this.ok(['cat-file', '--batch'], input), asked)) out.set(id, b.data.toString('utf8'));
     return out;
   }
 }
 
-function splitZ(buf: Buffer): string[] {
-  const parts = buf.toString('utf8').split('\0');
-  if (parts[parts.length - 1] === '') parts.pop();
-  return parts;
-}
-
-interface RawChange {
-  oldId: string;
-  newId: string;
-  status: string;
-  path: string;
-  /** The path before a rename or copy (else the same as path). */
-  oldPath: string;
-}
-
-/**
- * Parses `--raw -z` entries: `:mode mode old new S\0path\0`, or for renames and copies
- * `:mode mode old new R86\0old path\0new path\0` (the new path is kept).
- */
-function rawEntries(tokens: string[], i: number): { changes: RawChange[]; next: number } {
-  const changes: RawChange[] = [];
-  while (i < tokens.length && tokens[i]!.startsWith(':')) {
-    const f = tokens[i]!.slice(1).split(' ');
-    const status = f[4]!;
-    const two = status.startsWith('R') || status.startsWith('C');
-    changes.push({ oldId: f[2]!, newId: f[3]!, status, path: tokens[i + (two ? 2 : 1)]!, oldPath: tokens[i + 1]! });
-    i += two ? 3 : 2;
-  }
-  return { changes, next: i };
-}
+const rawEntries = parseRawEntries;
 
 export function resolveCommit(git: Git, ref: string, what: string): string {
   if (ref.startsWith('-')) throw new GitError(`bad ${what} '${ref}'`);
@@ -162,16 +117,16 @@ export function openGit(cwd: string, env: NodeJS.ProcessEnv): { git: Git; root: 
 export function runCi(opts: CiOptions): CiResult {
   const { git, root } = openGit(opts.cwd, opts.env);
   const notices = (opts.noticesDir ?? DEFAULT_NOTICES_DIR).replace(/\/+$/, '');
-  const base = resolveCommit(git, opts.base, 'base');
+  const base = opts.base === null ? null : resolveCommit(git, opts.base, 'base');
   const head = resolveCommit(git, opts.head ?? 'HEAD', 'head');
-  const mb = git.run(['merge-base', base, head]);
-  if (mb.code !== 0) throw new GitError(`base ${opts.base} and head ${opts.head ?? 'HEAD'} have no common ancestor`);
-  const mergeBase = mb.stdout.toString('utf8').trim();
+  const mb = base === null ? null : git.run(['merge-base', base, head]);
+  if (mb && mb.code !== 0) throw new GitError(`base ${opts.base} and head ${opts.head ?? 'HEAD'} have no common ancestor`);
+  const mergeBase = mb ? mb.stdout.toString('utf8').trim() : EMPTY_TREE;
   const findings: Finding[] = [];
   const ctxBase = { severityForTime: 'error' as const, noticesDir: notices, ...(opts.skewSeconds === undefined ? {} : { skewSeconds: opts.skewSeconds }) };
 
   // --- 1. commits, oldest first ---------------------------------------------------------------------
-  const log = splitZ(git.ok(['log', '-z', '--reverse', '--topo-order', '--format=%H %P%x1f%ct', `${base}..${head}`, '--']));
+  const log = splitZ(git.ok(['log', '-z', '--reverse', '--topo-order', '--format=%H %P%x1f%ct', base === null ? head : `${base}..${head}`, '--']));
   const commits = log.map((rec) => {
     const [ids, ct] = rec.split('\u001f');
     const [sha, ...parents] = ids!.trim().split(' ').filter(Boolean);
@@ -304,7 +259,7 @@ export function runCi(opts: CiOptions): CiResult {
     }
   }
   const touched = new Set(prChanges.map((x) => x.path));
-  const headPaths = [...headLocks.keys()].filter((p) => classifyPath(p, notices).kind === 'active' && (opts.allLocks || touched.has(p)));
+  const headPaths = opts.checkHead === false ? [] : [...headLocks.keys()].filter((p) => classifyPath(p, notices).kind === 'active' && (opts.allLocks || touched.has(p)));
   const headText = git.blobs(headPaths.map((p) => headLocks.get(p)!).filter((id) => !text.has(id)));
   const headFound: Finding[] = [];
   for (const p of headPaths.sort()) {
@@ -339,7 +294,7 @@ export function runCi(opts: CiOptions): CiResult {
 
   return {
     root,
-    base,
+    base: base ?? EMPTY_TREE,
     head,
     mergeBase,
     commits: commits.length,

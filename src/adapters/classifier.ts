@@ -7,10 +7,11 @@
 // that is killed at the deadline, and the command is refused with that reason; a line past the limit is
 // refused at once.
 import { requireBuiltin } from '../lazy-builtin.js';
-import { basename, dirname } from 'node:path';
-import { realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Role, Verdict } from '../types.js';
 import { type Classify, HOOK_RULES, errorText, refusal } from './common.js';
+import { withRunRewrite } from '../cli/run-rewrite.js';
+import { ownExecutable } from '../cli/own-executable.js';
 
 /** Lines up to this many characters are classified in-process. */
 export const INLINE_MAX = 64 * 1024;
@@ -28,27 +29,16 @@ export interface ClassifierOptions {
   bin?: string | null;
 }
 
-type GuardModule = typeof import('../policy/guard.js');
+type GuardModule = typeof import('../config/load-guard.js');
 
 let guardModule: GuardModule | null = null;
 
-/** Loads src/policy/guard.ts (code-split chunk in the bundle). */
+/** Loads the guard (src/config/load-guard.ts) on first use. */
 async function loadGuardModule(): Promise<GuardModule> {
-  guardModule ??= await import('../policy/guard.js');
+  guardModule ??= await import('../config/load-guard.js');
   return guardModule;
 }
 
-/** The running offhost bundle, or null when running in-process (tests) where there is none to re-run. */
-function runningBin(): string | null {
-  const script = process.argv[1];
-  if (!script) return null;
-  try {
-    const real = realpathSync(script);
-    return /^offhost\.[cm]js$/.test(basename(real)) ? real : null;
-  } catch {
-    return null;
-  }
-}
 
 export interface Classifier {
   /** Guard classify for a project directory; throws ConfigError when that project's config is bad. */
@@ -63,7 +53,7 @@ export async function makeClassifier(opts: ClassifierOptions): Promise<Classifie
   const budgetMs = opts.budgetMs ?? (Number(opts.env.OFFHOST_HOOK_BUDGET_MS) > 0 ? Number(opts.env.OFFHOST_HOOK_BUDGET_MS) : DEFAULT_BUDGET_MS);
   // Resolved on first need (a line over INLINE_MAX): realpath costs a millisecond on every hook call.
   let binCache: string | null | undefined = opts.bin;
-  const getBin = () => (binCache === undefined ? (binCache = runningBin()) : binCache);
+  const getBin = () => (binCache === undefined ? (binCache = ownExecutable()) : binCache);
   const guardAt = (projectCwd: string) => {
     let guard = guards.get(projectCwd);
     if (!guard) {
@@ -81,7 +71,7 @@ export async function makeClassifier(opts: ClassifierOptions): Promise<Classifie
           return refusal(HOOK_RULES.budget, `the command is ${line.length} characters long, more than offhost checks (${TEXT_MAX}); split it up or put it in a script`);
         }
         const bin = line.length <= INLINE_MAX ? null : getBin();
-        if (!bin) return g.classify(line, at);
+        if (!bin) return withRunRewrite(g.classify(line, at), line);
         return classifyInChild(bin, line, at?.cwd ?? projectCwd, projectCwd, opts, budgetMs);
       };
     },

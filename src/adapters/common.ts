@@ -1,6 +1,7 @@
 // What every agent adapter shares: the classify function it is handed, the reply it gives back, the
 // reasons it writes, and the fail-closed helpers. Pure: no fs, no process, no clock (the CLI wraps these).
 import type { Decision, Verdict } from '../types.js';
+import { bareOrSingleQuote } from '../routes/quote.js';
 
 /** The guard's classify (src/policy/guard.ts `Guard.classify`): never throws by contract; we still guard. */
 export type Classify = (line: string, at?: { cwd?: string; env?: NodeJS.ProcessEnv }) => Verdict;
@@ -77,11 +78,8 @@ export function refusal(rule: string, reason: string): Verdict {
   return { decision: 'deny', rule, reason, route: null, rewrite: null, commands: [] };
 }
 
-/** Quote a word for bash (single quotes; `'` as `'\''`). Bare when it is plainly safe. */
-export function shQuote(word: string): string {
-  if (word !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
+/** Quote a word for bash: bare when it is plainly safe, else single quotes (src/routes/quote.ts). */
+export const shQuote = bareOrSingleQuote;
 
 /** Join an argv into one bash line (Codex's legacy `shell` tool sends `command` as an argv array). */
 export function joinArgv(argv: readonly string[]): string {

@@ -15,11 +15,12 @@
 // Idempotent: an entry whose command runs `offhost ... hook <agent>` is updated in place (one entry after any
 // number of runs); every other hook and setting is kept as it was. A settings file that is not valid JSON
 // is refused with file:line:column and left untouched.
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ConfigError, UsageError, positionAt } from '../errors.js';
 import type { Io } from '../cli/io.js';
 import { type AgentName, AGENTS, isRecord, shQuote } from './common.js';
+import { ownExecutableForSettings } from '../cli/own-executable.js';
 
 export interface InitAgentOptions {
   /** Project root whose settings are written (default: io.cwd). */
@@ -80,18 +81,9 @@ export function isAgentName(s: string): s is AgentName {
 
 /** The running offhost entry script, resolved through symlinks (node_modules/.bin/offhost -> dist/offhost.cjs). */
 export function defaultBin(): string {
-  const script = process.argv[1];
-  if (!script) throw new UsageError('cannot tell where offhost is installed; pass the path of dist/offhost.cjs');
-  let real: string;
-  try {
-    real = realpathSync(script);
-  } catch {
-    real = resolve(script);
-  }
-  // dist/offhost.mjs is a thin ES-module alias of dist/offhost.cjs: hooks call the CommonJS executable
-  // directly (it starts faster).
-  const cjs = real.replace(/offhost\.mjs$/, 'offhost.cjs');
-  return cjs !== real && existsSync(cjs) ? cjs : real;
+  const bin = ownExecutableForSettings();
+  if (bin === null) throw new UsageError('cannot tell where offhost is installed; pass the path of dist/offhost.cjs');
+  return bin;
 }
 
 export function hookCommand(agent: AgentName, opts: InitAgentOptions = {}): string {

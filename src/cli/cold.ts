@@ -1,27 +1,11 @@
-// Loading a cold subcommand (one not needed before every agent command). From source (tests) these are
-// ordinary dynamic imports; the build swaps this module for one that imports dist/commands/<name>.mjs
-// through the loader (dist/offhost.cjs), since the hot bundle runs from V8's code cache in a vm.Script.
-import type { CommandModule } from './io.js';
+// Entry of dist/cold.cjs: every command that is not hot (src/cli/commands-table.ts), in one CommonJS file
+// that the hot bundle require()s when such a command runs (src/cli/main.ts). Each command's module is
+// evaluated only when it is loaded (esbuild wraps a dynamically imported module in a lazy initializer).
+import { isMainThread, workerData } from 'node:worker_threads';
+import { COMMANDS } from './commands-table.js';
 
-export function loadCold(name: string): Promise<CommandModule> {
-  switch (name) {
-    case 'rules':
-      return import('./commands/rules.js');
-    case 'lock':
-      return import('./commands/lock.js');
-    case 'run':
-      return import('./commands/run.js');
-    case 'lint':
-      return import('./commands/lint.js');
-    case 'init':
-      return import('./commands/init.js');
-    case 'scan':
-      return import('./commands/scan.js');
-    case 'hook':
-      return import('./commands/hook.js');
-    case 'ci':
-      return import('./commands/ci.js');
-    default:
-      return Promise.reject(new Error(`no command ${name}`));
-  }
-}
+export { COMMANDS };
+
+// A worker thread started on this file (lint's, for large sets) runs the module of the command it names.
+const command = isMainThread ? undefined : (workerData as { command?: unknown } | null)?.command;
+if (typeof command === 'string' && Object.hasOwn(COMMANDS, command)) void COMMANDS[command]!.load();

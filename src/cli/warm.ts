@@ -1,5 +1,6 @@
-// Exercising a bundle's hot path in-process, output discarded, so that the loader's V8 code cache (written
-// when that process exits) holds its compiled functions: `npm run build` does it once per bundle.
+// Exercising the hot paths in-process, output discarded, so that the loader's V8 code cache (written
+// when that process exits) holds their compiled functions: `npm run build` runs `offhost --warm-cache`.
+import { EXIT } from '../errors.js';
 import type { Io } from './io.js';
 
 /** Lines that take the guard through allow, deny, reroute, wrappers and a parse error. */
@@ -35,4 +36,24 @@ export const AGENT_LINES: readonly string[] = [
 /** An Io that discards output and never writes a real audit log. */
 export function quietIo(io: Io): Io {
   return { ...io, stdout: () => {}, stderr: () => {}, env: { ...io.env, OFFHOST_ROLE: 'laptop', OFFHOST_AUDIT_LOG: '/dev/null' } };
+}
+
+/** `offhost --warm-cache`: check (plain and --json) and the three agents' hooks over the warm-up lines. */
+export async function warmCache(io: Io): Promise<number> {
+  const quiet = quietIo(io);
+  const check = await import('./commands/check.js');
+  const hook = await import('./commands/hook.js');
+  const lines = warmLines(io.env.HOME ?? '/home/koder');
+  for (const line of lines) {
+    await check.run(['--json', line], quiet);
+    await check.run([line], quiet);
+  }
+  for (const command of [...AGENT_LINES, ...lines]) {
+    const preToolUse = JSON.stringify({ session_id: 'warm', cwd: io.cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
+    const beforeTool = JSON.stringify({ session_id: 'warm', cwd: io.cwd, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } });
+    for (const [agent, event] of [['claude-code', preToolUse], ['codex', preToolUse], ['gemini', beforeTool]] as const) {
+      await hook.run([agent], { ...quiet, readStdin: async () => event });
+    }
+  }
+  return EXIT.ok;
 }

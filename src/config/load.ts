@@ -42,7 +42,9 @@ export function parseConfigText(text: string, file: string): ConfigFile {
   const result = configSchema.safeParse(data);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const pos = locate(doc, lc, issue.path);
+    // An unknown key is reported on its parent: point at the key's own line instead.
+    const at = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
+    const pos = locate(doc, lc, at);
     const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
     throw new ConfigError(`${where}${issue.message}`, file, pos?.line, pos?.col);
   }

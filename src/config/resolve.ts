@@ -1,7 +1,7 @@
 // Layering: the built-in pack, then the user file, then the project file (or --config). Later layers
 // override scalars, add or replace VMs and routes by id, append rules and turn rules off by id.
 import type { Role } from '../types.js';
-import type { VmSpec } from '../routes/types.js';
+import type { PathMapping, RouteConfig, VmSpec } from '../routes/types.js';
 import type { ConfigFile } from './schema.js';
 import { type CompiledRule, varNamesIn } from '../policy/rule.js';
 import { hydrate, type Rule } from '../policy/match.js';
@@ -10,20 +10,10 @@ import { ConfigError } from '../errors.js';
 /** One config file (or the built-in pack) with its rules compiled. JSON-serialisable. */
 export type Layer = Omit<ConfigFile, 'rules'> & { file: string; rules: CompiledRule[] };
 
-export interface PathMapping {
-  from: string;
-  to: string;
-}
-
-export interface RouteConfig {
-  name: string;
-  vms: string[];
-  pathMap: PathMapping[];
-  description?: string;
-}
+export type { PathMapping, RouteConfig };
 
 export interface ResolvedConfig {
-  /** Role set by a config file (the role resolution order is in guard.ts). */
+  /** Role set by a config file (the role resolution order is in src/config/role.ts). */
   role?: Role;
   home: string | null;
   root: string | null;

@@ -24,6 +24,7 @@ type MatchIn = {
   program?: string | string[];
   cwd?: string | string[];
   value_options?: string[];
+  grammar?: string;
   flags?: z.input<typeof flag>[];
   any_flag?: z.input<typeof flag>[];
   not_flags?: string[];
@@ -41,6 +42,8 @@ const matchSchema: z.ZodType<unknown, MatchIn> = z.lazy(() =>
       program: globList.optional(),
       cwd: globList.optional(),
       value_options: z.array(z.string().regex(/^-/, 'an option starts with -')).optional(),
+      /** A program's option grammar from offhost's registry (`make`): its value-taking options. */
+      grammar: z.string().regex(/^[a-z][a-z0-9-]*$/).optional(),
       flags: z.array(flag).optional(),
       any_flag: z.array(flag).min(1).optional(),
       not_flags: z.array(z.string().regex(/^-/, 'an option starts with -')).optional(),

@@ -9,6 +9,7 @@
 // only deletes a lock would not reach it: the pre-commit hook also runs `offhost lint --staged` itself when the
 // staged change deletes something under the notices folder.
 import { spawnSync } from 'node:child_process';
+import { runGitSync } from './run.js';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative } from 'node:path';
@@ -17,6 +18,7 @@ import { ConfigError, GitError, UsageError, positionAt } from '../errors.js';
 import type { Io } from '../cli/io.js';
 import { DEFAULT_NOTICES_DIR } from '../locks/paths.js';
 import { repoRoot } from './staged.js';
+import { singleQuote } from '../routes/quote.js';
 
 export const LINT_COMMAND = 'offhost lint --staged';
 export const HOOK_MARKER = '# offhost: VM lock checks (added by offhost init)';
@@ -126,8 +128,8 @@ function mergeLintStagedYaml(doc: Document.Parsed, glob: string, command: string
 }
 
 function gitOut(args: string[], cwd: string, env: NodeJS.ProcessEnv): { ok: boolean; out: string } {
-  const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
-  return { ok: r.status === 0, out: (r.stdout ?? '').trim() };
+  const r = runGitSync(args, { cwd, env });
+  return { ok: r.code === 0, out: r.stdout.toString('utf8').trim() };
 }
 
 /** The lines offhost adds to `.husky/pre-commit`. */
@@ -137,7 +139,7 @@ export function hookLines(noticesDir: string, needLintStaged: boolean, needDelet
   if (needDeletionCheck) {
     lines.push(
       '# lint-staged never sees deleted files: check a change that deletes a lock (or an archive) directly',
-      `git diff --cached --quiet --diff-filter=D -- '${noticesDir.replace(/'/g, `'\\''`)}' || ${LINT_COMMAND}`,
+      `git diff --cached --quiet --diff-filter=D -- ${singleQuote(noticesDir)} || ${LINT_COMMAND}`,
     );
   }
   return lines;

@@ -2,26 +2,18 @@
 // plumbing (`diff --cached --name-status -z`, `ls-tree`, `ls-files`, `cat-file --batch`). Read-only.
 // The environment is inherited: inside a pre-commit hook GIT_INDEX_FILE names the index being committed
 // (a temporary one for `git commit <paths>`), which is the one to read.
-import { spawn } from 'node:child_process';
 import { GitError } from '../errors.js';
+import { catFileInput, EMPTY_TREE, parseCatFileBatch, parseNameStatus, splitZ } from './plumbing.js';
+import { runGit } from './run.js';
 
 export interface GitExec {
   cwd: string;
   env: NodeJS.ProcessEnv;
 }
 
+// Inside a pre-commit hook GIT_INDEX_FILE (and GIT_DIR) name the index being committed: inherited on purpose.
 function git(args: string[], ex: GitExec, input?: string): Promise<{ code: number; stdout: Buffer; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: ex.cwd, env: ex.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (e) => reject(new GitError(`cannot run git: ${e.message}`)));
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }));
-    child.stdin.on('error', () => {});
-    child.stdin.end(input ?? '');
-  });
+  return runGit(args, { cwd: ex.cwd, env: ex.env, repoEnv: 'inherit', ...(input !== undefined ? { input } : {}) });
 }
 
 async function gitOk(args: string[], ex: GitExec, input?: string): Promise<Buffer> {
@@ -43,13 +35,6 @@ export async function hasHead(ex: GitExec): Promise<boolean> {
   return (await git(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], ex)).code === 0;
 }
 
-function splitZ(buf: Buffer): string[] {
-  const s = buf.toString('utf8');
-  const parts = s.split('\0');
-  if (parts[parts.length - 1] === '') parts.pop();
-  return parts;
-}
-
 export interface StagedChange {
   status: 'A' | 'M' | 'D' | 'T' | 'U' | 'X';
   path: string;
@@ -59,13 +44,8 @@ export interface StagedChange {
 export async function stagedChanges(ex: GitExec, pathspecs: string[], head: boolean): Promise<StagedChange[]> {
   const args = ['diff', '--cached', '--name-status', '-z', '--no-renames', '--no-ext-diff'];
   if (head) args.push('HEAD');
-  else args.push('4b825dc642cb6eb9a060e54bf8d69288fbee4904'); // the empty tree: everything staged is added
-  const parts = splitZ(await gitOk([...args, '--', ...pathspecs], ex));
-  const out: StagedChange[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    out.push({ status: parts[i]!.charAt(0) as StagedChange['status'], path: parts[i + 1]! });
-  }
-  return out;
+  else args.push(EMPTY_TREE); // everything staged is added
+  return parseNameStatus(await gitOk([...args, '--', ...pathspecs], ex)).map((c) => ({ status: c.status as StagedChange['status'], path: c.path }));
 }
 
 /**
@@ -73,22 +53,10 @@ export async function stagedChanges(ex: GitExec, pathspecs: string[], head: bool
  * objects are left out. Paths holding a newline cannot be asked for this way and are left out too.
  */
 export async function readBlobs(ex: GitExec, specs: string[]): Promise<Map<string, Buffer>> {
-  const asked = specs.filter((s) => !/[\r\n]/.test(s));
+  const { asked, input } = catFileInput(specs);
   const result = new Map<string, Buffer>();
   if (asked.length === 0) return result;
-  const out = await gitOk(['cat-file', '--batch'], ex, asked.map((s) => `${s}\n`).join(''));
-  let pos = 0;
-  for (const spec of asked) {
-    const nl = out.indexOf(10, pos);
-    if (nl < 0) break;
-    const header = out.subarray(pos, nl).toString('utf8');
-    pos = nl + 1;
-    const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
-    if (!m) continue; // "<spec> missing" / "ambiguous"
-    const size = Number(m[2]);
-    if (m[1] === 'blob') result.set(spec, out.subarray(pos, pos + size));
-    pos += size + 1;
-  }
+  for (const [spec, b] of parseCatFileBatch(await gitOk(['cat-file', '--batch'], ex, input), asked)) if (b.type === 'blob') result.set(spec, b.data);
   return result;
 }
 

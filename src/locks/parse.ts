@@ -48,6 +48,8 @@ class YamlFailure extends Error {
 }
 
 const LOCK_FIELD_SET = new Set<string>(LOCK_FIELDS);
+/** Fields offhost's lock store adds (src/locks/record.ts): known, not R3's, never warned about. */
+const OFFHOST_FIELD_SET = new Set<string>(['explicit', 'claims']);
 
 function fileParts(file: string): { base: string; parent: string } {
   const parts = file.split(/[\\/]+/).filter((p) => p !== '');
@@ -245,7 +247,7 @@ export function parseLockText(text: string, file: string): ParseResult {
 
   // Unknown fields: a warning each (a typo of a known one says so).
   for (const key of Object.keys(data)) {
-    if (LOCK_FIELD_SET.has(key)) continue;
+    if (LOCK_FIELD_SET.has(key) || OFFHOST_FIELD_SET.has(key)) continue;
     const p = pos.get(key);
     const near = nearestField(key);
     findings.push(

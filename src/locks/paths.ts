@@ -29,9 +29,22 @@ export function utcDay(date: Date): string {
 }
 
 /**
+ * `<base>.md`, else `<base>-0002.md`, `<base>-0003.md`, ...: the number is zero-padded to four digits so that
+ * names sort in the order they were written (`-0010` after `-0002`) up to 9999 archives of one name a day.
+ */
+export function nextFreeName(base: string, exists: (p: string) => boolean, what: string): string {
+  let p = `${base}.md`;
+  for (let n = 2; exists(p); n++) {
+    if (n > 100_000) throw new LockError(`too many archives of ${what}`);
+    p = `${base}-${String(n).padStart(4, '0')}.md`;
+  }
+  return p;
+}
+
+/**
  * `meta/context/notices/vm-active-archive/lock-<vm>-<YYYY-MM-DD>.md` (released) or
  * `...lock-<vm>-expired-<YYYY-MM-DD>.md` (expired), date in UTC; when `exists` says that path is taken,
- * `-2`, `-3`, ... before `.md`, so two archives of one VM on one day never overwrite each other.
+ * `-0002`, `-0003`, ... before `.md`, so two archives of one VM on one day never overwrite each other.
  */
 export function archiveLockPath(
   vm: string,
@@ -43,15 +56,16 @@ export function archiveLockPath(
   checkVm(vm);
   if (Number.isNaN(date.getTime())) throw new LockError('archive date is not a valid date');
   const base = `${dir(noticesDir)}${ARCHIVE_DIR}/lock-${vm}-${kind === 'expired' ? 'expired-' : ''}${utcDay(date)}`;
-  let p = `${base}.md`;
-  for (let n = 2; exists(p); n++) {
-    if (n > 100_000) throw new LockError(`too many archives of ${vm} on ${utcDay(date)}`);
-    p = `${base}-${n}.md`;
-  }
-  return p;
+  return nextFreeName(base, exists, `${vm} on ${utcDay(date)}`);
 }
 
 const SLUG_RE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** Where a component lock is archived: `<notices>/archive/lock-<slug>-[expired-]<date>[-NNNN].md`. */
+export function componentArchivePath(slug: string, date: Date, kind: 'released' | 'expired', exists: (p: string) => boolean, noticesDir?: string): string {
+  componentLockPath(slug, noticesDir);
+  return nextFreeName(`${dir(noticesDir)}archive/lock-${slug}-${kind === 'expired' ? 'expired-' : ''}${utcDay(date)}`, exists, `${slug} on ${utcDay(date)}`);
+}
 
 /** Component lock (POLICY R7): `meta/context/notices/active/lock-<slug>.md`. */
 export function componentLockPath(slug: string, noticesDir?: string): string {

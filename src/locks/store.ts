@@ -1,192 +1,251 @@
-// The file-system side of lock files: atomic exclusive create, atomic rewrite, archive move, and a
-// short-lived per-checkout mutex that serialises offhost's own read-decide-write-commit steps.
+// The lock store: the authoritative lock history on its own ref, `refs/offhost/locks`, whose commits hold
+// `<notices>/vm-active/`, `vm-active-archive/`, `active/` and `archive/` as POLICY R3/R4/R7 lay them out.
 //
-// Exclusive create is link-based: the full content is written to a private temporary file first, then
-// hard-linked to the lock path (link(2) fails with EEXIST when the path exists). So a lock file is never
-// seen half-written and, of two concurrent creators, exactly one wins. Where hard links are not supported
-// it falls back to `open(path, 'wx')`.
-import {
-  closeSync,
-  existsSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+// Every lock operation is ONE transaction (transact): read the ref's tip, decide on what it holds, build
+// a commit with plumbing, move the ref with a compare-and-swap; if another writer moved it first, read
+// again and decide again. With a remote, the tip is the remote's (ls-remote + fetch before deciding), the
+// swap is `push --force-with-lease=REF:OLD`, and the local ref follows the remote. A crash before the ref
+// moves changed nothing (at most unreachable objects, which git gc prunes); after it, everything. The
+// user's HEAD, index and working tree are never read for a decision (except, read-only, locks committed by
+// hand to the branch: legacy.ts) and never written (except the ignored read-only view: view.ts).
 import { hostname } from 'node:os';
-import { basename, dirname, join } from 'node:path';
-import { LockError } from '../errors.js';
+import { GitError, LockError, isOffhostError } from '../errors.js';
+import type { Clock } from '../types.js';
+import {
+  buildCommit,
+  casRef,
+  fetchRef,
+  hasObject,
+  openRepoAt,
+  pushLease,
+  readRef,
+  readPaths,
+  readTree,
+  remoteRef,
+  removeStaleTemp,
+  type Repo,
+} from '../git/ref-tree.js';
+import { runGit } from '../git/run.js';
+import { ACTIVE_DIR, ARCHIVE_DIR, COMPONENT_DIR, DEFAULT_NOTICES_DIR } from './paths.js';
+import { refreshView, type ViewProblem } from './view.js';
 
-function tmpName(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+export const LOCK_REF = 'refs/offhost/locks';
+
+export interface LockStoreOptions {
+  /** Any folder inside the repository. */
+  repoDir: string;
+  /** Relative to the repository root; default meta/context/notices. */
+  noticesDir?: string;
+  clock: Clock;
+  /** A remote to coordinate with (push/fetch refs/offhost/locks); null/undefined: this clone only. */
+  remote?: string | null;
+  skewSeconds?: number;
+  env?: NodeJS.ProcessEnv;
+  /** Progress and warnings (stderr in the CLI). */
+  log?: (line: string) => void;
+  /** Commit message template: {action} {target} {session}; default `offhost: {action} {target} ({session})`. */
+  messageTemplate?: string;
+  /** Keep the read-only view at the policy's paths (default true). */
+  view?: boolean;
+  /** Give up a transaction that keeps losing the compare-and-swap after this long (default 60 s). */
+  deadlineMs?: number;
 }
 
-/** Reads a file, or null when it does not exist. */
-export function readText(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
+/** What a transaction reads: the files of the lock ref's tip under the active folders. */
+export interface Snapshot {
+  tip: string | null;
+  /** Active VM and component locks: path -> bytes. */
+  files: Map<string, Buffer>;
+  /** The archive paths (VM and component) at this tip, read on first use. */
+  archiveNames(): Promise<Set<string>>;
+  /** Bytes of some paths at this tip (archives, for the legacy check). */
+  read(paths: string[]): Promise<Map<string, Buffer>>;
+}
+
+/** What a decision returns: a result, and the file changes that make it true (none: nothing to write). */
+export interface Plan<R> {
+  result: R;
+  changes?: Map<string, string | null>;
+  action?: string;
+  target?: string;
+  session?: string;
+}
+
+export interface Committed {
+  commit: string | null;
+  pushed: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class LockStore {
+  readonly nd: string;
+  readonly dirs: { active: string; archive: string; components: string; componentArchive: string };
+  /** What this store found and repaired (stale private files, a stale ref lock, dead claims, ...). */
+  readonly recovered: string[] = [];
+  viewProblems: ViewProblem[] = [];
+
+  constructor(
+    readonly repo: Repo,
+    readonly opts: LockStoreOptions,
+  ) {
+    const nd = (opts.noticesDir ?? DEFAULT_NOTICES_DIR).replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/\/+$/, '');
+    if (nd.startsWith('/') || nd.split('/').includes('..')) throw new LockError(`the notices folder must be inside the repository, relative to its root: '${nd}'`);
+    this.nd = nd;
+    const at = (d: string) => (nd ? `${nd}/${d}` : d);
+    this.dirs = { active: at(ACTIVE_DIR), archive: at(ARCHIVE_DIR), components: at(COMPONENT_DIR), componentArchive: at('archive') };
   }
-}
 
-/**
- * Creates `path` with `content` only if it does not exist yet. true: created by this call; false: the path
- * already existed (someone else won).
- */
-export function createExclusive(path: string, content: string): boolean {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = tmpName(path);
-  writeFileSync(tmp, content, { flag: 'wx' });
-  try {
-    linkSync(tmp, path);
-    return true;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'ENOSYS') throw err;
-    // No hard links here: exclusive open (the file may be seen empty for a moment by a reader).
-    let fd: number;
-    try {
-      fd = openSync(path, 'wx');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw e;
+  get clock(): Clock {
+    return this.opts.clock;
+  }
+
+  get host(): string {
+    return hostname();
+  }
+
+  log(line: string): void {
+    this.opts.log?.(line);
+  }
+
+  note(what: string): void {
+    this.recovered.push(what);
+    this.log(`recovered: ${what}`);
+  }
+
+  private message(p: Plan<unknown>): string {
+    const t = this.opts.messageTemplate ?? 'offhost: {action} {target} ({session})';
+    return t.replace(/\{(action|target|session)\}/g, (_, k: string) => String((p as unknown as Record<string, string>)[k] ?? ''));
+  }
+
+  /** The snapshot of a tip. */
+  async snapshot(tip: string | null): Promise<Snapshot> {
+    const { files } = await readTree(this.repo, tip, [this.dirs.active, this.dirs.components]);
+    let names: Set<string> | null = null;
+    const m = new Map<string, Buffer>();
+    for (const [p, f] of files) {
+      if (f.mode === '120000') throw new LockError(`is a symbolic link on ${LOCK_REF}: a lock is a file; nothing was changed. Repair the ref with \`git update-ref\` to a commit without it`, `${LOCK_REF}:${p}`);
+      m.set(p, f.data);
     }
-    try {
-      writeSync(fd, content);
-    } finally {
-      closeSync(fd);
+    return {
+      tip,
+      files: m,
+      archiveNames: async () => {
+        if (!names) names = (await readTree(this.repo, tip, [], [this.dirs.archive, this.dirs.componentArchive])).names;
+        return names;
+      },
+      read: (paths: string[]) => readPaths(this.repo, tip, paths),
+    };
+  }
+
+  /** The tip the next decision is based on: the remote's (fetched) with a remote, else the local ref. */
+  private async base(): Promise<string | null> {
+    const local = await readRef(this.repo, LOCK_REF);
+    if (!this.opts.remote) return local;
+    const remote = this.opts.remote;
+    for (let i = 0; i < 20; i++) {
+      const tip = await remoteRef(this.repo, remote, LOCK_REF);
+      if (tip === null) return null;
+      if (!(await hasObject(this.repo, tip))) await fetchRef(this.repo, remote, LOCK_REF);
+      if (!(await hasObject(this.repo, tip))) continue; // moved between ls-remote and fetch
+      if (local !== tip) await this.follow(local, tip);
+      return tip;
     }
-    return true;
-  } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
-    }
+    throw new LockError(`${LOCK_REF} on ${remote} kept moving while offhost fetched it; nothing was changed, try again`);
   }
-}
 
-/** Replaces `path`'s content atomically (temporary file + rename). */
-export function writeAtomic(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = tmpName(path);
-  writeFileSync(tmp, content);
-  renameSync(tmp, path);
-}
-
-/** Removes a file; no error when it is already gone. */
-export function removeFile(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-}
-
-/**
- * Moves the lock at `from` to the archive path `to` with `note` appended (the archive is created
- * exclusively: an existing archive is never overwritten). Returns the original content of `from`, for a
- * rollback with `unarchive`.
- */
-export function archiveMove(from: string, to: string, note: string): string {
-  const original = readText(from);
-  if (original === null) throw new LockError('the lock file disappeared before it could be archived', from);
-  const body = original.endsWith('\n') ? original : `${original}\n`;
-  if (!createExclusive(to, `${body}${note}`)) throw new LockError('an archive with this name exists already', to);
-  removeFile(from);
-  return original;
-}
-
-/**
- * Undoes `archiveMove`: puts `original` back at `from` and removes the archive `to`. If `from` has been
- * taken meanwhile (a lock written by someone else), it is left alone and the archive is kept, so neither
- * text is lost.
- */
-export function unarchive(from: string, to: string, original: string): void {
-  if (!createExclusive(from, original)) return;
-  removeFile(to);
-}
-
-export function fileExists(path: string): boolean {
-  return existsSync(path);
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Per-checkout mutex
-
-export interface MutexOptions {
-  /** Give up after this long (ms). */
-  timeoutMs?: number;
-  /** A holder on another host older than this (ms) is taken as stale (same host: only a dead pid is). */
-  staleMs?: number;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Runs `fn` holding an exclusive mutex file (`<gitDir>/offhost/lock.mutex`), so that the read, decision,
- * write and commit of one lock operation are not interleaved with another session's in the same checkout.
- * A mutex left by a dead process (same host) is broken.
- */
-export async function withMutex<T>(gitDir: string, fn: () => Promise<T>, opts: MutexOptions = {}): Promise<T> {
-  const timeoutMs = opts.timeoutMs ?? 60_000;
-  const staleMs = opts.staleMs ?? 120_000;
-  const path = join(gitDir, 'offhost', 'lock.mutex');
-  const me = `${process.pid} ${hostname()} ${Date.now()}\n`;
-  const start = Date.now();
-  let delay = 10;
-  for (;;) {
-    if (createExclusive(path, me)) break;
-    const held = readText(path);
-    if (held !== null) {
-      const [pidS, host, atS] = held.trim().split(' ');
-      const pid = Number(pidS);
-      const at = Number(atS);
-      // Broken only when its holder is provably gone: a dead process on this host, or (a checkout on a
-      // shared file system) a holder on another host that has kept it far longer than any lock step takes.
-      const sameHost = host === hostname();
-      const dead = sameHost && Number.isInteger(pid) && pid > 0 && !alive(pid);
-      const old = !sameHost && Number.isFinite(at) && Date.now() - at > staleMs;
-      if (dead || old) {
-        // Break it only if it is still the same holder (rename is atomic; then check what we took).
-        const grab = `${path}.${process.pid}.stale`;
-        try {
-          renameSync(path, grab);
-          const taken = readText(grab);
-          removeFile(grab);
-          if (taken !== held && taken !== null) {
-            // We took a fresh holder's mutex by accident: give it back if nobody took the path since.
-            createExclusive(path, taken);
-          }
-        } catch {
-          /* someone else broke or released it */
-        }
-        continue;
+  /** Moves the local ref to the remote's tip; a local history the remote does not have is kept aside. */
+  private async follow(local: string | null, tip: string): Promise<void> {
+    if (local) {
+      const anc = await runGit(['merge-base', '--is-ancestor', local, tip], { cwd: this.repo.gitDir, ...(this.repo.env ? { env: this.repo.env } : {}) });
+      if (anc.code !== 0) {
+        const aside = `refs/offhost/diverged/${this.clock.now().toISOString().replace(/[:.]/g, '-')}`;
+        await casRef(this.repo, aside, local, null, 'offhost: local lock history not on the remote');
+        this.note(`the local lock history had commits the remote ${this.opts.remote} does not have; they are kept at ${aside} and the remote's history is used (it is the shared truth)`);
       }
     }
-    if (Date.now() - start > timeoutMs) {
-      throw new LockError(`another offhost lock operation in this checkout has held ${path} for over ${Math.round(timeoutMs / 1000)} s`);
+    await casRef(this.repo, LOCK_REF, tip, local, 'offhost: follow the remote', (w) => this.note(w));
+  }
+
+  /**
+   * The one transaction. `decide` is called on a fresh snapshot every attempt and must not have effects
+   * outside its result; its changes are committed on that snapshot's tip and the ref is swapped, or the
+   * whole thing is retried on the new tip.
+   */
+  async transact<R>(decide: (s: Snapshot) => Promise<Plan<R>>): Promise<R & Committed> {
+    const deadline = Date.now() + (this.opts.deadlineMs ?? 60_000);
+    let delay = 5;
+    for (let attempt = 0; ; attempt++) {
+      const tip = await this.base();
+      const snap = await this.snapshot(tip);
+      const plan = await decide(snap);
+      if (!plan.changes || plan.changes.size === 0) {
+        await this.view(snap.files);
+        return { ...plan.result, commit: null, pushed: false };
+      }
+      let commit: string;
+      try {
+        commit = await buildCommit(this.repo, tip, plan.changes, this.message(plan), { name: `offhost (${plan.session ?? 'lock'})`, email: `offhost@${this.host}` });
+      } catch (err) {
+        throw this.unchanged(err);
+      }
+      let swapped: 'ok' | 'moved';
+      try {
+        if (this.opts.remote) {
+          swapped = await pushLease(this.repo, this.opts.remote, LOCK_REF, commit, tip);
+          if (swapped === 'ok') {
+            const local = await readRef(this.repo, LOCK_REF);
+            if (local === tip || local === null) await casRef(this.repo, LOCK_REF, commit, local, `offhost: ${plan.action ?? 'change'}`, (w) => this.note(w));
+          }
+        } else {
+          swapped = await casRef(this.repo, LOCK_REF, commit, tip, `offhost: ${plan.action ?? 'change'}`, (w) => this.note(w));
+        }
+      } catch (err) {
+        throw this.unchanged(err);
+      }
+      if (swapped === 'ok') {
+        const files = new Map(snap.files);
+        for (const [p, c] of plan.changes) {
+          if (!p.startsWith(`${this.dirs.active}/`) && !p.startsWith(`${this.dirs.components}/`)) continue;
+          if (c === null) files.delete(p);
+          else files.set(p, Buffer.from(c, 'utf8'));
+        }
+        await this.view(files);
+        return { ...plan.result, commit, pushed: Boolean(this.opts.remote) };
+      }
+      if (Date.now() > deadline) {
+        throw new LockError(`${LOCK_REF}${this.opts.remote ? ` on ${this.opts.remote}` : ''} kept changing under ${attempt + 1} attempts for ${Math.round((this.opts.deadlineMs ?? 60_000) / 1000)} s; nothing was changed by this command, try again`);
+      }
+      await sleep(delay + Math.random() * delay);
+      delay = Math.min(delay * 2, 250);
     }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 200);
   }
-  try {
-    return await fn();
-  } finally {
-    if (readText(path) === me) removeFile(path);
+
+  private unchanged(err: unknown): Error {
+    const msg = err instanceof Error ? err.message : String(err);
+    if (isOffhostError(err) && !(err instanceof GitError)) return err as Error;
+    const hint = /Read-only file system|EROFS/i.test(msg)
+      ? 'the repository is on a read-only file system: make it writable'
+      : /No space left|ENOSPC|disk quota/i.test(msg)
+        ? 'the disk is full: free some space'
+        : /remote|push|fetch|ls-remote/i.test(msg)
+          ? `check that the remote ${this.opts.remote ?? ''} is reachable`
+          : `see git's message (repository ${this.repo.commonDir})`;
+    return new LockError(`the lock change could not be made (${msg.split('\n')[0]}): ${hint}, then retry; nothing was changed`);
   }
+
+  /** Rewrites the read-only view; its problems are kept for status and logged. */
+  async view(files: Map<string, Buffer>): Promise<void> {
+    if (this.opts.view === false || !this.repo.root) return;
+    this.viewProblems = await refreshView(this.repo, [this.dirs.active, this.dirs.components], files);
+    for (const p of this.viewProblems) this.log(`view: ${p.path} ${p.why}`);
+  }
+}
+
+/** Opens the store of the repository holding `opts.repoDir`, removing private files crashed processes left. */
+export async function openLockStore(opts: LockStoreOptions): Promise<LockStore> {
+  const repo = await openRepoAt(opts.repoDir, opts.env);
+  const store = new LockStore(repo, opts);
+  for (const f of removeStaleTemp(repo)) store.note(`removed ${f}, a private index of an offhost process that no longer runs`);
+  return store;
 }

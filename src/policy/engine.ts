@@ -87,6 +87,8 @@ export function decideCommand(cmd: SimpleCommand, rules: Rule[], role: Role): Co
   let best: CommandDecision | null = null;
   for (const rule of candidates(rules, role, cmd.program)) {
     if (!rule.roles.includes(role)) continue;
+    // `make --help`, `npx playwright test --list`: the program only prints; only an allow rule applies.
+    if (cmd.infoOnly && rule.decision !== 'allow') continue;
     const tri = matchRule(rule, cmd);
     if (tri === 'no' || (tri === 'maybe' && cmd.certainOnly)) continue;
     let d: CommandDecision;
@@ -107,6 +109,18 @@ export function decideCommand(cmd: SimpleCommand, rules: Rule[], role: Role): Co
   return best ?? { command: cmd, rule: null, decision: 'allow', reason: 'no rule matched: nothing heavy runs here', unknown: false };
 }
 
+/**
+ * A wrapper that is itself heavy (`xvfb-run`) yields its route to a heavy command it runs (`xvfb-run -a
+ * emulator -avd x` goes where the emulator goes): the inner command has the wrapper in its `via`, at the
+ * same place in the line.
+ */
+function yieldsToInner(outer: CommandDecision, all: CommandDecision[]): boolean {
+  const name = outer.command.program;
+  if (name === null) return false;
+  const depth = outer.command.via.length;
+  return all.some((d) => d !== outer && d.decision === 'reroute' && d.command.span === outer.command.span && d.command.via.length > depth && d.command.via[depth] === name);
+}
+
 export function decide(commands: SimpleCommand[], rules: Rule[], role: Role): LineDecision {
   const decided = commands.map((c) => decideCommand(c, rules, role));
   let top: CommandDecision | null = null;
@@ -117,7 +131,9 @@ export function decide(commands: SimpleCommand[], rules: Rule[], role: Role): Li
   }
   if (!top) return { decision: 'allow', rule: null, reason: 'the line runs no command', route: null, commands: decided };
   if (top.decision === 'reroute') {
-    const routes = new Set(decided.filter((d) => d.decision === 'reroute').map((d) => d.rule!.route));
+    const rerouted = decided.filter((d) => d.decision === 'reroute' && !yieldsToInner(d, decided));
+    const routes = new Set(rerouted.map((d) => d.rule!.route));
+    if (routes.size === 1 && yieldsToInner(top, decided)) top = rerouted[0]!;
     if (routes.size > 1) {
       return {
         decision: 'deny',

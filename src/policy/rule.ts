@@ -2,6 +2,7 @@
 // expression sources (so the built-in pack can be compiled once at build time and start-up needs no
 // glob library); `hydrate` turns one into a Rule ready to match, substituting path variables.
 import type { Decision, Role } from '../types.js';
+import { sharedGrammar, sharedList } from '../shell/programs/shared.js';
 
 export type UnknownPolicy = 'deny' | 'match' | 'ignore';
 
@@ -20,6 +21,8 @@ export interface MatchSpec {
   cwd?: string[];
   /** Options that take a value (so that the value is not taken for a positional argument). */
   value_options?: string[];
+  /** A shared option grammar (src/shell/programs: `make`): its value options are added to value_options. */
+  grammar?: string;
   /** Every entry must be present. */
   flags?: FlagSpec[];
   /** At least one entry must be present. */
@@ -194,7 +197,31 @@ export function varNamesIn(source: string): string[] {
 export type GlobCompiler = (glob: string) => CompiledGlob;
 
 /** Compiles a rule's globs with `compile` (picomatch, at build time or for user packs). */
+/** `@browsers` in a program list: the shared list of that name (src/shell/programs/heavy.ts). */
+function expandPrograms(programs: string[]): string[] {
+  return programs.flatMap((p) => {
+    if (!/^@[a-z][a-z0-9-]*$/.test(p)) return [p];
+    const list = sharedList(p.slice(1));
+    if (!list) throw new Error(`unknown shared program list '${p}'`);
+    return [...list];
+  });
+}
+
+/** A match with its shared references resolved: program lists expanded, a grammar's value options added. */
+export function resolveShared(s: MatchSpec): MatchSpec {
+  let out = s;
+  if (s.program?.some((p) => p.startsWith('@') && !p.startsWith('@('))) out = { ...out, program: expandPrograms(s.program) };
+  if (s.grammar) {
+    const g = sharedGrammar(s.grammar);
+    if (!g) throw new Error(`unknown shared grammar '${s.grammar}'`);
+    out = { ...out, value_options: [...new Set([...g.value, ...(s.value_options ?? [])])] };
+  }
+  if (s.any_of) out = { ...out, any_of: s.any_of.map(resolveShared) };
+  return out;
+}
+
 export function compileRule(spec: RuleSpec, compile: GlobCompiler, compilePath: GlobCompiler = compile): CompiledRule {
+  spec = { ...spec, match: resolveShared(spec.match) };
   const withVars = (g: string): CompiledGlob => compilePath(g.replace(/\{([a-z][a-z0-9_]*)\}/g, (_, n: string) => varToken(n)));
   const prefixOf = (words: string[]): CompiledGlob => {
     const alts = new Set<string>();

@@ -1,13 +1,12 @@
-// Output shared by `offhost scan` and `offhost ci` (and any command printing findings): commander parsing
-// helpers, the format, the extra SARIF file and the GitHub step summary.
+// Output shared by `offhost scan` and `offhost ci` (and any command printing findings): the format, the
+// extra SARIF file and the GitHub step summary.
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EXIT, UsageError } from '../errors.js';
 import { defaultFormat, format, isFormatKind, stepSummary, type FormatKind } from './index.js';
 import type { Finding } from '../types.js';
 import type { Io } from '../cli/io.js';
-
-export { parseWith } from '../cli/commander.js';
+import { VERSION } from '../version.js';
 
 export function formatKind(flag: string | undefined, env: NodeJS.ProcessEnv): FormatKind {
   if (flag === undefined) return defaultFormat(env);
@@ -29,7 +28,7 @@ export interface OutputOptions {
 
 /** Prints the findings, writes the extra outputs, returns the exit status (1 when any error). */
 export function emit(findings: Finding[], o: OutputOptions, io: Io): number {
-  const opts = { root: o.root, toolVersion: io.env.OFFHOST_VERSION ?? '0.1.0', color: o.color === true };
+  const opts = { root: o.root, toolVersion: VERSION, color: o.color === true };
   const out = format(findings, o.kind, opts);
   if (out) io.stdout(out.endsWith('\n') ? out : `${out}\n`);
   if (o.sarifFile) {

@@ -1,6 +1,11 @@
-// POSIX shell quoting: one string -> one shell word that every POSIX shell (bash, dash, zsh in sh
-// mode, busybox sh) turns back into exactly that string, whatever it contains (NUL aside, which no
-// argv can hold).
+// POSIX shell quoting, the one home of it: one string -> one shell word that every POSIX shell (bash,
+// dash, zsh in sh mode, busybox sh) turns back into exactly that string, whatever it contains (NUL aside,
+// which no argv can hold). Three forms, each for what it is used for (docs/CONTRACTS.md):
+//  - quote(): the command lines offhost builds for a VM (readable, minimal quoting; the algorithm below);
+//  - singleQuote(): always '…' (each ' as '\''), the documented form of a rewrite's arguments
+//    (`offhost run --session 'S' -- 'LINE'`), predictable for a human and for scan's `portable()`;
+//  - bareOrSingleQuote(): a word as it is when made of [A-Za-z0-9_@%+=:,./-] only, else singleQuote():
+//    paths and values in agent settings, shell snippets and `VAR=value` prefixes.
 //
 // Why not shell-quote's `quote` (a dependency)? Version 1.12.0 as installed does round-trip our
 // hostile inputs through bash (checked with a 3000-string fuzz: '', newlines, leading '-', '!', '~',
@@ -66,6 +71,23 @@ export function quoteArgv(argv: readonly string[]): string {
 export function escapeDoubleQuoted(s: string): string {
   if (s.includes('\0')) throw new TypeError('cannot quote a string containing NUL');
   return s.replace(/[$`"\\]/g, '\\$&');
+}
+
+/** Made of [A-Za-z0-9_@%+:,./-] only: no shell reads anything special in it, in any position. */
+export function isPlainWord(s: string): boolean {
+  return SAFE.test(s);
+}
+
+/** '…', each ' written as '\''. Every shell reads it back as exactly `s`. */
+export function singleQuote(s: string): string {
+  return `'${s.replace(/'/g, "'\\''")}'`;
+}
+
+const BARE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/** A word as it is when plainly safe (`=` included: never a first word here), else singleQuote(). */
+export function bareOrSingleQuote(word: string): string {
+  return word !== '' && BARE_WORD.test(word) ? word : singleQuote(word);
 }
 
 /** Escape for the inside of '…' (template placeholders in a single-quoted context). */

@@ -58,3 +58,17 @@ export interface Backend {
   /** Programs that must be on the laptop's PATH. */
   tools(vm: VmSpec): string[];
 }
+
+/** A laptop path prefix and the path it has on a VM (R6: same paths, unless mapped). */
+export interface PathMapping {
+  from: string;
+  to: string;
+}
+
+/** A named route: the VMs a rerouted command may run on, and its own path mappings. */
+export interface RouteConfig {
+  name: string;
+  vms: string[];
+  pathMap: PathMapping[];
+  description?: string;
+}

@@ -9,6 +9,9 @@ export interface MakeRecipes {
   lines: { target: string; text: string }[];
   /** Some requested target could be defined where this reader cannot see (an `include`d file). */
   unknown: boolean;
+  /** The goals (requested targets, or the default goal) and every target make reaches from them, in order. */
+  goals: string[];
+  reached: string[];
 }
 
 interface Rule {
@@ -139,7 +142,9 @@ export function makeRecipes(text: string, requested: string[], dir: string | nul
     }
   }
   if (seen.size >= MAX_TARGETS) unknown = true;
-  return { lines, unknown };
+  // Targets with a rule here: the ones make builds (a name with no rule is a file, or unknown).
+  const reached = [...seen].filter((t) => rules.has(t));
+  return { lines, unknown, goals, reached };
 }
 
 /**

@@ -5,11 +5,10 @@
 import { posix } from 'node:path';
 import type { Span } from './ast.js';
 import type { Field } from './expand.js';
-import type { Unwrapped } from './wrappers.js';
-import { emit, NestedParseError, NO_STDIN, resolveDir, runFields, runScript, UnreadableScriptError, withVia, type Ctx, type State } from './commands.js';
+import type { Unwrapped } from './programs/types.js';
+import { emit, NO_STDIN, resolveDir, UnreadableScriptError, withVia, type Ctx, type State } from './walk-state.js';
 import { positionAt } from '../errors.js';
 import { quote } from '../routes/quote.js';
-import { makeRecipes } from './makefiles.js';
 
 /** What reading a file gave: its text, or why there is none. */
 export type FileRead = { kind: 'text'; text: string } | { kind: 'binary' } | { kind: 'missing' } | { kind: 'directory' } | { kind: 'unreadable'; why: string };
@@ -34,7 +33,7 @@ export function unknownScript(file: Field, label: string, env: Record<string, st
  * name is a redirection target or an argument of a command that writes files, or something writes to a
  * name made at run time (`> "$f"`). Then what is on disk now is not what will run.
  */
-function lineMayWrite(path: string, ctx: Ctx, dynamicToo = true): boolean {
+export function lineMayWrite(path: string, ctx: Ctx, dynamicToo = true): boolean {
   if (writtenByName(path, ctx)) return true;
   if (!dynamicToo) return false;
   ctx.writesUnseen ??= /(>|\b(tee|cp|mv|install|ln|dd|sed|perl|curl|wget|git|tar|unzip|patch|rsync|truncate)\b)[^;&|\n]*[$`]/.test(ctx.text);
@@ -113,11 +112,11 @@ export function scriptFile(file: Field, args: Field[], via: string, sourced: boo
   const label = `${via} ${file.value}`;
   const text = readRunFile(file.known ? resolveDir(cwd, file) : null, file, label, env, cwd, st, ctx, span);
   if (text === null) return;
-  runScript({ value: text, known: true }, label, cwd, env, st, ctx, span, label, { shared: sourced, positional: sourced ? undefined : args, file: resolveDir(cwd, file)! });
+  ctx.w.runScript({ value: text, known: true }, label, cwd, env, st, ctx, span, label, { shared: sourced, positional: sourced ? undefined : args, file: resolveDir(cwd, file)! });
 }
 
 /** Interpreters whose script files are judged like their inline code (`python3 -c`). */
-export const CODE_INTERPRETERS = /^(python[0-9.]*|node|nodejs|perl|ruby|php|deno|bun)$/;
+const CODE_INTERPRETERS = /^(python[0-9.]*|node|nodejs|perl|ruby|php|deno|bun)$/;
 const SHELL_INTERPRETERS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
 
 /** `#!/usr/bin/env -S bash -e` → ['bash', '-e']; null without a `#!` line. */
@@ -146,7 +145,7 @@ export function executableFile(fields: Field[], env: Record<string, string>, cwd
   const name = interp?.[0];
   if (!interp || SHELL_INTERPRETERS.has(name!)) {
     // No `#!`: the shell runs it as a shell script (what execve's ENOEXEC leads to).
-    runScript({ value: text, known: true }, label, cwd, env, st, ctx, span, label, { positional: fields.slice(1), file: path! });
+    ctx.w.runScript({ value: text, known: true }, label, cwd, env, st, ctx, span, label, { positional: fields.slice(1), file: path! });
   } else if (name === 'fish') {
     unknownScript(prog, label, env, cwd, st, ctx, span);
   } else if (CODE_INTERPRETERS.test(name!)) {
@@ -154,7 +153,7 @@ export function executableFile(fields: Field[], env: Record<string, string>, cwd
   } else {
     // `#!/usr/bin/make -f`: the interpreter runs with the file as its argument.
     const argv = [...interp.map((w) => ({ value: w, known: true })), { value: path!, known: true }, ...fields.slice(1)];
-    withVia(ctx, label, () => runFields(argv, env, cwd, st, ctx, span, NO_STDIN, 1));
+    withVia(ctx, label, () => ctx.w.runFields(argv, env, cwd, st, ctx, span, NO_STDIN, 1));
   }
 }
 
@@ -219,7 +218,7 @@ function runPackageScripts(u: Extract<Unwrapped, { kind: 'package-script' }>, di
   for (const [key, text] of [[`pre${name}`, scripts[`pre${name}`]], [name, `${scripts[name] as string}${args}`], [`post${name}`, scripts[`post${name}`]]] as const) {
     if (typeof text !== 'string') continue;
     const known = key !== name || u.args.every((a) => a.known);
-    runScript({ value: text, known }, `${label} (package.json "${key}")`, dir, env, st, ctx, span);
+    ctx.w.runScript({ value: text, known }, `${label} (package.json "${key}")`, dir, env, st, ctx, span);
   }
 }
 
@@ -353,82 +352,4 @@ export function packageScript(u: Extract<Unwrapped, { kind: 'package-script' }>,
   if (typeof pkg.scripts[u.script.value] !== 'string') return false;
   runPackageScripts(u, found.dir, pkg.scripts, u.via, env, st, ctx, span);
   return true;
-}
-
-/** make's options that take a value (the next word when not attached). */
-const MAKE_VALUE_OPTS = new Set(['-C', '--directory', '-f', '--file', '--makefile', '-I', '--include-dir', '-o', '--old-file', '--assume-old', '-W', '--what-if', '--new-file', '--assume-new', '-l', '--load-average', '--eval', '-O', '--output-sync', '-E', '-j', '--jobs']);
-/** make runs no recipe with these (a dry run, a question, touch, help). */
-const MAKE_NO_RUN = /^(-[a-zA-Z]*[nqt][a-zA-Z]*|--dry-run|--just-print|--recon|--question|--touch|-h|--help|-v|--version|-p|--print-data-base)$/;
-
-/**
- * `make e2e` (any directory: the Koda engine's own builds are a rule on `make` itself): the recipes of
- * the targets, and of their prerequisites, from the Makefile, each run by a shell in `dir`. Only what this
- * finds for sure counts: recipe commands are `certainOnly` (a rule that only maybe applies, through a
- * variable from the environment or make syntax this reader does not follow, does not), lines bash cannot
- * parse and targets from included files are dropped: reading a Makefile can add a finding but never turn
- * `make clean` into a refusal.
- */
-export function makefileRecipes(fields: Field[], makefile: Field | null, dir: string | null, env: Record<string, string>, st: State, ctx: Ctx, span: Span): void {
-  const targets: string[] = [];
-  for (let i = 1; i < fields.length; i++) {
-    const f = fields[i]!;
-    if (!f.known) return; // a target or option from a variable: make itself is judged as it is
-    if (MAKE_NO_RUN.test(f.value)) return;
-    if (f.value === '--') continue;
-    if (MAKE_VALUE_OPTS.has(f.value)) {
-      if (f.value !== '-j' && f.value !== '--jobs') i++;
-      else if (/^\d+$/.test(fields[i + 1]?.value ?? '')) i++;
-      continue;
-    }
-    if (f.value.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*[:+?]?=/.test(f.value)) continue;
-    targets.push(f.value);
-  }
-  if (makefile?.known && (makefile.value === '-' || /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(makefile.value))) {
-    // `make -f - x <<'EOF' … EOF`: the Makefile is standard input, not a file to read: unknown, and the
-    // rules see the line around it (the heredoc's heavy command is in the line).
-    unknownScript({ value: 'make -f -', known: false }, `make -f ${makefile.value}`, env, dir, st, ctx, span);
-    return;
-  }
-  if (!ctx.files || dir === null) return;
-  let path: string | null = null;
-  let text: string | null = null;
-  const candidates = makefile ? [makefile.known ? resolveDir(dir, makefile) : null] : ['GNUmakefile', 'makefile', 'Makefile'].map((n) => (dir === '/' ? `/${n}` : `${dir}/${n}`));
-  for (const p of candidates) {
-    if (p === null) return;
-    // A Makefile the line itself writes (`printf … > Makefile; make x`): what make reads is not on disk yet.
-    if (lineMayWrite(p, ctx, false)) {
-      unknownScript({ value: targets.join(' '), known: false }, `make ${targets.join(' ')} (${p.slice(p.lastIndexOf('/') + 1)} written by the line)`, env, dir, st, ctx, span);
-      return;
-    }
-    const r = ctx.files.read(p);
-    if (r.kind === 'missing') continue;
-    if (r.kind !== 'text') return;
-    path = p;
-    text = r.text;
-    break;
-  }
-  if (path === null || text === null) return;
-  const key = `${path}\u0000${targets.join(' ')}`;
-  if (ctx.reading.includes(key)) return; // `$(MAKE)` calling the same targets again
-  const { lines } = makeRecipes(text, targets, dir);
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  ctx.reading.push(key);
-  const wasCertainOnly = ctx.certainOnly;
-  ctx.certainOnly = true;
-  try {
-    for (const { target, text: line } of lines) {
-      const before = ctx.out.length;
-      try {
-        runScript({ value: line, known: true }, `make ${target} (${name})`, dir, env, st, ctx, span);
-      } catch (err) {
-        // Make syntax this reader does not follow can leave a line bash would not parse, and a deep
-        // `$(MAKE)` recursion can pass the walker's limits: dropped either way (reading never refuses).
-        if (!(err instanceof NestedParseError)) throw err;
-        ctx.out.length = before;
-      }
-    }
-  } finally {
-    ctx.certainOnly = wasCertainOnly;
-    ctx.reading.pop();
-  }
 }

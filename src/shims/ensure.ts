@@ -3,13 +3,13 @@ import { existsSync } from 'node:fs';
 import type { Io } from '../cli/io.js';
 import { UsageError } from '../errors.js';
 import type { Rule } from '../policy/match.js';
-import { offhostExecutable } from '../cli/run-rewrite.js';
+import { ownExecutable } from '../cli/own-executable.js';
 import { NOT_SHIMMED, NOT_SHIMMED_PATTERN } from './plan.js';
 import { defaultShimsDir, installShims, readMarker } from './install.js';
 
 /** The offhost executable the shims call (absolute, the CommonJS one: it starts faster). */
 export function shimBin(env: NodeJS.ProcessEnv): string {
-  const exe = env.OFFHOST_SHIM_BIN || offhostExecutable().replace(/offhost\.mjs$/, 'offhost.cjs');
+  const exe = env.OFFHOST_SHIM_BIN || ownExecutable()?.replace(/offhost\.mjs$/, 'offhost.cjs') || 'offhost';
   if (!exe.startsWith('/') || !existsSync(exe)) throw new UsageError(`cannot tell which offhost executable the shims should run (${exe}); set OFFHOST_SHIM_BIN to dist/offhost.cjs`);
   return exe;
 }

@@ -8,15 +8,15 @@
 // (the reason on stderr), 2 offhost could not judge (config error...: the shim does not start the program).
 import type { Io } from '../cli/io.js';
 import { EXIT, UsageError } from '../errors.js';
-import { loadGuard } from '../policy/guard.js';
+import { loadGuard } from '../config/load-guard.js';
 import type { Matcher, Rule } from '../policy/match.js';
 import { quote } from '../routes/quote.js';
 import { SHIM_REFUSED } from './script.js';
 import { tryAppendAudit } from '../adapters/audit-log.js';
-import type { Verdict } from '../types.js';
+import type { GuardVerdict } from '../policy/guard.js';
 
 /** Refusals and reroutes at exec time go to the audit log like the other doors' (allows do not: hot path). */
-function audit(io: Io, cwd: string, line: string, v: Verdict, config: { audit: { path?: string; maxBytes?: number } }): void {
+function audit(io: Io, cwd: string, line: string, v: GuardVerdict, config: { audit: { path?: string; maxBytes?: number } }): void {
   tryAppendAudit(
     { agent: 'shim', session: io.env.OFFHOST_SESSION ?? null, cwd, command: line, decision: v.decision, rule: v.rule, reason: v.reason },
     io.env,

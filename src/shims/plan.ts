@@ -16,9 +16,11 @@ import { delimiter, dirname } from 'node:path';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { CompiledGlob, CompiledMatch, CompiledRule } from '../policy/rule.js';
 import { varToken } from '../policy/rule.js';
-import { builtinLayer, configFiles, loadConfig } from '../policy/guard.js';
-import { loadLayer } from '../policy/layer-loader.js';
-import { physicalPath } from '../policy/physical-paths.js';
+import { builtinLayer } from '../config/builtin.js';
+import { configFiles } from '../config/discover.js';
+import { loadConfig } from '../config/load-config.js';
+import { loadLayer } from '../config/layer-loader.js';
+import { physicalPath } from '../config/physical-paths.js';
 
 /** Runtimes, shells and general launchers: named by rules for what they run, never shimmed. */
 export const NOT_SHIMMED = new Set([

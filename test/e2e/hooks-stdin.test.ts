@@ -101,30 +101,30 @@ describe('standard input of every kind', () => {
   });
 });
 
-describe('the executable runs each hot path from its own bundle and code cache', () => {
+describe('the executable runs the hot paths from the hot bundle and its code cache', () => {
   it('uses the code caches the build wrote, as they are (same V8 flags at build and run time: no rewrite)', () => {
     const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
     cpSync(join(ROOT, 'dist'), dist, { recursive: true });
-    const before = ['hook.cjs.cache', 'hot.cjs.cache'].map((f) => readFileSync(join(dist, f)));
+    const before = ['hot.cjs.cache'].map((f) => readFileSync(join(dist, f)));
     const bin = join(dist, 'offhost.cjs');
     spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('ls'), env: hookEnv(h), encoding: 'utf8' });
     spawnSync(process.execPath, [bin, 'check', 'ls'], { env: hookEnv(h), encoding: 'utf8' });
-    const after = ['hook.cjs.cache', 'hot.cjs.cache'].map((f) => readFileSync(join(dist, f)));
+    const after = ['hot.cjs.cache'].map((f) => readFileSync(join(dist, f)));
     expect(after[0]!.equals(before[0]!)).toBe(true);
-    expect(after[1]!.equals(before[1]!)).toBe(true);
   });
 
   it('writes a fresh cache for a bundle whose cache V8 rejects, and answers the same meanwhile', () => {
     const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
     cpSync(join(ROOT, 'dist'), dist, { recursive: true });
-    for (const f of ['hook.cjs.cache', 'hot.cjs.cache']) writeFileSync(join(dist, f), Buffer.from('not a V8 code cache'));
+    for (const f of ['hot.cjs.cache']) writeFileSync(join(dist, f), Buffer.from('not a V8 code cache'));
     const bin = join(dist, 'offhost.cjs');
     const hook = spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('qemu-system-x86_64 -hda win10.qcow2'), env: hookEnv(h), encoding: 'utf8' });
     expect(reasonOf(hook.stdout)).toContain('(rule qemu-windows)');
     const check = spawnSync(process.execPath, [bin, 'check', 'ls'], { env: hookEnv(h), encoding: 'utf8' });
     expect(check.status, check.stderr).toBe(0);
-    for (const f of ['hook.cjs.cache', 'hot.cjs.cache']) expect(statSync(join(dist, f)).size).toBeGreaterThan(10_000);
-    // The hook bundle holds the hook alone: the general one reaches it only through the cold import.
-    expect(readFileSync(join(dist, 'hook.cjs'), 'utf8')).not.toContain('show the commands found in a line');
+    for (const f of ['hot.cjs.cache']) expect(statSync(join(dist, f)).size).toBeGreaterThan(10_000);
+    // The hot bundle holds the hot commands alone: a cold one (lock) is reached only through dist/cold.cjs.
+    expect(readFileSync(join(dist, 'hot.cjs'), 'utf8')).not.toContain('acquire <vm>|--component');
+    expect(readFileSync(join(dist, 'cold.cjs'), 'utf8')).toContain('acquire <vm>|--component');
   });
 });

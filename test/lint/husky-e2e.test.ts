@@ -71,5 +71,24 @@ describe('husky + lint-staged pre-commit (real)', () => {
     const rel = run('git', ['commit', '-m', 'release']);
     expect(rel.status, rel.stdout + rel.stderr).toBe(0);
     expect(git(dir, 'ls-files').split('\n')).toContain(arch);
+
+    // a lock committed already expired: an error, the commit is refused (issue 14)
+    const old = formatUtc(new Date(Math.floor(Date.now() / 1000) * 1000 - 5 * 3600_000));
+    write(dir, ACTIVE, lockText({ started: old }));
+    git(dir, 'add', ACTIVE);
+    const expired = run('git', ['commit', '-m', 'acquire (expired)']);
+    expect(expired.status).not.toBe(0);
+    expect(expired.stdout + expired.stderr).toContain('lock-expired');
+    git(dir, 'rm', '-q', '--cached', ACTIVE);
+
+    // warnings of a passing check reach the person at the terminal, although lint-staged hides the output
+    // of tasks that succeed: a real pty (script(1)) stands for the terminal
+    write(dir, ACTIVE, lockText({ started: now }).replace('---\n', '---\ncolour: blue\n'));
+    git(dir, 'add', ACTIVE);
+    const warn = run('script', ['-qec', 'git commit -q -m "acquire (with a warning)"', '/dev/null']);
+    expect(warn.status, warn.stdout + warn.stderr).toBe(0);
+    expect(warn.stdout).toContain('lock-unknown-field');
+    expect(warn.stdout).toContain('the commit goes on');
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('acquire (with a warning)');
   });
 });

@@ -160,14 +160,20 @@ describe('offhost lint --staged', () => {
     expect(r.stdout).toContain('lock-deleted-unarchived');
   });
 
-  it('warnings only (an expired lock being committed) exit 0 and are printed', () => {
+  it('a lock the commit adds already expired is an error (issue 14); warnings only exit 0 and are printed', () => {
     const dir = initRepo();
     write(dir, ACTIVE, lockText());
     git(dir, 'add', '.');
     const r = offhost(['lint', '--staged', '--now', '2026-05-20T03:00:00Z'], dir);
-    expect(r.status).toBe(0);
+    expect(r.status).toBe(1);
     expect(r.stdout).toContain('lock-expired');
-    expect(r.stdout).toContain('warning');
+    expect(r.stdout).toContain('error');
+    write(dir, ACTIVE, `${lockText().replace('---\n', '---\ncolour: blue\n')}`);
+    git(dir, 'add', '.');
+    const w = offhost(['lint', '--staged', '--now', NOW], dir);
+    expect(w.status, w.stdout).toBe(0);
+    expect(w.stdout).toContain('lock-unknown-field');
+    expect(w.stdout).toContain('warning');
   });
 
   it('--notices-dir and a run from a subfolder', () => {

@@ -1,6 +1,6 @@
 // Helpers for the lock lifecycle, race and run tests: real temp git repositories and the built CLI.
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,13 +116,31 @@ export function makeUserWork(dir: string): string[] {
   return ['a.txt', 'b.txt', 'new.txt', 'untracked.txt'];
 }
 
-export function archives(dir: string): string[] {
-  const d = join(dir, ARCHIVE_DIR);
-  return existsSync(d) ? readdirSync(d).sort() : [];
+/** The lock ref every lock operation commits to (the user's branch never carries offhost's locks). */
+export const REF = 'refs/offhost/locks';
+
+/** File names under `sub` (default the VM archive) on the lock ref of `dir` (a clone or a bare remote). */
+export function archives(dir: string, sub = ARCHIVE_DIR, ref = REF): string[] {
+  const r = spawnSync('git', ['ls-tree', '--name-only', `${ref}:${sub}`], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+  return r.status === 0 ? r.stdout.split('\n').filter(Boolean).sort() : [];
 }
 
-export function read(dir: string, rel: string): string {
+/** A file's content on the lock ref (the view at the policy's path shows the same for active locks). */
+export function read(dir: string, rel: string, ref = REF): string {
+  const r = spawnSync('git', ['show', `${ref}:${rel}`], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+  if (r.status !== 0) throw new Error(`${ref}:${rel} is not on the lock ref: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** A working-tree file (the view, or the user's files). */
+export function readFile(dir: string, rel: string): string {
   return readFileSync(join(dir, rel), 'utf8');
+}
+
+/** Subjects of the lock ref's commits, newest first. */
+export function refLog(dir: string, ref = REF): string[] {
+  const r = spawnSync('git', ['log', '--format=%s', ref], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+  return r.status === 0 ? r.stdout.trim().split('\n').filter(Boolean) : [];
 }
 
 export function sessionEnv(session: string, ai = 'claude'): Record<string, string> {

@@ -1,8 +1,8 @@
-// offhost's own lock commits pass the commit-time check (`offhost lint --staged` rules): every commit made
+// offhost's own lock commits (on refs/offhost/locks) pass the commit-time check (`offhost lint --staged` rules): every commit made
 // by acquire, heartbeat, release, expired takeover, gc and the component lock steps is a clean transition.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { transitionFindings } from '../../src/locks/transition.js';
-import { VM, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
+import { REF, VM, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -29,12 +29,15 @@ describe("offhost's lock commits are clean transitions", () => {
       [['lock', 'acquire', 's.khost1.dev-linux-gui', '--reason', 'gui', '--ttl', '30'], 'd', '2026-05-19T14:00:00Z'],
       [['lock', 'gc'], 'e', '2026-05-19T16:00:00Z'],
     ];
+    let first = true;
     for (const [args, session, now] of steps) {
       const r = await offhost([...args, '--now', now], { cwd: dir, env: sessionEnv(session) });
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-      const findings = transitionFindings(tree(dir, 'HEAD~1'), tree(dir, 'HEAD'), { now: new Date(now), severityForTime: 'error' });
+      const findings = transitionFindings(first ? new Map() : tree(dir, `${REF}~1`), tree(dir, REF), { now: new Date(now), severityForTime: 'error' });
+      first = false;
       expect(findings.filter((f) => f.severity === 'error'), `${args.join(' ')}`).toEqual([]);
     }
-    expect(g(dir, 'log', '--format=%s').trim().split('\n')).toHaveLength(steps.length + 1);
+    expect(g(dir, 'log', '--format=%s', REF).trim().split('\n')).toHaveLength(steps.length);
+    expect(g(dir, 'log', '--format=%s').trim()).toBe('init');
   });
 });

@@ -21,16 +21,19 @@ describe('paths', () => {
   it('two archives of one VM on one day never overwrite each other', () => {
     const taken = new Set<string>();
     const got: string[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 12; i++) {
       const p = archiveLockPath(VM, day, 'released', (q) => taken.has(q));
       taken.add(p);
       got.push(p);
     }
-    expect(got.map((p) => p.split('/').pop())).toEqual([
+    // Zero-padded, so the names sort in the order they were written (-0010 after -0002; issue 14).
+    const numbered = got.slice(1);
+    expect([...numbered].sort()).toEqual(numbered);
+    expect(got.map((p) => p.split('/').pop()).slice(0, 4)).toEqual([
       `lock-${VM}-2026-05-19.md`,
-      `lock-${VM}-2026-05-19-2.md`,
-      `lock-${VM}-2026-05-19-3.md`,
-      `lock-${VM}-2026-05-19-4.md`,
+      `lock-${VM}-2026-05-19-0002.md`,
+      `lock-${VM}-2026-05-19-0003.md`,
+      `lock-${VM}-2026-05-19-0004.md`,
     ]);
   });
 

@@ -3,7 +3,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGuard, resolveRole, selfTest } from '../../src/policy/guard.js';
+import { selfTest } from '../../src/policy/guard.js';
+import { loadGuard } from '../../src/config/load-guard.js';
+import { resolveRole } from '../../src/config/role.js';
+import { withRunRewrite } from '../../src/cli/run-rewrite.js';
 import { ConfigError } from '../../src/errors.js';
 
 const HOME = '/home/koder';
@@ -23,7 +26,8 @@ describe('verdicts', () => {
     expect(v.rule).toBe('koda-make');
     expect(v.route).toMatchObject({ name: 'koda', vm: 's.khost1.dev-linux-koda', cwd: KODA });
     expect(v.route!.command).toMatch(/^ssh khost1 -- .*incus exec dev-linux-koda --cwd .*engines\/lang\/koda/);
-    expect(v.rewrite).toMatch(/ run -- 'make build-safe'$/);
+    // The guard gives the route; the doors (check, hooks, shell) add the rewrite.
+    expect(withRunRewrite(v, 'make build-safe').rewrite).toMatch(/ run -- 'make build-safe'$/);
   });
   it('denies a local Windows VM with the migration instruction', () => {
     const v = guard.classify('qemu-system-x86_64 -hda win10.qcow2', { cwd: ROOT });

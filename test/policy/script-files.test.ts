@@ -6,7 +6,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGuard, type Guard } from '../../src/policy/guard.js';
+import type { Guard } from '../../src/policy/guard.js';
+import { loadGuard } from '../../src/config/load-guard.js';
 import { diskFiles, SCRIPT_MAX } from '../../src/policy/disk-files.js';
 
 let home: string;

@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
-import { heartbeatDelay, heartbeatIntervalMs, nextHeartbeat, setFrontmatterField, startHeartbeats, type Timers } from '../../src/locks/lifecycle.js';
+import { heartbeatDelay, heartbeatIntervalMs, startHeartbeats, type Timers } from '../../src/locks/schedule.js';
 import { offhostExecutable, runRewrite, singleQuote } from '../../src/cli/run-rewrite.js';
-import { UsageError } from '../../src/errors.js';
+import { LockError } from '../../src/errors.js';
 
 /** A clock and timers that only move when the test says so. */
 function fakeTime(start = Date.parse('2026-05-19T22:30:00Z')) {
@@ -49,8 +49,8 @@ describe('heartbeat interval', () => {
   });
   it('accepts an override only under ttl/3', () => {
     expect(heartbeatIntervalMs(1, 500)).toBe(500);
-    expect(() => heartbeatIntervalMs(1, 20_000)).toThrow(UsageError);
-    expect(() => heartbeatIntervalMs(1, 0)).toThrow(UsageError);
+    expect(() => heartbeatIntervalMs(1, 20_000)).toThrow(LockError);
+    expect(() => heartbeatIntervalMs(1, 0)).toThrow(LockError);
   });
   it('delay counts from the last beat', () => {
     const last = new Date('2026-05-19T22:30:00Z');
@@ -115,23 +115,6 @@ describe('startHeartbeats', () => {
     await hb.stop();
     await t.advance(5000);
     expect(n).toBe(3);
-  });
-});
-
-describe('heartbeat field', () => {
-  const text = '---\nvm: s.khost1.dev-linux-koda\nsession: s\nai: claude\nstarted: 2026-05-19T22:30:00Z\nreason: r\nttl_minutes: 60\n---\nbody: heartbeat: stays\n';
-  it('is inserted before ttl_minutes, then replaced in place, body untouched', () => {
-    const a = setFrontmatterField(text, 'heartbeat', '2026-05-19T22:40:00Z');
-    expect(a).toBe(text.replace('ttl_minutes: 60', 'heartbeat: 2026-05-19T22:40:00Z\nttl_minutes: 60'));
-    const b = setFrontmatterField(a, 'heartbeat', '2026-05-19T22:50:00Z');
-    expect(b).toBe(text.replace('ttl_minutes: 60', 'heartbeat: 2026-05-19T22:50:00Z\nttl_minutes: 60'));
-  });
-  it('never moves backwards', () => {
-    const started = new Date('2026-05-19T22:30:00Z');
-    const prev = new Date('2026-05-19T23:00:00Z');
-    expect(nextHeartbeat(new Date('2026-05-19T22:50:00Z'), prev, started)).toEqual(prev);
-    expect(nextHeartbeat(new Date('2026-05-19T23:10:00Z'), prev, started)).toEqual(new Date('2026-05-19T23:10:00Z'));
-    expect(nextHeartbeat(new Date('2026-05-19T22:00:00Z'), undefined, started)).toEqual(started);
   });
 });
 

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cwdPrefix, planShims } from '../../src/shims/plan.js';
-import { builtinLayer } from '../../src/policy/guard.js';
+import { builtinLayer } from '../../src/config/builtin.js';
 
 let base: string;
 beforeAll(() => {

@@ -8,7 +8,7 @@
 // - `WORKDIR` tracked (absolute inside the container, reset by `FROM`): the cwd of a RUN is a container
 //   path, so rules about laptop directories do not fire on it while rules about programs do;
 // - `SHELL ["pwsh", …]` stops scanning until a POSIX shell is set again.
-import { quote } from 'shell-quote';
+import { quoteArgv } from '../../routes/quote.js';
 import { lineStarts, SnippetBuilder, type Snippet } from './snippet.js';
 
 export function isDockerfile(path: string): boolean {
@@ -88,7 +88,7 @@ export function extractDockerfile(_path: string, text: string): Snippet[] {
       try {
         const argv = JSON.parse(rest.map((p) => p.text).join(' ').replace(new RegExp(`${escapeRe(escape)}(?= )`, 'g'), '')) as unknown;
         if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) continue;
-        b.add(quote(argv as string[]), first.start, false);
+        b.add(quoteArgv(argv as string[]), first.start, false);
       } catch {
         continue;
       }

@@ -3,8 +3,9 @@
 import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
 import { guardCommandOptions, oneCommandLine } from '../common.js';
-import { loadGuard } from '../../policy/guard.js';
+import { loadGuard } from '../../config/load-guard.js';
 import type { Verdict } from '../../types.js';
+import { withRunRewrite } from '../run-rewrite.js';
 
 const USAGE = 'Usage: offhost check [--json] [--cwd DIR] [--role laptop|vm|ci] [--config FILE] [--] COMMAND';
 
@@ -34,7 +35,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const opts = guardOptions(io);
   const cwd = opts.cwd;
   const guard = loadGuard(opts);
-  const v = guard.classify(line, { cwd });
+  const v = withRunRewrite(guard.classify(line, { cwd }), line);
   io.stdout(values.json ? verdictJson(v) : verdictText(line, v));
   return exitFor(v);
 }

@@ -7,12 +7,14 @@
 import { Command } from 'commander';
 import { isAbsolute } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { loadGuard } from '../../policy/guard.js';
+import { loadGuard } from '../../config/load-guard.js';
+import { withRunRewrite } from '../run-rewrite.js';
 import { Scanner, scanSettings } from '../../adapters/scan.js';
 import { runCi } from '../../adapters/ci.js';
 import { parseNowOption, parseSkewOption } from '../commander.js';
 import type { Io } from '../io.js';
-import { emit, formatKind, parseWith } from '../../report/output.js';
+import { emit, formatKind } from '../../report/output.js';
+import { parseWith } from '../commander.js';
 
 interface Opts {
   base?: string;
@@ -64,7 +66,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   skewSeconds ??= typeof locksCfg.skewSeconds === 'number' ? locksCfg.skewSeconds : undefined;
   // Each committed file is scanned on its own; a script a line runs is not read again from the disk (in CI
   // the working tree is not the commit being judged).
-  const scanner = opts.scan === false ? null : new Scanner({ classify: (l, at) => guard.classify(l, { ...at, files: false }), settings: scanSettings(guard.config, io.env, noticesDir), env: io.env });
+  const scanner = opts.scan === false ? null : new Scanner({ classify: (l, at) => withRunRewrite(guard.classify(l, { ...at, files: false }), l), settings: scanSettings(guard.config, io.env, noticesDir), env: io.env });
 
   const result = runCi({
     cwd: io.cwd,

@@ -3,7 +3,8 @@
 import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
 import { guardCommandOptions, oneCommandLine } from '../common.js';
-import { loadGuard } from '../../policy/guard.js';
+import { loadGuard } from '../../config/load-guard.js';
+import { withRunRewrite } from '../run-rewrite.js';
 import { exitFor, verdictText } from './check.js';
 
 const USAGE = 'Usage: offhost explain [--json] [--cwd DIR] [--role laptop|vm|ci] [--config FILE] [--] COMMAND';
@@ -18,7 +19,9 @@ export async function run(args: string[], io: Io): Promise<number> {
   const opts = guardOptions(io);
   const cwd = opts.cwd;
   const guard = loadGuard(opts);
-  const { verdict, decision } = guard.explain(line, { cwd });
+  const explained = guard.explain(line, { cwd });
+  const verdict = withRunRewrite(explained.verdict, line);
+  const decision = explained.decision;
   if (values.json) {
     io.stdout(JSON.stringify({ ...verdict, role: guard.role }, null, 2) + '\n');
     return exitFor(verdict);

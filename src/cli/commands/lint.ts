@@ -1,10 +1,14 @@
-// `offhost lint [--staged] [--now ISO] [--format stylish|json|sarif|github] [--notices-dir D] [--skew S] [PATHS...]`
+// `offhost lint [--staged | --lock-ref [REF] [--since REV]] [--now ISO] [--format ...] [--notices-dir D] [--skew S] [PATHS...]`
 // Validates VM lock files (the given files/folders, or every lock file under the notices folder of the
-// repository at cwd) and, with --staged, the staged lock transition against HEAD, read from the index.
+// repository at cwd); with --staged, the staged lock transition against HEAD, read from the index (a lock
+// the commit adds or changes that is already expired is an error); with --lock-ref, every commit of the
+// lock ref's history (refs/offhost/locks, or REV..REF), as `offhost ci` checks a branch's commits.
 // Exit 0 clean or warnings only, 1 errors found, 2 usage/git error. Does not depend on the role.
+// Inside a git hook, warnings of a passing check are also written to the terminal (/dev/tty): lint-staged
+// shows a task's output only when it fails.
 import { Command } from 'commander';
 import { collectPaths, parseNowOption, parseSkewOption, parseWith } from '../commander.js';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -14,12 +18,18 @@ import { ARCHIVE_DIR, ACTIVE_DIR, COMPONENT_DIR, DEFAULT_NOTICES_DIR } from '../
 import { parseUtc } from '../../locks/schema.js';
 import { transitionFindings } from '../../locks/transition.js';
 import { readStagedTransition, repoRoot } from '../../git/staged.js';
+import { openRepoAt } from '../../git/ref-tree.js';
+import { runCi } from '../../adapters/ci.js';
+import { refKnowsHold } from '../../locks/legacy.js';
+import { LOCK_REF } from '../../locks/store.js';
 import { format, isFormatKind, type FormatKind } from '../../report/index.js';
 import type { Finding } from '../../types.js';
 import type { Io } from '../io.js';
 
 interface Opts {
   staged?: boolean;
+  lockRef?: string | boolean;
+  since?: string;
   now?: string;
   format: string;
   noticesDir?: string;
@@ -31,6 +41,8 @@ function parseArgs(args: string[], io: Io): { opts: Opts; paths: string[] } | nu
   const cmd = new Command('offhost lint')
     .description('validate VM lock files (POLICY R3/R4/R7) and, with --staged, the staged lock transition against HEAD')
     .option('--staged', 'check the staged change (index vs HEAD); PATHS (as lint-staged passes them) are accepted and the whole staged transition is checked')
+    .option('--lock-ref [ref]', 'check every commit of the lock history ref (default refs/offhost/locks)')
+    .option('--since <rev>', 'with --lock-ref: only the commits after this one (e.g. the ref before a push)')
     .option('--now <iso>', 'judge expiry at this instant (ISO-8601 UTC) instead of the clock')
     .option('--format <kind>', 'stylish | json | sarif | github', 'stylish')
     .option('--notices-dir <dir>', `notices folder, relative to the repository root (default ${DEFAULT_NOTICES_DIR})`)
@@ -98,6 +110,8 @@ const WORKER_TAG = 'offhost-lint-worker';
 
 interface WorkerJob {
   tag: typeof WORKER_TAG;
+  /** The command whose module a worker started on a bundle loads (src/cli/cold.ts). */
+  command: 'lint';
   files: string[];
   cwd: string;
   ctx: Omit<LockCheckContext, 'now'> & { now: number };
@@ -110,13 +124,13 @@ async function lintFiles(files: readonly string[], cwd: string, ctx: LockCheckCo
   // By default as many threads as there are idle cores (up to 4): on a busy machine threads only add overhead.
   const idle = Math.floor(availableParallelism() - loadavg()[0]! + 0.5);
   const cores = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, 16) : Math.max(1, Math.min(4, idle));
-  if (files.length < PARALLEL_MIN_FILES || cores < 2 || !self.endsWith('.mjs')) return lintFilesHere(files, cwd, ctx);
+  if (files.length < PARALLEL_MIN_FILES || cores < 2 || !self.endsWith('.cjs')) return lintFilesHere(files, cwd, ctx);
   const size = Math.ceil(files.length / cores);
   const slices = Array.from({ length: cores }, (_, i) => files.slice(i * size, (i + 1) * size));
   const jobs = slices.slice(1).map(
     (slice) =>
       new Promise<Finding[]>((resolveJob, rejectJob) => {
-        const job: WorkerJob = { tag: WORKER_TAG, files: slice, cwd, ctx: { ...ctx, now: ctx.now.getTime() } };
+        const job: WorkerJob = { tag: WORKER_TAG, command: 'lint', files: slice, cwd, ctx: { ...ctx, now: ctx.now.getTime() } };
         const w = new Worker(new URL(self), { workerData: job });
         w.once('message', (m: Finding[]) => resolveJob(m));
         w.once('error', rejectJob);
@@ -153,10 +167,17 @@ export async function run(args: string[], io: Io): Promise<number> {
 
   const findings: Finding[] = [];
   let root: string | undefined;
-  if (opts.staged) {
+  if (opts.lockRef !== undefined && opts.lockRef !== false) {
+    const ref = typeof opts.lockRef === 'string' ? opts.lockRef : LOCK_REF;
+    const r = runCi({ cwd: io.cwd, env: io.env, base: opts.since ?? null, head: ref, now, noticesDir, scanner: null, checkHead: false, ...(skewSeconds !== undefined ? { skewSeconds } : {}) });
+    root = r.root;
+    findings.push(...r.findings);
+  } else if (opts.staged) {
     const t = await readStagedTransition(ex, noticesDir);
     root = t.root;
-    findings.push(...transitionFindings(t.before, t.after, ctx));
+    // A lock this commit adds or changes that is already expired is an error (issue 14), not a warning.
+    const all = transitionFindings(t.before, t.after, { ...ctx, severityForTime: 'error' });
+    findings.push(...(await withoutMigrated(all, t.before, root, noticesDir, io.env)));
   } else {
     const files: string[] = [];
     if (paths.length === 0) {
@@ -180,5 +201,45 @@ export async function run(args: string[], io: Io): Promise<number> {
 
   const out = format(findings, kind, { color: opts.color === true, ...(root ? { root } : {}) });
   if (out) io.stdout(out.endsWith('\n') ? out : `${out}\n`);
-  return findings.some((f) => f.severity === 'error') ? EXIT.findings : EXIT.ok;
+  const failed = findings.some((f) => f.severity === 'error');
+  if (opts.staged && !failed && findings.length && kind === 'stylish') toTerminal(out, io.env);
+  return failed ? EXIT.findings : EXIT.ok;
+}
+
+/**
+ * Inside a git hook (git sets GIT_INDEX_FILE for pre-commit), also writes a passing check's warnings to the
+ * controlling terminal: lint-staged 16 swallows the output of tasks that succeed (unless --verbose), so the
+ * person committing would never see them. No terminal (CI, an agent's pipe): nothing. OFFHOST_NO_TTY=1 turns
+ * it off.
+ */
+function toTerminal(text: string, env: NodeJS.ProcessEnv): void {
+  if (!env.GIT_INDEX_FILE || env.OFFHOST_NO_TTY === '1') return;
+  try {
+    const fd = openSync('/dev/tty', 'w');
+    try {
+      writeSync(fd, `offhost lint --staged: warnings (the commit goes on):\n${text.endsWith('\n') ? text : `${text}\n`}`);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    /* no controlling terminal */
+  }
+}
+
+/** Drops "deleted without its archive" for a branch lock the lock ref has taken over (lock gc migrated it). */
+async function withoutMigrated(findings: Finding[], before: Map<string, string>, root: string, noticesDir: string, env: NodeJS.ProcessEnv): Promise<Finding[]> {
+  const deleted = findings.filter((f) => f.ruleId === 'lock-deleted-unarchived');
+  if (deleted.length === 0) return findings;
+  let repo;
+  try {
+    repo = await openRepoAt(root, env);
+  } catch {
+    return findings;
+  }
+  const migrated = new Set<string>();
+  for (const f of deleted) {
+    const text = before.get(f.file);
+    if (text !== undefined && (await refKnowsHold(repo, f.file, text, noticesDir))) migrated.add(f.file);
+  }
+  return findings.filter((f) => !(f.ruleId === 'lock-deleted-unarchived' && migrated.has(f.file)));
 }

@@ -1,191 +1,16 @@
-// `offhost lock acquire|heartbeat|release|status|gc`: the R4 protocol as a command (POLICY R3, R4, R7).
-// Exit 0: the caller holds (or released) the lock; 1: another session holds it (or R7 order refused);
-// 2: error (nothing changed).
+// `offhost lock acquire|heartbeat|release|status|gc`: the R4 protocol as a command (POLICY R3, R4, R7), on
+// the lock store (refs/offhost/locks, src/locks/store.ts). Exit 0: the caller holds (or released) the lock;
+// 1: another session (or a run) holds it, or R7 order refused; 2: error (nothing changed).
 import { Command, CommanderError } from 'commander';
-import { EXIT, OffhostError, UsageError } from '../../errors.js';
-import type { Clock } from '../../types.js';
+import { EXIT, isOffhostError, type OffhostError, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
-import { parseNowOption } from '../commander.js';
-import { openRepo, type Repo } from '../../git/repo.js';
-import { loadConfig } from '../../policy/guard.js';
-import type { ResolvedConfig } from '../../config/resolve.js';
-import { parseUtc, formatUtc, isCanonicalVmId, vmIdProblem } from '../../locks/schema.js';
-import {
-  acquireFirstFree,
-  checkSession,
-  describeHolder,
-  gc,
-  heartbeat,
-  humanDuration,
-  release,
-  status,
-  type AcquireResult,
-  type Holder,
-  type LifecycleContext,
-  type LockTarget,
-  type PushConfig,
-} from '../../locks/lifecycle.js';
+import { formatUtc } from '../../locks/schema.js';
+import { acquireFirstFree, gc, heartbeat, release, status } from '../../locks/lifecycle.js';
+import { isLockLost } from '../../locks/holder.js';
+import { describeHolder, holderJson, statusLines } from '../../report/locks.js';
+import { contextFor, parseWait, reportAcquire, resolveTargets, targetArg, type CommonOpts, type LifecycleContext, type LockTarget } from '../lock-context.js';
 
-/** What `offhost lock` takes from the configuration. */
-export interface LockSettings {
-  noticesDir?: string;
-  /** Push lock changes by default. */
-  push: boolean;
-  remote?: string;
-  branch?: string;
-  skewSeconds?: number;
-  /** The monorepo root from the configuration (where locks live when cwd is in no repository). */
-  root?: string;
-  /** Poll interval for --wait, in seconds (R4: 30). */
-  pollSeconds?: number;
-  /** Route or pool name -> VM ids, in order of preference. */
-  pools: Map<string, string[]>;
-}
-
-/** Reads lock settings from the configuration (`locks:` and `routes:` of offhost.config.yaml) and the environment. */
-export function loadLockSettings(cwd: string, env: NodeJS.ProcessEnv, configFile?: string): LockSettings {
-  const config = loadConfig(configFile === undefined ? { cwd, env } : { cwd, env, configFile });
-  return settingsFrom(config, env);
-}
-
-export function settingsFrom(config: ResolvedConfig, env: NodeJS.ProcessEnv): LockSettings {
-  const s: LockSettings = {
-    noticesDir: config.locks.noticesDir,
-    push: config.locks.push,
-    skewSeconds: config.locks.skewSeconds,
-    pollSeconds: config.locks.pollSeconds,
-    pools: new Map([...config.routes].map(([name, r]) => [name, [...r.vms]])),
-  };
-  if (config.root) s.root = config.root;
-  if (env.OFFHOST_NOTICES_DIR) s.noticesDir = env.OFFHOST_NOTICES_DIR;
-  if (env.OFFHOST_LOCK_PUSH !== undefined && env.OFFHOST_LOCK_PUSH !== '') s.push = /^(1|true|yes)$/i.test(env.OFFHOST_LOCK_PUSH);
-  return s;
-}
-
-export interface CommonOpts {
-  config?: string;
-  /** Already loaded (offhost run passes the guard's). */
-  settings?: LockSettings;
-  session?: string;
-  ai?: string;
-  now?: string;
-  push?: boolean;
-  cwd?: string;
-}
-
-/** A fixed clock for `--now ISO`, else the Io's clock. */
-export function clockFor(now: string | undefined, io: Io): Clock {
-  if (now === undefined) return io.clock;
-  const d = parseNowOption(now);
-  return { now: () => new Date(d.getTime()) };
-}
-
-function seconds(v: string, name: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a number of seconds, not '${v}'`);
-  return n;
-}
-
-/** Builds the lifecycle context from options, environment and configuration. */
-export async function contextFor(
-  io: Io,
-  o: CommonOpts,
-  needSession: boolean,
-): Promise<{ ctx: LifecycleContext; settings: LockSettings }> {
-  const cwd = o.cwd ? (await import('node:path')).resolve(io.cwd, o.cwd) : io.cwd;
-  const settings = o.settings ?? loadLockSettings(cwd, io.env, o.config);
-  const repo = await repoFor(cwd, settings);
-  let session = o.session ?? io.env.OFFHOST_SESSION;
-  let ai = o.ai ?? io.env.OFFHOST_AI;
-  if (needSession) ({ session, ai } = checkSession(session, ai));
-  const push: PushConfig | null = (o.push ?? settings.push) ? { remote: settings.remote, branch: settings.branch } : null;
-  const ctx: LifecycleContext = {
-    repo,
-    clock: clockFor(o.now, io),
-    session: session ?? 'unknown',
-    ai: ai ?? 'human',
-    noticesDir: settings.noticesDir,
-    push,
-    log: (line) => io.stderr(`offhost lock: ${line}\n`),
-  };
-  if (settings.skewSeconds !== undefined) ctx.skewSeconds = settings.skewSeconds;
-  return { ctx, settings };
-}
-
-/**
- * The repository that holds the lock files: the one holding `cwd` (issue 3), else, when `cwd` is in no
- * repository (a rerouted command run from /tmp, say), the configured monorepo root (POLICY R6: ~/dev/koder).
- */
-export async function repoFor(cwd: string, settings: LockSettings): Promise<Repo> {
-  try {
-    return await openRepo(cwd);
-  } catch (err) {
-    if (settings.root) {
-      try {
-        return await openRepo(settings.root);
-      } catch {
-        /* report the first error */
-      }
-    }
-    throw err;
-  }
-}
-
-/** `<vm>` as a canonical id, or a route/pool name from the configuration (a pool: every VM, in order). */
-export function resolveTargets(name: string | undefined, component: string | undefined, settings: LockSettings): LockTarget[] {
-  if (component !== undefined) {
-    if (name !== undefined) throw new UsageError('give either a VM or --component <slug>, not both');
-    return [{ kind: 'component', slug: component }];
-  }
-  if (name === undefined) throw new UsageError('which VM? give its id (e.g. s.khost1.dev-linux-koda), a route or pool name, or --component <slug>');
-  if (isCanonicalVmId(name)) return [{ kind: 'vm', vm: name }];
-  const pool = settings.pools.get(name);
-  if (pool && pool.length) return pool.map((vm) => ({ kind: 'vm', vm }));
-  if (!name.startsWith('s.khost1.') && isCanonicalVmId(`s.khost1.${name}`)) return [{ kind: 'vm', vm: `s.khost1.${name}` }];
-  if (name.startsWith('s.khost1.')) throw new UsageError(`'${name}' ${vmIdProblem(name) ?? 'is not a test VM id'}`);
-  const known = [...settings.pools.keys()];
-  throw new UsageError(
-    `'${name}' is neither a canonical VM id (s.khost1.<env>-<target>[-<slug>]) nor a route or pool in the configuration` +
-      (known.length ? ` (known: ${known.join(', ')})` : ''),
-  );
-}
-
-function holderJson(h: Holder, now: Date, session: string | undefined) {
-  return {
-    file: h.file,
-    kind: h.kind,
-    target: h.target,
-    session: h.session,
-    ai: h.ai,
-    started: formatUtc(h.started),
-    heartbeat: h.heartbeat ? formatUtc(h.heartbeat) : null,
-    ttl_minutes: h.ttlMinutes,
-    reason: h.reason.trim(),
-    state: h.state,
-    why: h.why,
-    expires_at: formatUtc(h.expiresAt),
-    expires_in_seconds: Math.round((h.expiresAt.getTime() - now.getTime()) / 1000),
-    mine: session !== undefined && h.session === session,
-  };
-}
-
-export function reportAcquire(r: AcquireResult, ctx: LifecycleContext, io: Io): number {
-  const now = ctx.clock.now();
-  if (r.status === 'acquired') {
-    io.stdout(
-      `acquired ${r.target} for session ${ctx.session}: ${r.file} (commit ${r.commit.slice(0, 10)}${r.pushed ? ', pushed' : ''})` +
-        `${r.archived ? `; the expired lock was archived as ${r.archived}` : ''}\n`,
-    );
-    return EXIT.ok;
-  }
-  if (r.status === 'mine') {
-    io.stdout(`${r.target} is already held by this session (${ctx.session}): ${r.file}\n`);
-    return EXIT.ok;
-  }
-  io.stderr(`offhost lock: ${describeHolder(r.holder, now)}${r.where === 'remote' ? ' (on the shared remote)' : ''}\n`);
-  io.stderr(`offhost lock: wait (--wait), use another VM, or ask session ${r.holder.session} to release it.\n`);
-  return EXIT.held;
-}
+export { contextFor, reportAcquire, settingsFrom, loadLockSettings, type LockSettings } from '../lock-context.js';
 
 function parseArgs(cmd: Command, args: string[], io: Io): void {
   cmd
@@ -219,13 +44,13 @@ const USAGE = `Usage: offhost lock <subcommand> [options]
   acquire <vm>|--component <slug> --reason TEXT [--ttl MIN] [--wait[=SECONDS]] [--poll SECONDS] [--push]
   heartbeat <vm>|--component <slug> [--push]
   release <vm>|--component <slug> [--push]
-  status [--json]
-  gc [--push]
+  status [--json]    what the lock ref holds, branch locks, and what was recovered after a crash
+  gc [--push]        archive expired locks, drop dead runs' claims, migrate locks committed to the branch
 
 Common options: --session S, --ai A (or OFFHOST_SESSION / OFFHOST_AI), --now ISO, --cwd DIR.
 <vm> is a canonical id (s.khost1.dev-linux-koda), or a route or pool name from the configuration
 (a pool: acquire takes the first free VM).
-Exit: 0 you hold (or released) the lock, 1 another session holds it, 2 error.
+Locks live on refs/offhost/locks (docs/LOCKS.md); the files under meta/context/notices/vm-active/ are a\nread-only view of it. Exit: 0 you hold (or released) the lock, 1 another session holds it, 2 error.
 `;
 
 export async function run(args: string[], io: Io): Promise<number> {
@@ -234,9 +59,9 @@ export async function run(args: string[], io: Io): Promise<number> {
   } catch (err) {
     // Reported here rather than by main: a lazily loaded command bundle may carry its own copy of the
     // error classes, so main's instanceof check would not recognise them (and would print a stack).
-    if (err instanceof OffhostError) {
-      io.stderr(`offhost lock: ${err.message}\n`);
-      return err.exitCode;
+    if (isOffhostError(err) || isLockLost(err)) {
+      io.stderr(`offhost lock: ${(err as OffhostError).message}\n`);
+      return (err as OffhostError).exitCode;
     }
     throw err;
   }
@@ -279,7 +104,7 @@ async function acquireCmd(args: string[], io: Io): Promise<number> {
     .option('--ttl <minutes>', 'ttl_minutes (default 120)')
     .option('--wait [seconds]', 'poll while another session holds it (no value: until free)')
     .option('--poll <seconds>', 'poll interval while waiting (default 30, per R4)')
-    .option('--push', 'push the lock to the shared remote (compare-and-swap)')
+    .option('--push', 'coordinate through the shared remote (push refs/offhost/locks with a lease)')
     .option('--no-push', 'do not push even if the configuration says so');
   parseArgs(cmd, args, io);
   const o = cmd.opts<CommonOpts & { component?: string; reason?: string; ttl?: string; wait?: string; poll?: string }>();
@@ -290,73 +115,79 @@ async function acquireCmd(args: string[], io: Io): Promise<number> {
     if (!Number.isInteger(ttl) || ttl <= 0) throw new UsageError(`--ttl must be a positive whole number of minutes, not '${o.ttl}'`);
   }
   const { ctx, settings } = await contextFor(io, o, true);
+  const wait = parseWait(o.wait, o.poll, settings.pollSeconds);
   const targets = resolveTargets(cmd.args[0], o.component, settings);
-  const wait =
-    o.wait === undefined
-      ? undefined
-      : {
-          pollMs: seconds(o.poll ?? String(settings.pollSeconds ?? 30), '--poll') * 1000,
-          ...(o.wait === 'forever' ? {} : { limitMs: seconds(o.wait, '--wait') * 1000 }),
-        };
-  const r = await acquireFirstFree(ctx, targets, ttl === undefined ? { reason: o.reason } : { reason: o.reason, ttlMinutes: ttl }, wait);
+  const r = await acquireFirstFree(
+    ctx.store,
+    targets.map(targetArg),
+    { session: ctx.session, ai: ctx.ai, reason: o.reason, ...(ttl ? { ttlMinutes: ttl } : {}) },
+    wait && { ...wait, onWait: (last) => last.status === 'held' && ctx.log(`${describeHolder(last.holder, ctx.clock.now())}\nwaiting (polling every ${Math.round(wait.pollMs / 1000)} s)...`) },
+  );
   return reportAcquire(r, ctx, io);
+}
+
+/** For a pool name, the one VM of the pool this session holds (heartbeat/release act on it). */
+async function mineAmong(ctx: LifecycleContext, targets: LockTarget[]): Promise<LockTarget> {
+  if (targets.length === 1) return targets[0]!;
+  const st = await status(ctx.store);
+  for (const t of targets) {
+    if (t.kind === 'vm' && st.locks.some((e) => e.holder?.target === t.vm && e.holder.session === ctx.session)) return t;
+  }
+  return targets[0]!;
 }
 
 async function heartbeatCmd(args: string[], io: Io): Promise<number> {
   const cmd = common(new Command('offhost lock heartbeat'))
     .argument('[vm]')
     .option('--component <slug>', 'a component lock')
-    .option('--push', 'push the heartbeat to the shared remote')
+    .option('--push', 'coordinate through the shared remote')
     .option('--no-push', 'do not push even if the configuration says so');
   parseArgs(cmd, args, io);
   const o = cmd.opts<CommonOpts & { component?: string }>();
   const { ctx, settings } = await contextFor(io, o, true);
-  const targets = await mineAmong(ctx, resolveTargets(cmd.args[0], o.component, settings));
-  const r = await heartbeat(ctx, targets);
-  if (r.status === 'beat') {
-    io.stdout(`heartbeat ${formatUtc(r.heartbeat)} on ${r.target}${r.commit ? ` (commit ${r.commit.slice(0, 10)}${r.pushed ? ', pushed' : ''})` : ' (unchanged)'}\n`);
+  const t = await mineAmong(ctx, resolveTargets(cmd.args[0], o.component, settings));
+  try {
+    const r = await heartbeat(ctx.store, { ...targetArg(t), session: ctx.session });
+    io.stdout(`heartbeat ${formatUtc(r.heartbeat)} on ${r.target} (commit ${r.commit?.slice(0, 10)}${r.pushed ? ', pushed' : ''}); expires at ${formatUtc(r.expiresAt)} unless refreshed\n`);
     return EXIT.ok;
+  } catch (err) {
+    if (!isLockLost(err)) throw err;
+    if (err.reason === 'absent') {
+      io.stderr(`offhost lock: no lock on ${err.target}: acquire it first with \`offhost lock acquire ${err.target} --reason ...\`\n`);
+      return EXIT.error;
+    }
+    io.stderr(`offhost lock: ${err.message}${err.holder && err.reason === 'taken' ? `. ${describeHolder(err.holder, ctx.clock.now())}` : ''}\n`);
+    return EXIT.held;
   }
-  if (r.status === 'absent') {
-    io.stderr(`offhost lock: no lock on ${r.target} (${r.file}): acquire it first with \`offhost lock acquire ${r.target} --reason ...\`\n`);
-    return EXIT.error;
-  }
-  io.stderr(`offhost lock: only the holder refreshes a lock. ${describeHolder(r.holder, ctx.clock.now())}\n`);
-  return EXIT.held;
-}
-
-/** For a pool name, the one VM of the pool this session holds (heartbeat/release act on it). */
-async function mineAmong(ctx: LifecycleContext, targets: LockTarget[]): Promise<LockTarget> {
-  if (targets.length === 1) return targets[0]!;
-  const entries = status(ctx);
-  for (const t of targets) {
-    if (t.kind !== 'vm') continue;
-    if (entries.some((e) => e.holder && e.holder.kind === 'vm' && e.holder.target === t.vm && e.holder.session === ctx.session)) return t;
-  }
-  return targets[0]!;
 }
 
 async function releaseCmd(args: string[], io: Io): Promise<number> {
   const cmd = common(new Command('offhost lock release'))
     .argument('[vm]')
     .option('--component <slug>', 'a component lock (R7: release VM locks first)')
-    .option('--push', 'push the release to the shared remote')
+    .option('--push', 'coordinate through the shared remote')
     .option('--no-push', 'do not push even if the configuration says so');
   parseArgs(cmd, args, io);
   const o = cmd.opts<CommonOpts & { component?: string }>();
   const { ctx, settings } = await contextFor(io, o, true);
-  const target = await mineAmong(ctx, resolveTargets(cmd.args[0], o.component, settings));
-  const r = await release(ctx, target);
+  const t = await mineAmong(ctx, resolveTargets(cmd.args[0], o.component, settings));
+  const r = await release(ctx.store, { ...targetArg(t), session: ctx.session, ai: ctx.ai });
   const now = ctx.clock.now();
   switch (r.status) {
     case 'released':
-      io.stdout(`released ${r.target}: archived as ${r.archive} (commit ${r.commit.slice(0, 10)}${r.pushed ? ', pushed' : ''})\n`);
+      io.stdout(`released ${r.target}: archived as ${r.archive} on refs/offhost/locks (commit ${r.commit?.slice(0, 10)}${r.pushed ? ', pushed' : ''})\n`);
+      return EXIT.ok;
+    case 'kept':
+      io.stdout(`${r.target}: kept (${r.why})\n`);
       return EXIT.ok;
     case 'absent':
       io.stderr(`offhost lock: no lock on ${r.target} (${r.file}): nothing to release\n`);
       return EXIT.ok;
     case 'held':
       io.stderr(`offhost lock: refusing to release another session's live lock. ${describeHolder(r.holder, now)}\n`);
+      return EXIT.held;
+    case 'busy':
+      io.stderr(`offhost lock: refusing to release ${r.target} while a run holds it: ${r.claims.map((c) => `${c.id} (pid ${c.pid} on ${c.host}: ${c.command})`).join(', ')}; it is released when the run ends\n`);
       return EXIT.held;
     case 'order': {
       const vms = r.vmLocks.map((h) => h.target);
@@ -371,61 +202,42 @@ async function releaseCmd(args: string[], io: Io): Promise<number> {
 }
 
 async function statusCmd(args: string[], io: Io): Promise<number> {
-  const cmd = common(new Command('offhost lock status')).option('--json', 'print JSON');
+  const cmd = common(new Command('offhost lock status')).option('--json', 'print JSON').option('--push', 'read the shared remote').option('--no-push', 'this clone only');
   parseArgs(cmd, args, io);
   const o = cmd.opts<CommonOpts & { json?: boolean }>();
   const { ctx } = await contextFor(io, o, false);
   const now = ctx.clock.now();
   const me = o.session ?? io.env.OFFHOST_SESSION;
-  const entries = status(ctx);
+  const st = await status(ctx.store);
+  const entries = [...st.locks, ...st.branch];
   if (o.json) {
-    io.stdout(
-      `${JSON.stringify(
-        {
-          now: formatUtc(now),
-          locks: entries.map((e) => (e.holder ? holderJson(e.holder, now, me) : { file: e.file, error: e.error ?? 'unreadable' })),
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    const lock = (e: (typeof entries)[number]) => (e.holder ? { ...holderJson(e.holder, now, me), ...(e.deadClaims ? { dead_claims: e.deadClaims } : {}) } : { file: e.file, error: e.error ?? 'unreadable' });
+    io.stdout(`${JSON.stringify({ now: formatUtc(now), ref: st.tip, locks: entries.map(lock), recovered: st.recovered, view: st.view }, null, 2)}\n`);
     return EXIT.ok;
   }
-  if (entries.length === 0) {
-    io.stdout('no active locks\n');
-    return EXIT.ok;
-  }
+  for (const r of st.recovered) io.stdout(`recovered: ${r}\n`);
+  for (const v of st.view) io.stdout(`view: ${v.path} ${v.why}\n`);
+  if (entries.length === 0) io.stdout('no active locks\n');
   for (const e of entries) {
-    if (!e.holder) {
-      io.stdout(`!  ${e.file}: ${e.error}\n`);
-      continue;
-    }
-    const h = e.holder;
-    const left = h.expiresAt.getTime() - now.getTime();
-    const when = h.state === 'expired' ? `EXPIRED ${humanDuration(-left)} ago` : h.state === 'future' ? 'timestamps in the future' : `expires in ${humanDuration(left)}`;
-    const mine = me !== undefined && h.session === me ? ' (you)' : '';
-    io.stdout(
-      `${h.kind === 'vm' ? 'vm       ' : 'component'} ${h.target}  ${h.session}${mine} (${h.ai}) since ${formatUtc(h.started)}  ${when}\n` +
-        `          ${h.reason.trim().replace(/\s+/g, ' ')}\n`,
-    );
+    if (!e.holder) io.stdout(`!  ${e.file}: ${e.error}\n`);
+    else io.stdout(statusLines(e.holder, now, me) + (e.deadClaims ? e.deadClaims.map((d) => `          dead: ${d}\n`).join('') : ''));
   }
   return EXIT.ok;
 }
 
 async function gcCmd(args: string[], io: Io): Promise<number> {
   const cmd = common(new Command('offhost lock gc'))
-    .option('--push', 'push the archive moves to the shared remote')
+    .option('--push', 'coordinate through the shared remote')
     .option('--no-push', 'do not push even if the configuration says so');
   parseArgs(cmd, args, io);
   const o = cmd.opts<CommonOpts>();
   const { ctx } = await contextFor(io, o, false);
-  if (!o.session && !io.env.OFFHOST_SESSION) ctx.session = 'offhost-gc';
-  const r = await gc(ctx);
-  if (r.archived.length === 0) {
-    io.stdout('no expired locks\n');
-    return EXIT.ok;
-  }
+  const session = o.session ?? io.env.OFFHOST_SESSION ?? 'offhost-gc';
+  const r = await gc(ctx.store, { session });
   for (const a of r.archived) io.stdout(`archived ${a.file} (session ${a.session}) as ${a.archive}: ${a.why}\n`);
-  io.stdout(`commit ${r.commit?.slice(0, 10)}${r.pushed ? ', pushed' : ''}\n`);
+  for (const m of r.migrated) io.stdout(`migrated ${m} into refs/offhost/locks (the branch still carries the file: remove it in your next commit with \`git rm ${m.replace(/^HEAD:/, '')}\` (offhost then shows it as a read-only view))\n`);
+  for (const x of ctx.store.recovered) io.stdout(`recovered: ${x}\n`);
+  if (r.archived.length === 0 && r.migrated.length === 0) io.stdout('no expired locks\n');
+  else io.stdout(`commit ${r.commit?.slice(0, 10)}${r.pushed ? ', pushed' : ''}\n`);
   return EXIT.ok;
 }

@@ -2,7 +2,8 @@
 import { EXIT, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { parseOptions } from '../common.js';
-import { loadConfig, selfTest } from '../../policy/guard.js';
+import { loadConfig } from '../../config/load-config.js';
+import { selfTest } from '../../policy/guard.js';
 
 const USAGE = 'Usage: offhost rules list [--json] [--config FILE] | offhost rules test [--config FILE]';
 

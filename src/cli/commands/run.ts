@@ -9,12 +9,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { EXIT, OffhostError, UsageError } from '../../errors.js';
+import { EXIT, isOffhostError, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
-import { loadGuard } from '../../policy/guard.js';
+import { loadGuard } from '../../config/load-guard.js';
+import type { GuardVerdict } from '../../policy/guard.js';
 import { mapPath, probeBackend, renderLine } from '../../routes/index.js';
 import type { VmSpec } from '../../routes/index.js';
-import type { Verdict } from '../../types.js';
 import type { ResolvedConfig, RouteConfig } from '../../config/resolve.js';
 import {
   acquireFirstFree,
@@ -25,7 +25,7 @@ import {
   startHeartbeats,
   type LifecycleContext,
   type LockTarget,
-} from '../../locks/lifecycle.js';
+} from '../lock-context.js';
 import { DEFAULT_TTL_MINUTES } from '../../locks/schema.js';
 import { pathWithShims, pathWithoutShims } from '../../shims/install.js';
 import { ensureShims } from '../../shims/ensure.js';
@@ -183,9 +183,9 @@ export async function run(args: string[], io: Io): Promise<number> {
   try {
     return await runInner(args, io);
   } catch (err) {
-    // Reported here rather than by main: a lazily loaded command bundle may carry its own copy of the
-    // error classes, so main's instanceof check would not recognise them (and would print a stack).
-    if (err instanceof OffhostError) {
+    // Reported here too (not only by main's runCommand) so that in-process callers get the exit status;
+    // isOffhostError, not instanceof: another bundle's copy of the error classes is recognised as well.
+    if (isOffhostError(err)) {
       io.stderr(`offhost run: ${err.message}\n`);
       return err.exitCode;
     }
@@ -267,7 +267,7 @@ async function underLock(
   ctx: LifecycleContext,
   signals: Signals,
   a: {
-    v: Verdict;
+    v: GuardVerdict;
     line: string;
     o: RunOpts;
     settings: LockSettings;

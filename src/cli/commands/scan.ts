@@ -8,13 +8,16 @@
 import { Command } from 'commander';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { runGitSync, topLevelSync } from '../../git/run.js';
+import { splitZ } from '../../git/plumbing.js';
 import { UsageError } from '../../errors.js';
-import { loadGuard } from '../../policy/guard.js';
+import { loadGuard } from '../../config/load-guard.js';
+import { withRunRewrite } from '../run-rewrite.js';
 import { Scanner, scanSettings } from '../../adapters/scan.js';
 import type { Finding } from '../../types.js';
 import type { Io } from '../io.js';
-import { emit, formatKind, parseWith } from '../../report/output.js';
+import { emit, formatKind } from '../../report/output.js';
+import { parseWith } from '../commander.js';
 import { collectPaths } from '../commander.js';
 
 interface Opts {
@@ -26,8 +29,7 @@ interface Opts {
 }
 
 function repoRootOf(cwd: string, env: NodeJS.ProcessEnv): string | null {
-  const r = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd, env, encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : null;
+  return topLevelSync(cwd, env);
 }
 
 function walk(dir: string, out: string[]): void {
@@ -65,12 +67,12 @@ export async function run(args: string[], io: Io): Promise<number> {
   const settings = scanSettings(guard.config, io.env, guard.config.locks?.noticesDir);
   // Each committed file is scanned on its own; a script a line runs is not read again from the disk (in CI
   // the working tree is not the commit being judged).
-  const scanner = new Scanner({ classify: (l, at) => guard.classify(l, { ...at, files: false }), settings, env: io.env });
+  const scanner = new Scanner({ classify: (l, at) => withRunRewrite(guard.classify(l, { ...at, files: false }), l), settings, env: io.env });
 
   let files: string[];
   if (paths.length === 0) {
-    const r = spawnSync('git', ['ls-files', '-z', '--cached'], { cwd: root, env: io.env, maxBuffer: 2 ** 30 });
-    if (r.status === 0) files = r.stdout.toString('utf8').split('\0').filter(Boolean).map((p) => join(root, p));
+    const r = runGitSync(['ls-files', '-z', '--cached'], { cwd: root, env: io.env });
+    if (r.code === 0) files = splitZ(r.stdout).map((p) => join(root, p));
     else {
       files = [];
       walk(root, files);

@@ -18,7 +18,7 @@ import { ensureShims } from '../../shims/ensure.js';
 import { pathWithShims } from '../../shims/install.js';
 import type { Rule } from '../../policy/match.js';
 import type { Role } from '../../types.js';
-import { resolveRole } from '../../policy/guard.js';
+import { resolveRole } from '../../config/role.js';
 
 /**
  * The lock session for a rerouted command when the caller set none: `offhost run` needs one to name who

@@ -1,0 +1,280 @@
+// A ref whose commits hold a small tree of files (offhost's lock history: refs/offhost/locks), read and
+// changed with plumbing only. Nothing here reads or writes HEAD, the user's index or the working tree:
+// - read: `ls-tree -r -z` + one `cat-file --batch`;
+// - change: blobs by `hash-object -w --stdin`, the tree by a private index file in the git directory
+//   (`GIT_INDEX_FILE`, removed afterwards; a crashed process's file is removed by the next one), a commit by
+//   `commit-tree`, and the ref moved by `update-ref REF NEW OLD`, a compare-and-swap: it fails when another
+//   writer moved the ref first, and then the caller re-reads and re-decides;
+// - across clones: `ls-remote` says where the remote's ref is, `fetch` brings its objects, and `push
+//   --force-with-lease=REF:OLD` is the same compare-and-swap on the remote.
+import { mkdirSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { GitError } from '../errors.js';
+import { catFileInput, parseCatFileBatch, parseLsTree, ZERO_SHA } from './plumbing.js';
+import { gitOk, gitText, runGit, type GitCall } from './run.js';
+
+export interface Repo {
+  /** The working tree's top level (null for a bare repository). */
+  root: string | null;
+  /** This working tree's git directory (.git, or .git/worktrees/<name>). */
+  gitDir: string;
+  /** The directory shared by all worktrees (refs, objects, info/exclude). */
+  commonDir: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The repository holding `cwd`; GitError when it is not inside one. */
+export async function openRepoAt(cwd: string, env?: NodeJS.ProcessEnv): Promise<Repo> {
+  const r = await runGit(['rev-parse', '--is-bare-repository', '--absolute-git-dir', '--git-common-dir', '--show-toplevel'], { cwd, ...(env ? { env } : {}) });
+  if (r.code !== 0) throw new GitError(`${cwd} is not inside a git repository: ${r.stderr.trim().split('\n')[0] ?? ''}`);
+  const [bare, gitDir, common, top] = r.stdout.toString('utf8').split('\n').map((s) => s.trim());
+  if (!gitDir || !common) throw new GitError(`${cwd}: git did not say where the repository is`);
+  const commonDir = isAbsolute(common) ? common : resolve(cwd, common);
+  return { root: bare === 'true' ? null : top || null, gitDir, commonDir, ...(env ? { env } : {}) };
+}
+
+function call(repo: Repo, more: Partial<GitCall> = {}): GitCall {
+  return { cwd: repo.root ?? repo.gitDir, ...(repo.env ? { env: repo.env } : {}), ...more };
+}
+
+/** The commit a ref points at, or null when the ref does not exist. */
+export async function readRef(repo: Repo, ref: string): Promise<string | null> {
+  const r = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], call(repo));
+  const s = r.stdout.toString('utf8').trim();
+  return r.code === 0 && s ? s : null;
+}
+
+export interface TreeFile {
+  path: string;
+  mode: string;
+  sha: string;
+  /** The bytes (only for files under the directories asked to be read). */
+  data: Buffer;
+}
+
+/**
+ * Files under `dirs` in the tree of `commit` (every level below), with their bytes; `names` lists other
+ * directories whose file names (not contents) are wanted. One ls-tree and one cat-file.
+ */
+export async function readTree(
+  repo: Repo,
+  commit: string | null,
+  dirs: string[],
+  names: string[] = [],
+): Promise<{ files: Map<string, TreeFile>; names: Set<string> }> {
+  const files = new Map<string, TreeFile>();
+  const listed = new Set<string>();
+  if (!commit) return { files, names: listed };
+  const entries = parseLsTree(await gitOk(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...dirs, ...names], call(repo)));
+  const wanted = entries.filter((e) => e.type === 'blob' && dirs.some((d) => e.path.startsWith(`${d}/`)));
+  for (const e of entries) if (e.type === 'blob' && names.some((d) => e.path.startsWith(`${d}/`))) listed.add(e.path);
+  if (wanted.length) {
+    const { asked, input } = catFileInput(wanted.map((e) => e.sha));
+    const blobs = parseCatFileBatch(await gitOk(['cat-file', '--batch'], call(repo, { input })), asked);
+    for (const e of wanted) files.set(e.path, { path: e.path, mode: e.mode, sha: e.sha, data: blobs.get(e.sha)?.data ?? Buffer.alloc(0) });
+  }
+  return { files, names: listed };
+}
+
+/** The bytes of `paths` in the tree of `commit` (a path that is not a file there is left out). */
+export async function readPaths(repo: Repo, commit: string | null, paths: string[]): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  if (!commit || paths.length === 0) return out;
+  const { asked, input } = catFileInput(paths.map((p) => `${commit}:${p}`));
+  const got = parseCatFileBatch(await gitOk(['cat-file', '--batch'], call(repo, { input })), asked);
+  for (const p of paths) {
+    const b = got.get(`${commit}:${p}`);
+    if (b && b.type === 'blob') out.set(p, b.data);
+  }
+  return out;
+}
+
+/** Where offhost keeps private files in the shared git directory. */
+export function privateDir(repo: Repo): string {
+  return join(repo.commonDir, 'offhost');
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes private index files (and their `.lock`) left by offhost processes of this host that no longer
+ * run. Returns what it removed, for `lock status`.
+ */
+export function removeStaleTemp(repo: Repo): string[] {
+  const dir = join(privateDir(repo), 'tmp');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_');
+  for (const n of names) {
+    const m = /^index-(.+)-(\d+)-[a-z0-9]+(?:\.lock)?$/.exec(n);
+    if (!m) continue;
+    const sameHost = m[1] === host;
+    let old = false;
+    try {
+      old = Date.now() - statSync(join(dir, n)).mtimeMs > 3_600_000;
+    } catch {
+      continue;
+    }
+    if ((sameHost && !alive(Number(m[2]))) || (!sameHost && old)) {
+      try {
+        unlinkSync(join(dir, n));
+        removed.push(join(dir, n));
+      } catch {
+        /* gone already */
+      }
+    }
+  }
+  return removed;
+}
+
+export interface Identity {
+  name: string;
+  email: string;
+}
+
+/**
+ * A commit on `base` (or a root commit) whose tree is base's with `changes` applied (bytes, or null to
+ * delete). Objects only: no ref moves. `fallback` is the identity used when git has none (no user.name
+ * and no GIT_AUTHOR_* / GIT_COMMITTER_*): the variables, when set, always win.
+ */
+export async function buildCommit(
+  repo: Repo,
+  base: string | null,
+  changes: Map<string, string | Buffer | null>,
+  message: string,
+  fallback: Identity,
+): Promise<string> {
+  const blobs = new Map<string, string>();
+  for (const [path, content] of changes) {
+    if (content === null) continue;
+    blobs.set(path, await gitText(['hash-object', '-w', '--stdin'], call(repo, { input: content })));
+  }
+  const tmp = join(privateDir(repo), 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_');
+  const index = join(tmp, `index-${host}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
+  const withIndex = (more: Partial<GitCall> = {}) => call(repo, { ...more, extra: { ...(more.extra ?? {}), GIT_INDEX_FILE: index } });
+  try {
+    await gitOk(base ? ['read-tree', base] : ['read-tree', '--empty'], withIndex());
+    const lines: string[] = [];
+    for (const [path, content] of changes) {
+      lines.push(content === null ? `0 ${ZERO_SHA}\t${path}` : `100644 ${blobs.get(path)}\t${path}`);
+    }
+    if (lines.length) await gitOk(['update-index', '--index-info'], withIndex({ input: `${lines.join('\n')}\n` }));
+    const tree = await gitText(['write-tree'], withIndex());
+    const args = ['commit-tree', tree, ...(base ? ['-p', base] : []), '-F', '-'];
+    const r = await runGit(args, call(repo, { input: message }));
+    if (r.code === 0) return r.stdout.toString('utf8').trim();
+    if (!/identity|ident name|unable to auto-detect|empty ident/i.test(r.stderr)) throw new GitError(`git commit-tree failed: ${r.stderr.trim()}`);
+    const env = repo.env ?? process.env;
+    const extra: Record<string, string> = {};
+    for (const who of ['AUTHOR', 'COMMITTER']) {
+      if (!env[`GIT_${who}_NAME`]) extra[`GIT_${who}_NAME`] = fallback.name;
+      if (!env[`GIT_${who}_EMAIL`]) extra[`GIT_${who}_EMAIL`] = fallback.email;
+    }
+    return await gitText(args, call(repo, { input: message, extra }));
+  } finally {
+    rmSync(index, { force: true });
+    rmSync(`${index}.lock`, { force: true });
+  }
+}
+
+/** How long a ref's `.lock` may exist before it is taken as left by a killed git (git holds it for ms). */
+const STALE_REF_LOCK_MS = 10_000;
+
+/**
+ * Moves `ref` from `old` (null: must not exist) to `next`, atomically. 'moved' when the ref is no longer at
+ * `old` (someone else wrote first). A `<ref>.lock` left by a git process killed mid-update is removed
+ * once it is older than 10 s (offhost is this ref's only writer); `recovered` is told.
+ */
+export async function casRef(
+  repo: Repo,
+  ref: string,
+  next: string,
+  old: string | null,
+  reason: string,
+  recovered?: (what: string) => void,
+): Promise<'ok' | 'moved'> {
+  const start = Date.now();
+  for (;;) {
+    const r = await runGit(['update-ref', '-m', reason, ref, next, old ?? ZERO_SHA], call(repo));
+    if (r.code === 0) return 'ok';
+    const lockFile = join(repo.commonDir, `${ref}.lock`);
+    if (/\.lock': File exists|Unable to create .*\.lock/i.test(r.stderr)) {
+      let age = 0;
+      try {
+        age = Date.now() - statSync(lockFile).mtimeMs;
+      } catch {
+        /* released meanwhile */
+      }
+      if (age > STALE_REF_LOCK_MS) {
+        rmSync(lockFile, { force: true });
+        recovered?.(`removed ${lockFile}, left by a git process that was killed while moving ${ref}`);
+        continue;
+      }
+      // Bounded: a live git holds it for milliseconds, a dead one's is stale after STALE_REF_LOCK_MS.
+      if (Date.now() - start > STALE_REF_LOCK_MS + 5_000) throw new GitError(`${lockFile} keeps coming back: another process is moving ${ref} in a loop; nothing was changed`);
+      await new Promise((res) => setTimeout(res, 10 + Math.random() * 40));
+      continue;
+    }
+    if (/cannot lock ref|is at .* but expected|reference already exists|unable to resolve reference/i.test(r.stderr)) return 'moved';
+    throw new GitError(`git update-ref ${ref} failed: ${r.stderr.trim()}`);
+  }
+}
+
+const NET_TIMEOUT_MS = 60_000;
+
+/** Where `ref` is on `remote` (one `ls-remote`), or null when the remote has no such ref. */
+export async function remoteRef(repo: Repo, remote: string, ref: string): Promise<string | null> {
+  const r = await runGit(['ls-remote', '--refs', remote, ref], call(repo, { timeoutMs: NET_TIMEOUT_MS }));
+  if (r.code !== 0) throw new GitError(`cannot read ${ref} from the remote ${remote}: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`}`);
+  for (const line of r.stdout.toString('utf8').split('\n')) {
+    const [sha, name] = line.split('\t');
+    if (name === ref && sha) return sha;
+  }
+  return null;
+}
+
+/** Whether the object exists here. */
+export async function hasObject(repo: Repo, sha: string): Promise<boolean> {
+  return (await runGit(['cat-file', '-e', `${sha}^{commit}`], call(repo))).code === 0;
+}
+
+/**
+ * Fetches the objects of the remote's `ref`, updating no ref and no FETCH_HEAD (no lock file that a killed
+ * fetch could leave behind; the caller swaps its own ref to the commit it then finds here).
+ */
+export async function fetchRef(repo: Repo, remote: string, ref: string): Promise<void> {
+  const r = await runGit(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, ref], call(repo, { timeoutMs: NET_TIMEOUT_MS }));
+  if (r.code !== 0 && !/couldn't find remote ref/i.test(r.stderr)) {
+    throw new GitError(`git fetch ${remote} ${ref} failed: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`}`);
+  }
+}
+
+/**
+ * Pushes `next` to the remote's `ref` only if the remote is still at `old` (null: has no such ref).
+ * 'moved' when someone else pushed first.
+ */
+export async function pushLease(repo: Repo, remote: string, ref: string, next: string, old: string | null): Promise<'ok' | 'moved'> {
+  const r = await runGit(
+    ['push', '--quiet', '--porcelain', '--no-verify', `--force-with-lease=${ref}:${old ?? ''}`, remote, `${next}:${ref}`],
+    call(repo, { timeoutMs: NET_TIMEOUT_MS }),
+  );
+  if (r.code === 0) return 'ok';
+  const text = `${r.stdout.toString('utf8')}\n${r.stderr}`;
+  if (/stale info|rejected|fetch first|non-fast-forward|failed to update ref|cannot lock ref/i.test(text)) return 'moved';
+  throw new GitError(`git push ${remote} ${ref} failed: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`}`);
+}

@@ -1,0 +1,48 @@
+// Per-run claims on a lock: a session holds the lock, each `offhost run` under it holds a claim (id, pid,
+// host, command, started, heartbeat). Pure, except the liveness probe of a same-host pid.
+import { randomBytes } from 'node:crypto';
+import type { Claim, LockRecord } from './record.js';
+
+export interface ClaimSpec {
+  /** Default: a fresh random id. */
+  id?: string;
+  /** Default: this process. */
+  pid?: number;
+  /** Default: this host. */
+  host?: string;
+  command: string;
+}
+
+export function newClaimId(): string {
+  return `run-${randomBytes(5).toString('hex')}`;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Why a claim is dead, or null when it may still be running: on this host its process is gone; on another
+ * host (which offhost cannot probe) its last heartbeat is older than the lock's ttl plus the skew margin.
+ */
+export function deadClaim(c: Claim, rec: LockRecord, now: Date, host: string, skewSeconds: number): string | null {
+  if (c.host === host) return Number.isInteger(c.pid) && c.pid > 0 && pidAlive(c.pid) ? null : `its process ${c.pid} on ${host} no longer runs`;
+  const last = (c.heartbeat ?? c.started).getTime();
+  return now.getTime() - last > rec.ttlMinutes * 60_000 + skewSeconds * 1000 ? `no heartbeat from ${c.host} since ${new Date(last).toISOString()}` : null;
+}
+
+/** The record without its dead claims, and what was removed (for `lock status`). */
+export function pruneClaims(rec: LockRecord, now: Date, host: string, skewSeconds: number): { rec: LockRecord; removed: string[] } {
+  const removed: string[] = [];
+  const claims = rec.claims.filter((c) => {
+    const why = deadClaim(c, rec, now, host, skewSeconds);
+    if (why) removed.push(`claim ${c.id} (${c.command || 'run'}) on ${c.host}: ${why}`);
+    return !why;
+  });
+  return { rec: removed.length ? { ...rec, claims } : rec, removed };
+}

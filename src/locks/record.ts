@@ -1,0 +1,168 @@
+// A lock as offhost's store keeps it: the R3 frontmatter plus two fields of offhost's own,
+//   explicit: true      held by `offhost lock acquire` (not only by runs' claims)
+//   claims:             the runs holding it now, each {id, pid, host, command, started, heartbeat}
+// for VM locks (vm-active/lock-<vm>.md) and component locks (active/lock-<slug>.md, POLICY R7). Pure.
+import { stringify } from 'yaml';
+import { LockError } from '../errors.js';
+import type { Lock } from '../types.js';
+import { lockState, type LockStateName } from './expiry.js';
+import { parseLockBuffer, readFrontmatterLoose } from './parse.js';
+import { activeLockPath, componentLockPath } from './paths.js';
+import { DEFAULT_TTL_MINUTES, formatUtc, parseUtc, vmIdProblem } from './schema.js';
+
+export type LockTarget = { kind: 'vm'; vm: string } | { kind: 'component'; slug: string };
+
+export interface Claim {
+  id: string;
+  pid: number;
+  host: string;
+  command: string;
+  started: Date;
+  heartbeat?: Date;
+}
+
+export interface LockRecord {
+  target: LockTarget;
+  session: string;
+  ai: string;
+  started: Date;
+  heartbeat?: Date;
+  ttlMinutes: number;
+  reason: string;
+  body: string;
+  explicit: boolean;
+  claims: Claim[];
+}
+
+export function targetName(t: LockTarget): string {
+  return t.kind === 'vm' ? t.vm : t.slug;
+}
+
+export function lockPathOf(t: LockTarget, noticesDir: string): string {
+  return t.kind === 'vm' ? activeLockPath(t.vm, noticesDir) : componentLockPath(t.slug, noticesDir);
+}
+
+/** The record as the R3 `Lock` type (for expiry and messages). */
+export function asLock(r: LockRecord, file: string): Lock {
+  const l: Lock = {
+    vm: targetName(r.target),
+    session: r.session,
+    ai: r.ai,
+    started: r.started,
+    ttlMinutes: r.ttlMinutes,
+    reason: r.reason,
+    body: r.body,
+    file,
+    positions: {},
+  };
+  if (r.heartbeat) l.heartbeat = r.heartbeat;
+  return l;
+}
+
+export function stateOf(r: LockRecord, now: Date, skewSeconds?: number): { state: LockStateName; why: string; expiresAt: Date } {
+  return lockState(asLock(r, ''), now, skewSeconds === undefined ? {} : { skewSeconds });
+}
+
+function claimYaml(c: Claim): Record<string, string | number> {
+  const o: Record<string, string | number> = { id: c.id, pid: c.pid, host: c.host, command: c.command, started: formatUtc(c.started) };
+  if (c.heartbeat) o.heartbeat = formatUtc(c.heartbeat);
+  return o;
+}
+
+/** The file text of a record (R3 field order, then offhost's fields, then the body). */
+export function renderRecord(r: LockRecord): string {
+  if (r.target.kind === 'vm') {
+    const p = vmIdProblem(r.target.vm);
+    if (p) throw new LockError(`vm '${r.target.vm}' ${p}`);
+  }
+  const data: Record<string, unknown> = r.target.kind === 'vm' ? { vm: r.target.vm } : { component: r.target.slug };
+  Object.assign(data, { session: r.session, ai: r.ai, started: formatUtc(r.started), reason: r.reason.trim() });
+  if (r.heartbeat) data.heartbeat = formatUtc(r.heartbeat);
+  data.ttl_minutes = r.ttlMinutes;
+  if (r.explicit) data.explicit = true;
+  if (r.claims.length) data.claims = r.claims.map(claimYaml);
+  const yaml = stringify(data, { lineWidth: 0, schema: 'core' });
+  const body = r.body;
+  return `---\n${yaml}---\n${body && !body.endsWith('\n') ? `${body}\n` : body}`;
+}
+
+function parseClaims(raw: unknown): Claim[] {
+  if (!Array.isArray(raw)) return [];
+  const out: Claim[] = [];
+  for (const c of raw) {
+    if (!c || typeof c !== 'object') continue;
+    const o = c as Record<string, unknown>;
+    const started = typeof o.started === 'string' ? parseUtc(o.started) : null;
+    if (typeof o.id !== 'string' || typeof o.pid !== 'number' || typeof o.host !== 'string' || !started) continue;
+    const claim: Claim = { id: o.id, pid: o.pid, host: o.host, command: typeof o.command === 'string' ? o.command : '', started };
+    const hb = typeof o.heartbeat === 'string' ? parseUtc(o.heartbeat) : null;
+    if (hb) claim.heartbeat = hb;
+    out.push(claim);
+  }
+  return out;
+}
+
+/** The frontmatter's end: the body is what follows the closing `---` line. */
+function bodyOf(text: string): string {
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const m = /^---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/.exec(src);
+  return m ? src.slice(m[0].length) : '';
+}
+
+/**
+ * Reads a stored lock file; a LockError naming `shownAs` and what is wrong when it is not a valid lock of
+ * `target` (schema, a `vm:` that does not match the file name, binary bytes, ...).
+ */
+export function parseRecord(data: Buffer | string, target: LockTarget, file: string, shownAs: string): LockRecord {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const text = buf.toString('utf8');
+  const fm = readFrontmatterLoose(text);
+  if (target.kind === 'vm') {
+    const { lock, findings } = parseLockBuffer(buf, file);
+    const err = findings.find((f) => f.severity === 'error');
+    if (!lock || err) {
+      const f = err ?? findings[0];
+      throw new LockError(
+        `cannot be read as a lock (${f ? `${f.line ? `line ${f.line}: ` : ''}${f.message}` : 'invalid'}); nothing was changed. Fix it or archive it by hand (see \`offhost lint ${file}\`)`,
+        shownAs,
+      );
+    }
+    const r: LockRecord = {
+      target,
+      session: lock.session,
+      ai: lock.ai,
+      started: lock.started,
+      ttlMinutes: lock.ttlMinutes,
+      reason: lock.reason,
+      body: bodyOf(text),
+      explicit: fm?.explicit === true,
+      claims: parseClaims(fm?.claims),
+    };
+    if (lock.heartbeat) r.heartbeat = lock.heartbeat;
+    return r;
+  }
+  const session = typeof fm?.session === 'string' ? fm.session : null;
+  const started = typeof fm?.started === 'string' ? parseUtc(fm.started) : null;
+  if (!fm || !session || !started) {
+    throw new LockError('cannot be read as a component lock (it needs session and started in a YAML frontmatter); nothing was changed', shownAs);
+  }
+  const r: LockRecord = {
+    target,
+    session,
+    ai: typeof fm.ai === 'string' ? fm.ai : 'unknown',
+    started,
+    ttlMinutes: typeof fm.ttl_minutes === 'number' && fm.ttl_minutes > 0 ? fm.ttl_minutes : DEFAULT_TTL_MINUTES,
+    reason: typeof fm.reason === 'string' ? fm.reason : '',
+    body: bodyOf(text),
+    explicit: fm.explicit === true,
+    claims: parseClaims(fm.claims),
+  };
+  const hb = typeof fm.heartbeat === 'string' ? parseUtc(fm.heartbeat) : null;
+  if (hb) r.heartbeat = hb;
+  return r;
+}
+
+/** `date` without its milliseconds (lock timestamps are written to the second). */
+export function toSecond(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+}

@@ -1,0 +1,196 @@
+// git: the commands it runs (aliases with `!`, editors, pagers, filters, `bisect run`, `rebase -x`,
+// `submodule foreach`, `difftool -x`, `filter-branch --*-filter`), from every place git reads its
+// configuration (`-c`, `--config-env`, GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS, a `git config`
+// earlier in the line, the editor variables), and where: git changes to the repository's top level before
+// it runs anything (`git -C dir` first), so these commands run there, not in the caller's directory.
+import type { Field } from '../expand.js';
+import { resolveDir, type Call, type Walker } from '../walk-state.js';
+import { parseOptions, type Grammar } from './grammar.js';
+import type { ProgramModule, Unwrapped } from './types.js';
+
+const GLOBAL: Grammar = {
+  value: ['-C', '-c', '--config-env', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--list-cmds', '--attr-source'],
+  flags: ['-p', '--paginate', '-P', '--no-pager', '--bare', '--no-replace-objects', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-optional-locks', '--no-lazy-fetch', '--html-path', '--man-path', '--info-path', '--exec-path'],
+  info: ['--version', '--help', '-h', '--html-path', '--man-path', '--info-path'],
+  exactLong: true,
+};
+
+/** git config keys whose value is a command git runs through a shell. */
+const COMMAND_KEYS = /^(core\.(pager|editor|sshcommand|fsmonitor|askpass|hookspath)|sequence\.editor|diff\.external|gpg\.program|gpg\.\w+\.program|interactive\.difffilter|pager\..+|filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(textconv|command)|difftool\..+\.cmd|mergetool\..+\.cmd|credential\.(.+\.)?helper|alias\..+|uploadpack\.packobjectshook|sendemail\..*(cccmd|tocmd)|remote\..+\.(uploadpack|receivepack|vcs)|protocol\..+|core\.gitproxy)$/i;
+/** Environment variables whose value is a command git runs. */
+const COMMAND_ENV = ['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_EDITOR', 'GIT_PAGER', 'GIT_EXTERNAL_DIFF', 'GIT_SEQUENCE_EDITOR', 'GIT_ASKPASS', 'GIT_PROXY_COMMAND', 'VISUAL', 'EDITOR', 'PAGER'];
+
+/** The directory git works in: the top level of the repository holding `dir` (null when it cannot be found). */
+function topLevel(dir: string | null, call: Call, workTree: Field | null): string | null {
+  if (workTree) return resolveDir(dir, workTree);
+  const files = call.ctx.files;
+  if (!files || dir === null) return null;
+  for (let d = dir; ; d = d.slice(0, d.lastIndexOf('/')) || '/') {
+    const r = files.read(d === '/' ? '/.git' : `${d}/.git`);
+    if (r.kind === 'directory' || r.kind === 'text') return d;
+    if (d === '/') return null;
+  }
+}
+
+function envValue(call: Call, key: string): Field | undefined {
+  if (key in call.env) return { value: call.env[key]!, known: true };
+  if (call.st.exported?.has(key)) {
+    const v = call.st.vars.get(key);
+    if (v !== undefined) return v === null ? { value: `$${key}`, known: false } : { value: v, known: true };
+  }
+  return undefined;
+}
+
+/** Every configuration entry this call sees from the line: key (lowercase) -> value. */
+function configOf(call: Call, globals: [string, Field | null][]): Map<string, Field> {
+  const config = new Map<string, Field>(call.st.gitConfig ?? []);
+  const count = envValue(call, 'GIT_CONFIG_COUNT');
+  if (count) {
+    const n = count.known ? Math.min(Number.parseInt(count.value, 10) || 0, 64) : 0;
+    for (let i = 0; i < n; i++) {
+      const k = envValue(call, `GIT_CONFIG_KEY_${i}`);
+      const v = envValue(call, `GIT_CONFIG_VALUE_${i}`);
+      if (k && v) config.set(k.value.toLowerCase(), { value: v.value, known: v.known && k.known });
+    }
+  }
+  const params = envValue(call, 'GIT_CONFIG_PARAMETERS');
+  if (params) {
+    // 'key'='value' pairs, shell-quoted.
+    for (const m of params.value.matchAll(/'([^']*)'(?:='((?:[^']|'\\'')*)')?/g)) config.set(m[1]!.toLowerCase(), { value: (m[2] ?? '').replace(/'\\''/g, "'"), known: params.known });
+  }
+  for (const [name, v] of globals) {
+    if (!v) continue;
+    const eq = v.value.indexOf('=');
+    if (name === '-c') {
+      if (eq > 0) config.set(v.value.slice(0, eq).toLowerCase(), { value: v.value.slice(eq + 1), known: v.known });
+    } else if (name === '--config-env' && eq > 0) {
+      // --config-env=core.editor=MY_EDITOR: the value of the variable.
+      config.set(v.value.slice(0, eq).toLowerCase(), envValue(call, v.value.slice(eq + 1)) ?? { value: '', known: false });
+    }
+  }
+  return config;
+}
+
+/** `git config [scope] KEY VALUE`, `git config set KEY VALUE`, `git config --add KEY VALUE`: remembered for later git calls. */
+function recordConfig(call: Call, args: Field[]): void {
+  const words = args.filter((a) => !(a.known && /^--(global|local|system|worktree|add|replace-all|type=.*|bool|int|path)$/.test(a.value)));
+  if (words[0]?.known && /^(set|--file|-f|--blob)$/.test(words[0].value)) {
+    if (words[0].value === 'set') words.shift();
+    else words.splice(0, 2);
+  }
+  if (words.some((w) => w.known && w.value.startsWith('-'))) return; // --get, --unset, --list...
+  const [key, value] = words;
+  if (key && value) (call.st.gitConfig ??= new Map()).set(key.value.toLowerCase(), { value: value.value, known: value.known && key.known });
+}
+
+const REBASE: Grammar = { value: ['-x', '--exec', '-s', '--strategy', '-X', '--strategy-option', '--onto', '-C', '--whitespace', '--empty', '--rebase-merges', '-r', '--gpg-sign', '-S'], flags: ['-i', '--interactive', '--root', '--autosquash', '--continue', '--abort', '--skip'], info: ['-h', '--help'] };
+const DIFFTOOL: Grammar = { value: ['-x', '--extcmd', '-t', '--tool'], flags: ['-y', '--no-prompt', '--prompt', '-d', '--dir-diff', '--gui', '-g', '--symlinks', '--no-symlinks', '--trust-exit-code'], info: ['-h', '--help', '--tool-help'] };
+const FILTERS = /^--(tree|index|msg|commit|env|parent|tag-name)-filter$/;
+
+/** What a git subcommand runs itself: `bisect run`, `rebase -x`, `submodule foreach`, `difftool -x`, `filter-branch`. */
+function subcommandRuns(sub: string, rest: Field[]): Unwrapped[] {
+  const out: Unwrapped[] = [];
+  if (sub === 'bisect' && rest[0]?.known && rest[0].value === 'run' && rest.length > 1) out.push({ kind: 'run', via: 'git bisect run', argv: rest.slice(1) });
+  if (sub === 'rebase') {
+    for (const [n, v] of parseOptions(REBASE, [{ value: 'rebase', known: true }, ...rest]).opts) if ((n === '-x' || n === '--exec') && v) out.push({ kind: 'script', via: 'git rebase --exec', text: v });
+  }
+  if (sub === 'submodule') {
+    let i = 0;
+    while (rest[i]?.known && rest[i]!.value.startsWith('-')) i++;
+    if (rest[i]?.known && rest[i]!.value === 'foreach') {
+      let j = i + 1;
+      while (rest[j]?.known && /^(--recursive|-q|--quiet)$/.test(rest[j]!.value)) j++;
+      // Run in each submodule's directory: not known here.
+      if (rest[j]) out.push({ kind: 'script', via: 'git submodule foreach', text: { value: rest.slice(j).map((a) => a.value).join(' '), known: rest.slice(j).every((a) => a.known) }, cwdUnknown: true });
+    }
+  }
+  if (sub === 'difftool' || sub === 'mergetool') {
+    for (const [n, v] of parseOptions(DIFFTOOL, [{ value: sub, known: true }, ...rest]).opts) if ((n === '-x' || n === '--extcmd') && v) out.push({ kind: 'script', via: `git ${sub} --extcmd`, text: v });
+  }
+  if (sub === 'filter-branch') {
+    for (let i = 0; i < rest.length; i++) {
+      const f = rest[i]!;
+      if (f.known && FILTERS.test(f.value) && rest[i + 1]) out.push({ kind: 'script', via: `git filter-branch ${f.value}`, text: rest[++i]!, cwdUnknown: true });
+    }
+  }
+  return out;
+}
+
+function walk(call: Call, w: Walker): void {
+  w.emitSelf(call);
+  const argv = call.fields;
+  // Global options, up to the subcommand.
+  const globals: [string, Field | null][] = [];
+  let i = 1;
+  let dir = call.cwd;
+  let workTree: Field | null = null;
+  while (i < argv.length && argv[i]!.known && argv[i]!.value.startsWith('-')) {
+    const p = parseOptions(GLOBAL, [argv[0]!, argv[i]!, ...(argv[i + 1] ? [argv[i + 1]!] : [])]);
+    const [name, value] = p.opts[0] ?? ['', null];
+    const took = GLOBAL.value.includes(name) && !argv[i]!.value.includes('=') && !(name === '-c' && argv[i]!.value.length > 2) && !(name === '-C' && argv[i]!.value.length > 2) ? 2 : 1;
+    if (name === '-C' && value) dir = resolveDir(dir, value);
+    if (name === '--work-tree' && value) workTree = value;
+    globals.push([name, value]);
+    i += took;
+  }
+  const wt = envValue(call, 'GIT_WORK_TREE');
+  const top = topLevel(dir, call, workTree ?? wt ?? null);
+  const config = configOf(call, globals);
+  const subField = argv[i];
+  const sub = subField?.known ? subField.value : null;
+  const rest = argv.slice(i + 1);
+  const run = (text: Field, via: string) => w.apply({ kind: 'script', via, text, absoluteCwd: top }, call, false);
+
+  if (sub === 'config') recordConfig(call, rest);
+  // Commands from the configuration (judged whether or not this subcommand reaches them: fail closed).
+  for (const [key, value] of config) {
+    if (!COMMAND_KEYS.test(key)) continue;
+    if (key.startsWith('alias.') && key.slice(6) !== sub?.toLowerCase()) continue;
+    if (key.startsWith('alias.') || /^credential\./.test(key)) {
+      if (value.value.startsWith('!')) run({ value: value.value.slice(1), known: value.known }, `git ${key}`);
+      else if (key.startsWith('alias.')) {
+        // A plain alias expands to git's own arguments: `git b` with alias.b='bisect run make build'.
+        const words: Field[] = value.value.split(/\s+/).filter(Boolean).map((v) => ({ value: v, known: value.known }));
+        if (words.length && !(words[0]!.value === sub)) w.apply({ kind: 'run', via: `git ${key}`, argv: [argv[0]!, ...argv.slice(1, i), ...words, ...rest] }, call, false);
+      }
+      continue;
+    }
+    if (key === 'core.hookspath') continue; // hooks are files: the exec-time layer's
+    run(value, `git -c ${key}`);
+  }
+  for (const k of COMMAND_ENV) {
+    const v = envValue(call, k);
+    if (v !== undefined && v.value !== '') run(v, `git ${k}`);
+  }
+  if (sub) for (const u of subcommandRuns(sub, rest)) w.apply(u.kind === 'run' || u.kind === 'script' ? (u.cwdUnknown ? u : { ...u, absoluteCwd: top }) : u, call, false);
+}
+
+export const git: ProgramModule = {
+  family: 'git',
+  names: ['git'],
+  grammar: GLOBAL,
+  walk,
+  examples: {
+    match: [
+      { line: 'git bisect run make -C engines/lang/koda build-safe', runs: 'make -C engines/lang/koda build-safe' },
+      { line: "git rebase -x 'make build-safe' HEAD~3", runs: 'make build-safe' },
+      { line: "git submodule foreach 'make build-safe'", runs: 'make build-safe' },
+      { line: "git difftool -x 'make build-safe' HEAD", runs: 'make build-safe' },
+      { line: "git filter-branch --tree-filter 'make build-safe' HEAD", runs: 'make build-safe' },
+      { line: "git -c core.editor='make build-safe' commit", runs: 'make build-safe' },
+      { line: "GIT_EDITOR='make build-safe' git commit", runs: 'make build-safe' },
+      { line: "EDITOR='make build-safe' git commit", runs: 'make build-safe' },
+      { line: "MY_ED='make build-safe' git --config-env=core.editor=MY_ED commit", runs: 'make build-safe' },
+      { line: "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.b GIT_CONFIG_VALUE_0='!make build-safe' git b", runs: 'make build-safe' },
+      { line: "GIT_CONFIG_PARAMETERS=\"'alias.b'='!make build-safe'\" git b", runs: 'make build-safe' },
+      { line: "git config alias.b '!make build-safe'; git b", runs: 'make build-safe' },
+      { line: "git config alias.b 'bisect run make build-safe'; git b", runs: 'make build-safe' },
+      { line: "git -c alias.b='!make build-safe' b", runs: 'make build-safe' },
+    ],
+    not_match: [
+      { line: "git -c alias.b='!make build-safe' log", runs: 'make build-safe' },
+      { line: "git log --grep='make build-safe'", runs: 'make build-safe' },
+      { line: "git commit -m 'make build-safe'", runs: 'make build-safe' },
+    ],
+  },
+};

@@ -1,0 +1,130 @@
+// Code interpreters (python, node, perl, ruby, php, deno): their code comes inline (`-c`, `-e`), from a
+// file, from standard input (`python3 - <<'EOF'`, `echo … | python3`, `node <<< …`) or names a module
+// (`python3 -m pytest`). Code from stdin is judged like inline code (the inline-code rules read it); code
+// that execs its own arguments (`perl -e 'exec @ARGV' make build-safe`) runs them; a file inside a
+// package (`node node_modules/@playwright/test/cli.js test`) is that package's command.
+import type { Field } from '../expand.js';
+import { emit, withVia, type Call, type Walker } from '../walk-state.js';
+import { interpreterFile } from '../script-files.js';
+import { PACKAGE_BINS } from './package-runners.js';
+import type { ProgramModule } from './types.js';
+
+/** Options that take the next word as their value. */
+const VALUE_OPTS = new Set(['-W', '-X', '-Q', '-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--input-type', '-I', '--env-file', '-x', '-M', '-d']);
+/** Options whose value is the program's code. */
+const CODE_OPTS = new Set(['-c', '-e', '-E', '--eval', '-p', '--print']);
+const INFO_OPTS = new Set(['-v', '-V', '--version', '-h', '--help', '-help']);
+/** Code that uses its command-line arguments, and code that starts a process. */
+const USES_ARGV = /@ARGV|\$ARGV\[|\bARGV\b|sys\.argv|process\.argv|Deno\.args|\$argv\b/;
+const SPAWNS = /\b(exec[a-z]*|system|spawn[A-Za-z]*|popen|Popen|subprocess|call|run|check_call|check_output|Command)\b|`|\bqx\b/;
+
+function codeFlag(name: string): string {
+  return name.startsWith('python') ? '-c' : name === 'php' ? '-r' : '-e';
+}
+
+/** `node node_modules/@playwright/test/cli.js test` -> `playwright`; `node node_modules/.bin/vitest` -> `vitest`. */
+function packageBin(path: string): string | null {
+  const bin = /(?:^|\/)node_modules\/\.bin\/([^/]+)$/.exec(path);
+  if (bin) return bin[1]!;
+  const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\/(?:.*\/)?(?:cli|bin|index|main|run|[^/]*-cli)(?:\.[cm]?js)?$|(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\/bin\/[^/]+$/.exec(path);
+  const pkg = m?.[1] ?? m?.[2];
+  if (!pkg) return null;
+  return PACKAGE_BINS[pkg] ?? pkg.replace(/^@[^/]+\//, '');
+}
+
+function walk(call: Call, w: Walker): void {
+  const { name, fields, ctx } = call;
+  let i = 1;
+  let code: Field | null = null;
+  let module: Field | null = null;
+  let fromStdin = false;
+  while (i < fields.length) {
+    const f = fields[i]!;
+    if (!f.known) break;
+    const v = f.value;
+    if (INFO_OPTS.has(v)) return w.emitSelf(call);
+    if (v === '-') {
+      fromStdin = true;
+      i++;
+      break;
+    }
+    if (v === '--') {
+      i++;
+      break;
+    }
+    if (CODE_OPTS.has(v) || (name === 'php' && v === '-r')) {
+      code = fields[i + 1] ?? null;
+      i += 2;
+      break;
+    }
+    if (/^-[ce]./.test(v) && !name.startsWith('node')) {
+      code = { value: v.slice(2), known: true };
+      i++;
+      break;
+    }
+    if (v === '-m' && name.startsWith('python')) {
+      module = fields[i + 1] ?? null;
+      i += 2;
+      break;
+    }
+    if (!v.startsWith('-')) break;
+    // `perl -pi -e`, `-ne`: a cluster ending in e takes the code next.
+    if (/^-[a-zA-Z]*e$/.test(v) && name === 'perl') {
+      code = fields[i + 1] ?? null;
+      i += 2;
+      break;
+    }
+    i += VALUE_OPTS.has(v) ? 2 : 1;
+  }
+  w.emitSelf(call);
+  const args = fields.slice(i);
+  if (module) {
+    // `python3 -m pytest -x`: the module's command, with the arguments.
+    if (module.known) withVia(ctx, `${name} -m`, () => w.runFields([module!, ...args], call.env, call.cwd, call.st, ctx, call.span, call.stdin, call.wrapDepth + 1));
+    return;
+  }
+  if (code) {
+    // Code that execs its arguments: `perl -e 'exec @ARGV' make build-safe`.
+    if (args.length && code.known && USES_ARGV.test(code.value) && SPAWNS.test(code.value)) {
+      withVia(ctx, `${name} ${codeFlag(name)}`, () => w.runFields(args, call.env, call.cwd, call.st, ctx, call.span, call.stdin, call.wrapDepth + 1));
+    }
+    return;
+  }
+  const file = fromStdin ? null : fields[i];
+  if (file && !(file.known && /^\/dev\/(stdin|fd\/0)$/.test(file.value))) {
+    const bin = file.known && name.startsWith('node') ? packageBin(file.value) : null;
+    if (bin) {
+      withVia(ctx, `${name} ${file.value}`, () => w.runFields([{ value: bin, known: true }, ...fields.slice(i + 1)], call.env, call.cwd, call.st, ctx, call.span, call.stdin, call.wrapDepth + 1));
+      return;
+    }
+    if (ctx.files) interpreterFile(name, fields, call.env, call.cwd, call.st, ctx, call.span);
+    return;
+  }
+  // The code is standard input (a heredoc, a here-string, a pipe): judged as the inline code it is.
+  const text = call.stdin();
+  withVia(ctx, `${name} <stdin`, () => {
+    if (text?.known) emit(ctx, [{ value: name, known: true }, { value: codeFlag(name), known: true }, { value: text.value.replace(/\s+/g, ' '), known: true }], call.env, call.cwd, call.span, call.st);
+    else emit(ctx, [{ value: `${name} <stdin>`, known: false }], call.env, call.cwd, call.span, call.st);
+  });
+}
+
+export const interpreters: ProgramModule = {
+  family: 'interpreters',
+  names: ['python', 'python2', 'python3', 'node', 'nodejs', 'perl', 'ruby', 'php', 'deno'],
+  pattern: /^python[0-9.]+$/,
+  walk,
+  examples: {
+    match: [
+      { line: "perl -e 'exec @ARGV' make build-safe", runs: 'make build-safe' },
+      { line: "python3 -c 'import os,sys; os.execvp(sys.argv[1], sys.argv[1:])' make build-safe", runs: 'make build-safe' },
+      { line: "python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['make','build-safe'])\nEOF", runs: "python3 -c import subprocess subprocess.run(['make','build-safe']) " },
+      { line: "node <<< 'require(\"child_process\").execSync(\"make build-safe\")'", runs: 'node -e require("child_process").execSync("make build-safe") ' },
+      { line: 'node node_modules/@playwright/test/cli.js test', runs: 'playwright test' },
+      { line: 'python3 -m pytest -x', runs: 'pytest -x' },
+    ],
+    not_match: [
+      { line: "perl -e 'print @ARGV' make build-safe", runs: 'make build-safe' },
+      { line: 'python3 --version', runs: 'python3 -c' },
+    ],
+  },
+};

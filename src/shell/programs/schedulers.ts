@@ -1,0 +1,349 @@
+// Programs that run a command later, repeatedly, elsewhere in a terminal, or for each input: terminal
+// multiplexers (tmux, screen), queues and schedulers (at, batch, pueue, sem, parallel, xargs), watchers
+// (watch, watchexec, nodemon, watchman-make), runners of several commands (concurrently,
+// start-server-and-test, hyperfine), find -exec, and debuggers/profilers that start their argument
+// (perf stat, gdb --args). All of them run on this machine.
+import type { Field } from '../expand.js';
+import { scan, parseOptions, type Spec } from './grammar.js';
+import { quote } from '../../routes/quote.js';
+import { joinFields, type Call } from '../walk-state.js';
+import type { ProgramModule, Unwrapped } from './types.js';
+
+const UNKNOWN_DIR: Field = { value: '', known: false };
+
+/** tmux subcommands that start a shell command, and the options of each that take a value. */
+const TMUX_START = new Map<string, string[]>([
+  ['new-session', ['-c', '-e', '-F', '-n', '-s', '-t', '-x', '-y', '-f']],
+  ['new', ['-c', '-e', '-F', '-n', '-s', '-t', '-x', '-y', '-f']],
+  ['new-window', ['-c', '-e', '-F', '-n', '-t']],
+  ['neww', ['-c', '-e', '-F', '-n', '-t']],
+  ['split-window', ['-c', '-e', '-F', '-l', '-t', '-p']],
+  ['splitw', ['-c', '-e', '-F', '-l', '-t', '-p']],
+  ['respawn-pane', ['-c', '-e', '-t']],
+  ['respawnp', ['-c', '-e', '-t']],
+  ['respawn-window', ['-c', '-e', '-t']],
+  ['respawnw', ['-c', '-e', '-t']],
+  ['run-shell', ['-c', '-d', '-t']],
+  ['run', ['-c', '-d', '-t']],
+  ['display-popup', ['-b', '-c', '-d', '-e', '-h', '-s', '-S', '-t', '-T', '-w', '-x', '-y']],
+  ['popup', ['-b', '-c', '-d', '-e', '-h', '-s', '-S', '-t', '-T', '-w', '-x', '-y']],
+]);
+
+/**
+ * `tmux new -d 'make build'`: tmux runs the command string with the default shell, on this machine, in
+ * `-c DIR` (new-session: the client's directory; other windows: the session's, unknown here).
+ * `send-keys` types text into a pane whose directory is unknown.
+ */
+function tmux(argv: Field[]): Unwrapped {
+  let i = 1;
+  while (i < argv.length && argv[i]!.known && argv[i]!.value.startsWith('-')) i += /^-[LSfT]$/.test(argv[i]!.value) ? 2 : 1;
+  const sub = argv[i];
+  if (!sub?.known) return { kind: 'none' };
+  if (sub.value === 'send-keys' || sub.value === 'send') {
+    const keys = argv.slice(i + 1).filter((a) => !(a.known && (/^-[lRMHKX]+$/.test(a.value) || /^(Enter|C-m|KPEnter)$/.test(a.value))));
+    const text = keys.filter((a, k) => !(k > 0 && keys[k - 1]!.known && /^-[tN]$/.test(keys[k - 1]!.value)) && !(a.known && /^-[tN]$/.test(a.value)));
+    if (text.length === 0) return { kind: 'none' };
+    return { kind: 'script', via: 'tmux send-keys', text: joinFields(text), cwd: UNKNOWN_DIR };
+  }
+  const opts = TMUX_START.get(sub.value);
+  if (!opts) return { kind: 'none' };
+  let j = i + 1;
+  let dir: Field | undefined;
+  while (j < argv.length && argv[j]!.known && argv[j]!.value.startsWith('-') && argv[j]!.value !== '--') {
+    const v = argv[j]!.value;
+    const flag = v.slice(0, 2);
+    if (opts.includes(flag)) {
+      const val = v.length > 2 ? { value: v.slice(2), known: true } : argv[j + 1];
+      if (flag === '-c' && sub.value !== 'run-shell' && sub.value !== 'run') dir = val;
+      j += v.length > 2 ? 1 : 2;
+    } else j++;
+  }
+  if (argv[j]?.known && argv[j]!.value === '--') j++;
+  const rest = argv.slice(j);
+  if (rest.length === 0) return { kind: 'none' };
+  const startsHere = sub.value === 'new-session' || sub.value === 'new' || sub.value === 'run-shell' || sub.value === 'run';
+  const cwd = dir ?? (startsHere ? undefined : UNKNOWN_DIR);
+  return { kind: 'script', via: `tmux ${sub.value}`, text: joinFields(rest), ...(cwd ? { cwd } : {}) };
+}
+
+function findExec(argv: Field[]): Unwrapped {
+  const items: Unwrapped[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const f = argv[i]!;
+    if (!f.known) continue;
+    if (f.value === '-exec' || f.value === '-execdir' || f.value === '-ok' || f.value === '-okdir') {
+      const start = i + 1;
+      let end = start;
+      while (end < argv.length && !(argv[end]!.known && (argv[end]!.value === ';' || argv[end]!.value === '+'))) end++;
+      const inner = argv.slice(start, end).map((a) => (a.known && a.value.includes('{}') ? { value: a.value, known: false } : a));
+      if (inner.length > 0) items.push({ kind: 'run', via: `find ${f.value}`, argv: inner, cwdUnknown: f.value.endsWith('dir') });
+      i = end;
+    }
+  }
+  return items.length ? { kind: 'many', items } : { kind: 'none' };
+}
+
+const XARGS: Spec = { value: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-e', '--eof', '-I', '-i', '--replace', '-L', '-l', '--max-lines', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var'], flags: ['--null', '--interactive', '--no-run-if-empty', '--exit', '--verbose', '--open-tty', '--show-limits'], noCommand: ['--help', '--version'] };
+
+function xargs(argv: Field[]): Unwrapped {
+  const s = scan(argv, XARGS);
+  if (!s) return { kind: 'none' };
+  const inner = argv.slice(s.index);
+  const replace = s.opts.find(([n]) => n === '-I' || n === '-i' || n === '--replace');
+  if (inner.length === 0) return { kind: 'run', via: 'xargs', argv: [{ value: 'echo', known: true }], extraUnknownArg: true };
+  if (replace) {
+    const token = replace[1]?.value ?? '{}';
+    return { kind: 'run', via: 'xargs', argv: inner.map((a) => (a.value.includes(token) ? { value: a.value, known: false } : a)) };
+  }
+  return { kind: 'run', via: 'xargs', argv: inner, extraUnknownArg: true };
+}
+
+const PARALLEL: Spec = { value: ['-j', '--jobs', '-S', '--sshlogin', '--joblog', '--results', '-a', '--arg-file', '--delay', '--timeout', '--retries', '--colsep', '-d', '--delimiter', '-I', '--tmpdir', '--workdir', '--wd', '--id', '--semaphorename', '--halt', '--memfree', '--load'], flags: ['--semaphore', '--fg', '--bg', '--keep-order', '-k', '--verbose', '--dry-run', '--will-cite', '--citation', '--line-buffer', '--ungroup', '--pipe', '--progress', '--eta', '--bar'], noCommand: ['--dry-run', '--version', '--help', '--citation'] };
+
+/** GNU parallel (and `sem`, its `--semaphore` mode): the command runs through a shell, per input. */
+function parallel(argv: Field[], via: string): Unwrapped {
+  const s = scan(argv, PARALLEL);
+  if (!s) return { kind: 'none' };
+  let end = s.index;
+  while (end < argv.length && !(argv[end]!.known && /^:::+\+?$|^::::$/.test(argv[end]!.value))) end++;
+  const inner = argv.slice(s.index, end);
+  if (inner.length === 0) return { kind: 'stdin-script', via };
+  const text = inner.map((a) => a.value).join(' ');
+  const known = inner.every((a) => a.known);
+  const inputs = argv.slice(end + 1);
+  const sep = argv[end]?.value;
+  const placeholder = /\{[^{}\s]*\}/g;
+  const hasPlaceholder = /\{[^{}\s]*\}/.test(text);
+  const withInput = (input: string) => (hasPlaceholder ? text.replace(placeholder, () => input) : `${text} ${input}`);
+  if (via === 'sem') return { kind: 'script', via, text: { value: text, known } };
+  if (sep === ':::' && inputs.length > 0 && inputs.length <= 32 && inputs.every((a) => a.known && !a.value.startsWith(':::'))) {
+    return { kind: 'many', items: inputs.map((a) => ({ kind: 'script' as const, via, text: { value: withInput(quote(a.value)), known } })) };
+  }
+  // Inputs from stdin or files: an unknown variable stands in for each one.
+  return { kind: 'script', via, text: { value: withInput('"$__OFFHOST_UNKNOWN_INPUT"'), known } };
+}
+
+const HYPERFINE: Spec = { value: ['-w', '--warmup', '-m', '--min-runs', '-M', '--max-runs', '-r', '--runs', '-s', '--setup', '-p', '--prepare', '-c', '--cleanup', '-P', '--parameter-scan', '-D', '--parameter-step-size', '-L', '--parameter-list', '-S', '--shell', '--style', '--sort', '-u', '--time-unit', '--export-asciidoc', '--export-csv', '--export-json', '--export-markdown', '--export-orgmode', '--output', '--input', '-n', '--command-name', '--reference'], noCommand: ['--help', '-h', '--version', '-V'] };
+const WATCHEXEC: Spec = { value: ['-w', '--watch', '-e', '--exts', '-f', '--filter', '-i', '--ignore', '-d', '--debounce', '-s', '--signal', '--shell', '--on-busy-update', '-E', '--env', '--workdir', '--project-origin', '--delay-run', '--poll'], flags: ['-r', '--restart', '-c', '--clear', '-n', '-N', '--notify', '-o', '-p', '--postpone', '-1'], chdir: ['--workdir'], noCommand: ['--help', '-h', '--version', '-V'] };
+const WATCH: Spec = { value: ['-n', '--interval', '-q', '--equexit', '--differences'], flags: ['-x', '--exec', '-t', '--no-title', '-b', '--beep', '-e', '--errexit', '-g', '--chgexit', '-c', '--color', '-p', '--precise', '-d'], noCommand: ['--help', '-h', '--version', '-v'] };
+const PUEUE_ADD: Spec = { value: ['-w', '--working-directory', '-d', '--delay', '-g', '--group', '-a', '--after', '-o', '--priority', '-l', '--label'], flags: ['-e', '--escape', '-i', '--immediate', '-s', '--stashed', '-p', '--print-task-id', '--follow'], chdir: ['-w', '--working-directory'] };
+const NODEMON: Spec = { value: ['-x', '--exec', '-w', '--watch', '-e', '--ext', '-i', '--ignore', '-d', '--delay', '--signal', '-C', '--on-change-only', '--cwd', '--config'], flags: ['--legacy-watch', '-L', '--verbose', '-V', '--quiet', '-q', '--no-stdin', '--spawn', '--dump'], chdir: ['--cwd'], scriptOption: ['-x', '--exec'], noCommand: ['--help', '-h', '--version', '-v', '--dump'] };
+const AT: Spec = { value: ['-q', '-f', '-t'], flags: ['-m', '-M', '-v', '-b'], noCommand: ['-l', '-d', '-r', '-c', '-V', '-h'] };
+const CONCURRENTLY: Spec = { value: ['-n', '--names', '--name-separator', '-c', '--prefix-colors', '-p', '--prefix', '-l', '--prefix-length', '-t', '--timestamp-format', '-s', '--success', '-m', '--max-processes', '--restart-tries', '--restart-after', '--default-input-target', '--hide', '--cwd', '--teardown'], flags: ['-k', '--kill-others', '--kill-others-on-fail', '-r', '--raw', '-g', '--group', '-i', '--handle-input', '--no-color', '-P', '--passthrough-arguments', '--timings'], chdir: ['--cwd'], noCommand: ['-h', '--help', '-v', '-V', '--version'] };
+const PERF: Spec = { value: ['-e', '--event', '-o', '--output', '-C', '--cpu', '-r', '--repeat', '-x', '--field-separator', '-G', '--cgroup', '-I', '--interval-print', '-D', '--delay', '-F', '--freq', '-c', '--count', '-m', '--mmap-pages', '-u', '--uid', '--call-graph', '-j', '--branch-filter', '--control', '-M', '--metrics', '--post', '--pre', '-t', '--tid'], flags: ['-a', '--all-cpus', '-g', '-q', '--quiet', '-v', '--verbose', '-d', '--detailed', '-A', '--no-aggr'], noCommand: ['-p', '--pid', '-t', '--tid', '-a', '--all-cpus', '-h', '--help'] };
+const GDB: Spec = { value: ['-ex', '--ex', '-iex', '-x', '--command', '-ix', '-cd', '--cd', '-d', '--directory', '-p', '--pid', '-s', '--symbols', '-e', '--exec', '-c', '--core', '-b', '-tty', '--tty', '-D', '--data-directory'], flags: ['-q', '-quiet', '--quiet', '-batch', '--batch', '-nx', '--nx', '-n', '-tui', '--tui', '-silent'], singleDash: true };
+
+/** pueue add [options] [--] COMMAND...: joined, run by a shell (pueue's daemon, on this machine). */
+function pueue(argv: Field[]): Unwrapped {
+  let i = 1;
+  while (argv[i]?.known && argv[i]!.value.startsWith('-')) i += /^(-c|--config|-p|--profile)$/.test(argv[i]!.value) ? 2 : 1;
+  if (!argv[i]?.known || argv[i]!.value !== 'add') return { kind: 'none' };
+  const rest = [argv[0]!, ...argv.slice(i + 1)];
+  const s = scan(rest, PUEUE_ADD);
+  if (!s) return { kind: 'none' };
+  const inner = rest.slice(s.index);
+  if (inner.length === 0) return { kind: 'none' };
+  const dir = s.opts.find(([n]) => n === '-w' || n === '--working-directory');
+  return { kind: 'script', via: 'pueue add', text: joinFields(inner), ...(dir ? { cwd: dir[1] ?? UNKNOWN_DIR } : {}) };
+}
+
+/** `watchman-make -p '**\/*.c' -t build`: runs `make build` (or `--make CMD`) on change; `-r CMD` a shell string. */
+function watchmanMake(argv: Field[]): Unwrapped {
+  const items: Unwrapped[] = [];
+  let makeCmd: Field = { value: 'make', known: true };
+  let targets: Field[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const v = argv[i]!.value;
+    if (/^(-t|--targets)$/.test(v)) {
+      while (argv[i + 1] && !(argv[i + 1]!.known && argv[i + 1]!.value.startsWith('-'))) targets.push(argv[++i]!);
+      items.push({ kind: 'script', via: 'watchman-make', text: joinFields([makeCmd, ...targets]) });
+      targets = [];
+    } else if (/^(--make)$/.test(v)) makeCmd = argv[++i] ?? UNKNOWN_DIR;
+    else if (/^(-r|--run)$/.test(v)) items.push({ kind: 'script', via: 'watchman-make -r', text: argv[++i] ?? UNKNOWN_DIR });
+    else if (/^--(make|run)=/.test(v)) {
+      const val = { value: v.slice(v.indexOf('=') + 1), known: argv[i]!.known };
+      if (v.startsWith('--make')) makeCmd = val;
+      else items.push({ kind: 'script', via: 'watchman-make -r', text: val });
+    }
+  }
+  // `--make` after `-t` still applies (argparse reads all options first).
+  for (const it of items) if (it.kind === 'script' && it.via === 'watchman-make') it.text = { value: it.text.value.replace(/^make\b/, makeCmd.value), known: it.text.known && makeCmd.known };
+  return items.length ? { kind: 'many', items } : { kind: 'none' };
+}
+
+/** A command or a package.json script name (`npm:lint`, `start`): how concurrently and start-server-and-test read one. */
+function commandOrScript(f: Field, via: string, bareIsScript: boolean): Unwrapped {
+  const m = f.known ? /^(npm|pnpm|yarn|bun):(.+)$/.exec(f.value) : null;
+  if (m) return { kind: 'script', via, text: { value: `${m[1]} run ${quote(m[2]!)}`, known: true } };
+  if (bareIsScript && f.known && !/\s/.test(f.value)) return { kind: 'script', via, text: { value: `npm run ${quote(f.value)}`, known: true } };
+  return { kind: 'script', via, text: f };
+}
+
+function concurrently(argv: Field[]): Unwrapped {
+  const p = parseOptions(CONCURRENTLY, argv);
+  if (p.opts.some(([n]) => CONCURRENTLY.noCommand!.includes(n))) return { kind: 'none' };
+  const dir = p.opts.find(([n]) => n === '--cwd');
+  const cmds = [...p.positionals, ...p.afterDashDash];
+  const items = cmds.map((c) => commandOrScript(c, 'concurrently', false));
+  if (dir) for (const it of items) if (it.kind === 'script') it.cwd = dir[1] ?? UNKNOWN_DIR;
+  return items.length ? { kind: 'many', items } : { kind: 'none' };
+}
+
+/** start-server-and-test START URL [START2 URL2] TEST: each a command, or a script name (`npm run NAME`). */
+function startServerAndTest(argv: Field[]): Unwrapped {
+  const pos = argv.slice(1).filter((a) => !(a.known && a.value.startsWith('--')));
+  if (pos.length === 0) return { kind: 'none' };
+  const isUrl = (f: Field) => f.known && /^(https?|tcp|http-get|https-get|socket):|^:?\d+$|^localhost:/.test(f.value);
+  const cmds = pos.filter((f) => !isUrl(f));
+  // One argument: `start-test test` runs `npm run start`, then the test script.
+  if (cmds.length === 1 && pos.length <= 2) cmds.unshift({ value: 'start', known: true });
+  return { kind: 'many', items: cmds.map((c) => commandOrScript(c, 'start-server-and-test', true)) };
+}
+
+/** perf stat/record/trace [options] COMMAND: profiles the command, which runs here. */
+function perf(argv: Field[]): Unwrapped {
+  let i = 1;
+  while (argv[i]?.known && argv[i]!.value.startsWith('-')) i++;
+  let sub = argv[i];
+  if (sub?.known && /^(kvm|c2c|mem|sched|lock|kmem|timechart)$/.test(sub.value)) sub = argv[++i];
+  if (!sub?.known || !/^(stat|record|trace|top)$/.test(sub.value)) return { kind: 'none' };
+  const rest = [argv[0]!, ...argv.slice(i + 1)];
+  const s = scan(rest, PERF);
+  if (!s) return { kind: 'none' };
+  const inner = rest.slice(s.index);
+  return inner.length ? { kind: 'run', via: `perf ${sub.value}`, argv: inner } : { kind: 'none' };
+}
+
+/** gdb --args PROG ARGS (and `gdb -ex run PROG`): the program runs under the debugger. */
+function gdb(argv: Field[]): Unwrapped {
+  const at = argv.findIndex((a, k) => k > 0 && a.known && (a.value === '--args' || a.value === '-args'));
+  if (at > 0) return argv.length > at + 1 ? { kind: 'run', via: 'gdb --args', argv: argv.slice(at + 1) } : { kind: 'none' };
+  const s = scan(argv, GDB);
+  if (!s || !argv[s.index]) return { kind: 'none' };
+  const runs = s.opts.some(([n, v]) => /^-?-?i?ex$/.test(n) && v !== null && (!v.known || /^(r|run|start|starti)\b/.test(v.value)));
+  return runs ? { kind: 'run', via: 'gdb', argv: [argv[s.index]!] } : { kind: 'none' };
+}
+
+/** `at now <<< 'make build'`, `echo make build | batch`, `at -f job.sh now`: the job runs later, here, in this directory. */
+function at(call: Call): Unwrapped {
+  const s = scan(call.fields, AT);
+  if (!s) return { kind: 'none' };
+  const file = s.opts.find(([n]) => n === '-f');
+  if (file) return { kind: 'file-script', via: `${call.name} -f`, file: file[1] ?? UNKNOWN_DIR, args: [], sourced: false };
+  return { kind: 'stdin-script', via: call.name };
+}
+
+function scriptFrom(spec: Spec, via: string, argv: Field[]): Unwrapped {
+  const s = scan(argv, spec);
+  if (!s) return { kind: 'none' };
+  const dir = s.opts.filter(([n]) => spec.chdir?.includes(n)).pop();
+  const cwd = dir ? { cwd: dir[1] ?? UNKNOWN_DIR } : {};
+  const opt = s.opts.find(([n]) => spec.scriptOption?.includes(n));
+  const inner = argv.slice(s.index);
+  // `nodemon --exec python app.py`: the value, then the words after it.
+  if (opt) return { kind: 'script', via: `${via} ${opt[0]}`, text: joinFields([opt[1] ?? UNKNOWN_DIR, ...inner]), ...cwd };
+  if (inner.length === 0) return { kind: 'none' };
+  return { kind: 'script', via, text: joinFields(inner), ...cwd };
+}
+
+function hyperfine(argv: Field[]): Unwrapped {
+  const s = scan(argv, HYPERFINE);
+  if (!s) return { kind: 'none' };
+  // Every positional is a command line hyperfine runs through a shell (several times).
+  const scripts = argv.slice(s.index).concat(s.opts.filter(([n]) => ['-s', '--setup', '-p', '--prepare', '-c', '--cleanup', '--reference'].includes(n)).map(([, v]) => v ?? UNKNOWN_DIR));
+  return scripts.length ? { kind: 'many', items: scripts.map((t) => ({ kind: 'script' as const, via: 'hyperfine', text: t })) } : { kind: 'none' };
+}
+
+function screen(argv: Field[]): Unwrapped {
+  const s = scan(argv, { value: ['-S', '-c', '-e', '-h', '-p', '-s', '-t', '-T', '-X', '-Q'], noCommand: ['-X', '-Q', '-ls', '-list', '-wipe', '-r', '-R', '-x', '-D', '-v', '-version'] });
+  if (!s) return { kind: 'none' };
+  const inner = argv.slice(s.index);
+  return inner.length ? { kind: 'run', via: 'screen', argv: inner } : { kind: 'none' };
+}
+
+function unwrap(call: Call): Unwrapped {
+  const argv = call.fields;
+  switch (call.name) {
+    case 'tmux':
+      return tmux(argv);
+    case 'screen':
+      return screen(argv);
+    case 'find':
+      return findExec(argv);
+    case 'xargs':
+      return xargs(argv);
+    case 'parallel':
+      return parallel(argv, argv.some((a) => a.known && a.value === '--semaphore') ? 'sem' : 'parallel');
+    case 'sem':
+      return parallel(argv, 'sem');
+    case 'hyperfine':
+      return hyperfine(argv);
+    case 'watchexec':
+      return scriptFrom(WATCHEXEC, 'watchexec', argv);
+    case 'watch': {
+      if (argv.some((a) => a.known && (a.value === '-x' || a.value === '--exec'))) {
+        const s = scan(argv, WATCH);
+        return s && argv[s.index] ? { kind: 'run', via: 'watch -x', argv: argv.slice(s.index) } : { kind: 'none' };
+      }
+      return scriptFrom(WATCH, 'watch', argv);
+    }
+    case 'nodemon': {
+      const u = scriptFrom(NODEMON, 'nodemon', argv);
+      // Without --exec nodemon runs `node SCRIPT`: the script file, judged like node's.
+      return u.kind === 'script' && u.via === 'nodemon' ? { kind: 'run', via: 'nodemon', argv: [{ value: 'node', known: true }, ...argv.slice(1).filter((a) => !(a.known && a.value.startsWith('-')))] } : u;
+    }
+    case 'pueue':
+      return pueue(argv);
+    case 'at':
+    case 'batch':
+      return at(call);
+    case 'watchman-make':
+      return watchmanMake(argv);
+    case 'concurrently':
+      return concurrently(argv);
+    case 'start-server-and-test':
+    case 'server-test':
+    case 'start-test':
+      return startServerAndTest(argv);
+    case 'perf':
+      return perf(argv);
+    case 'gdb':
+      return gdb(argv);
+  }
+  return { kind: 'none' };
+}
+
+export const schedulers: ProgramModule = {
+  family: 'schedulers, queues, watchers, multiplexers',
+  names: ['tmux', 'screen', 'find', 'xargs', 'parallel', 'sem', 'hyperfine', 'watchexec', 'watch', 'nodemon', 'pueue', 'at', 'batch', 'watchman-make', 'concurrently', 'start-server-and-test', 'server-test', 'start-test', 'perf', 'gdb'],
+  unwrap,
+  examples: {
+    match: [
+      { line: "tmux new -d 'make build'", runs: 'make build' },
+      { line: 'screen -dmS b make build', runs: 'make build' },
+      { line: 'find . -name Makefile -exec make build \\;', runs: 'make build' },
+      { line: 'xargs make build-safe < /dev/null', runs: 'make build-safe <stdin>' },
+      { line: 'parallel make ::: build kasm', runs: 'make build' },
+      { line: "sem -j2 'make build'", runs: 'make build' },
+      { line: "watch -n 5 'make build'", runs: 'make build' },
+      { line: "nodemon --exec 'make build-safe'", runs: 'make build-safe' },
+      { line: 'nodemon -x make build-safe', runs: 'make build-safe' },
+      { line: 'pueue add -- make build-safe', runs: 'make build-safe' },
+      { line: "at now <<< 'make build-safe'", runs: 'make build-safe' },
+      { line: "echo 'make build' | batch", runs: 'make build' },
+      { line: "watchman-make -p '**/*.c' -t build-safe", runs: 'make build-safe' },
+      { line: "concurrently 'make build' 'npm start'", runs: 'make build' },
+      { line: "start-server-and-test 'npm start' http://localhost:3000 'npx playwright test'", runs: 'npx playwright test' },
+      { line: 'perf stat -e cycles make build', runs: 'make build' },
+      { line: 'gdb -batch -ex run --args make build', runs: 'make build' },
+      { line: 'hyperfine "make build"', runs: 'make build' },
+    ],
+    not_match: [
+      { line: 'tmux ls', runs: 'make build' },
+      { line: 'at -l', runs: 'make build' },
+      { line: 'perf stat -p 42', runs: 'make build' },
+      { line: 'gdb make', runs: 'make' },
+      { line: 'pueue status', runs: 'make build' },
+    ],
+  },
+};

@@ -1,0 +1,124 @@
+// Shells: `bash -c STRING`, `bash FILE`, `bash < FILE`, `bash -s`, and the start-up file a non-interactive
+// shell sources first (`BASH_ENV`, `ENV` for sh). The one list of shell names offhost knows; multi-call
+// binaries (busybox, toybox) run their applet.
+import type { Field } from '../expand.js';
+import { emit, withVia, type Call, type Walker } from '../walk-state.js';
+import type { ProgramModule, Unwrapped } from './types.js';
+import { STDIN_FILES } from './builtins.js';
+
+/** Shells that take `-c STRING`, read a script file, or read stdin. */
+export const SHELLS = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'fish', 'rbash', 'oksh', 'loksh', 'pdksh', 'ksh93', 'lksh'] as const;
+/** Shells that read bash syntax (a script file of theirs is walked; fish's is not). */
+export const POSIX_SHELLS = new Set<string>(SHELLS.filter((s) => s !== 'fish'));
+
+/** Shell options that take a value (`-o pipefail`, `+O extglob`, `--rcfile f`). */
+const SHELL_VALUE_OPTS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
+
+export function shellCall(name: string, argv: Field[]): Unwrapped {
+  let i = 1;
+  let wantsCommand = false;
+  let readsStdin = false;
+  while (i < argv.length) {
+    const f = argv[i]!;
+    if (!f.known) break;
+    const v = f.value;
+    if (v === '--' || v === '-') {
+      i++;
+      break;
+    }
+    if (SHELL_VALUE_OPTS.has(v)) {
+      i += 2;
+      continue;
+    }
+    if (v.startsWith('--')) {
+      i++;
+      continue;
+    }
+    if ((v.startsWith('-') || v.startsWith('+')) && v.length > 1) {
+      if (v.includes('c')) wantsCommand = true;
+      if (v.includes('s')) readsStdin = true;
+      // `-o` inside a cluster (`-euo pipefail`) takes the next word.
+      if (/^[-+][a-zA-Z]*o$/.test(v)) i++;
+      i++;
+      continue;
+    }
+    break;
+  }
+  if (wantsCommand) {
+    const command = argv[i] ?? null;
+    if (!command) return { kind: 'none' }; // `bash -c` with no string: bash errors, nothing runs
+    return { kind: 'script', via: `${name} -c`, text: command };
+  }
+  if (i >= argv.length || readsStdin) return { kind: 'stdin-script', via: name };
+  if (argv[i]!.known && STDIN_FILES.has(argv[i]!.value)) return { kind: 'stdin-script', via: `${name} ${argv[i]!.value}` };
+  // `bash script.sh args`: a script file, read by the walker when it has file access.
+  return { kind: 'file-script', via: name, file: argv[i]!, args: argv.slice(i + 1), sourced: false, ...(POSIX_SHELLS.has(name) ? {} : { foreign: true }) };
+}
+
+/** The start-up file a non-interactive shell sources before its script: BASH_ENV (bash), ENV (sh, dash). */
+function startupFile(call: Call): Field | null {
+  const key = call.name === 'bash' || call.name === 'rbash' ? 'BASH_ENV' : call.name === 'zsh' || call.name === 'fish' ? null : 'ENV';
+  if (key === null) return null;
+  if (key in call.env) return { value: call.env[key]!, known: true };
+  if (call.st.exported?.has(key)) {
+    const v = call.st.vars.get(key);
+    return v === undefined ? null : v === null ? { value: `$${key}`, known: false } : { value: v, known: true };
+  }
+  return null;
+}
+
+function walk(call: Call, w: Walker): void {
+  const u = shellCall(call.name, call.fields);
+  const startup = u.kind === 'none' ? null : startupFile(call);
+  if (startup && startup.value !== '') {
+    w.emitSelf(call);
+    const via = `${call.name} (${call.name === 'bash' || call.name === 'rbash' ? 'BASH_ENV' : 'ENV'})`;
+    // `BASH_ENV=./x.sh bash -c true`: x.sh runs first, in the new shell; unread, it is unknown.
+    if (!call.ctx.files) withVia(call.ctx, via, () => emit(call.ctx, [{ value: startup.value, known: false }], call.env, call.cwd, call.span, call.st));
+    else w.apply({ kind: 'file-script', via: `${call.name} (${call.name === 'bash' ? 'BASH_ENV' : 'ENV'})`, file: startup, args: [], sourced: false }, call, false);
+    w.apply(u, call, false);
+    return;
+  }
+  w.apply(u, call);
+}
+
+export const shells: ProgramModule = {
+  family: 'shells',
+  names: SHELLS,
+  readsScript: true,
+  walk,
+  examples: {
+    match: [
+      { line: "bash -c 'make build-safe'", runs: 'make build-safe' },
+      { line: "sh -euc 'make build'", runs: 'make build' },
+      { line: "bash <<< 'make build'", runs: 'make build' },
+      { line: "echo 'make build' | bash", runs: 'make build' },
+      { line: "printf 'make build-saf\\x65\\n' | bash", runs: 'make build-safe' },
+      { line: "echo -e 'make\\x20build' | sh", runs: 'make build' },
+      { line: "BASH_ENV=./env.sh bash -c true", runs: './env.sh' },
+    ],
+    not_match: [
+      { line: "echo 'make build' > notes.txt", runs: 'make build' },
+      { line: 'bash -n -c true', runs: 'make build' },
+    ],
+  },
+};
+
+/** `busybox sh -c …`, `toybox env make`: the applet is the next word. */
+export const multicall: ProgramModule = {
+  family: 'multi-call binaries',
+  names: ['busybox', 'toybox'],
+  unwrap(call) {
+    const applet = call.fields[1];
+    if (!applet || (applet.known && applet.value.startsWith('-'))) return { kind: 'none' };
+    return { kind: 'run', via: call.name, argv: call.fields.slice(1) };
+  },
+  examples: {
+    match: [
+      { line: "busybox sh -c 'make build'", runs: 'make build' },
+      { line: 'toybox env make build-safe', runs: 'make build-safe' },
+    ],
+    not_match: [{ line: 'busybox --list', runs: 'make' }],
+  },
+};
+

@@ -1,0 +1,91 @@
+// ssh, scp, sftp: a command given to ssh runs on the remote host (what POLICY R1 allows), unless the host
+// is this machine under any of its names (localhost, 127.0.0.1, 127.1, 0, ::1, ssh://localhost,
+// "$(hostname)", `-o HostName=127.0.0.1`): then it is judged as run here, in HOME. Options whose value is
+// a command run locally (ProxyCommand, LocalCommand, KnownHostsCommand) are judged as local commands.
+import type { Field } from '../expand.js';
+import { joinFields, type Call, type Walker } from '../walk-state.js';
+import { scan, type Spec } from './grammar.js';
+import type { ProgramModule } from './types.js';
+
+const SSH: Spec = { value: ['-B', '-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-P', '-p', '-Q', '-R', '-S', '-W', '-w'], info: ['-V'] };
+
+/** Host names of this machine. Numeric forms as inet_aton reads them (`127.1`, `0`, `0x7f000001`, `2130706433`). */
+const LOCAL_HOST = /^(localhost|localhost\.localdomain|localhost\.|ip6-localhost|ip6-loopback|::1|\[::1\]|0:0:0:0:0:0:0:1|0|0\.0\.0\.0|0x7f[0-9a-f]{6}|2130706433|017700000001)$/i;
+
+function isLocal(host: string): boolean {
+  if (LOCAL_HOST.test(host)) return true;
+  // 127.x, 127.x.y, 127.x.y.z (inet_aton's short forms), and ::ffff:127.0.0.1.
+  return /^(::ffff:)?127(\.\d{1,8}){0,3}$/i.test(host);
+}
+
+/** `[user@]host`, `ssh://[user@]host[:port]`, `user@host:path` (scp): the host part. */
+function hostOf(dest: string): string {
+  const url = /^ssh:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/]*)/i.exec(dest);
+  if (url) return url[1]!;
+  const at = dest.lastIndexOf('@');
+  return dest.slice(at + 1);
+}
+
+/** `-o Name=value` / `-oName value` options of the call: lowercased name -> value. */
+function sshOptions(opts: [string, Field | null][]): Map<string, Field> {
+  const out = new Map<string, Field>();
+  for (const [n, v] of opts) {
+    if (n !== '-o' || !v) continue;
+    const m = /^([A-Za-z]+)\s*(?:=|\s)\s*(.*)$/s.exec(v.value);
+    if (m) out.set(m[1]!.toLowerCase(), { value: m[2]!, known: v.known });
+  }
+  return out;
+}
+
+/** The line says the host is this machine's own name (`ssh "$(hostname)" …`, `ssh $HOSTNAME …`). */
+function namedAfterThisMachine(host: Field, call: Call): boolean {
+  if (host.known) return false;
+  return /\$\(\s*(hostname|uname\s+-n)\b[^)]*\)|`\s*(hostname|uname\s+-n)\b|\$\{?HOSTNAME\b/.test(call.ctx.text);
+}
+
+function walk(call: Call, w: Walker): void {
+  w.emitSelf(call);
+  const s = scan(call.fields, SSH);
+  if (!s) return;
+  const options = sshOptions(s.opts);
+  for (const key of ['proxycommand', 'localcommand', 'knownhostscommand']) {
+    const v = options.get(key);
+    // Run here, through the user's shell, before or after connecting.
+    if (v) w.runScript(v, `${call.name} -o ${key}`, call.cwd, call.env, call.st, call.ctx, call.span);
+  }
+  if (call.name !== 'ssh') return;
+  const dest = call.fields[s.index];
+  if (!dest) return;
+  const hostName = options.get('hostname');
+  const local = hostName ? hostName.known && isLocal(hostName.value) : dest.known ? isLocal(hostOf(dest.value)) : namedAfterThisMachine(dest, call);
+  if (!local) return;
+  const remote = call.fields.slice(s.index + 1);
+  const command = remote.length ? joinFields(remote) : options.get('remotecommand');
+  if (!command) return;
+  // sshd starts the command in the login directory (HOME), through the user's shell.
+  w.runScript(command, `ssh ${dest.value}`, call.st.vars.get('HOME') ?? null, call.env, call.st, call.ctx, call.span);
+}
+
+export const ssh: ProgramModule = {
+  family: 'ssh',
+  names: ['ssh', 'scp', 'sftp'],
+  grammar: SSH,
+  walk,
+  examples: {
+    match: [
+      { line: "ssh localhost 'make build'", runs: 'make build', in: '/home/koder' },
+      { line: "ssh 127.1 'make build'", runs: 'make build' },
+      { line: "ssh 0 'make build'", runs: 'make build' },
+      { line: "ssh ssh://me@localhost:22 'make build'", runs: 'make build' },
+      { line: 'ssh "$(hostname)" make build', runs: 'make build' },
+      { line: "ssh -o HostName=127.0.0.1 devbox 'make build'", runs: 'make build' },
+      { line: "ssh -o RemoteCommand='make build' localhost", runs: 'make build' },
+      { line: "ssh -o ProxyCommand='make build' khost1", runs: 'make build' },
+    ],
+    not_match: [
+      { line: "ssh khost1 'make build'", runs: 'make build' },
+      { line: "ssh -o HostName=khost1 localhost 'make build'", runs: 'make build' },
+      { line: "ssh 10.0.0.5 'make build'", runs: 'make build' },
+    ],
+  },
+};

@@ -1,0 +1,79 @@
+// The interface of a program module: what the walker needs to know about one family of programs (their
+// names, their option grammar, what they run and where), and the examples that prove it. One resolver
+// per program behind the same small interface (knip's plugin model); examples checked at build time
+// (scripts/compile-builtin.ts) and by test/shell/programs.test.ts, like the rules' examples.
+import type { Field } from '../expand.js';
+import type { Call, Walker } from '../walk-state.js';
+import type { Grammar } from './grammar.js';
+
+export type Unwrapped =
+  /** Run `argv` (the wrapper stripped), with extra env / cwd; `extraUnknownArg`: args come from stdin. */
+  | {
+      kind: 'run';
+      via: string;
+      argv: Field[];
+      env?: [string, Field][];
+      cwd?: Field;
+      extraUnknownArg?: boolean;
+      cwdUnknown?: boolean;
+      /** The directory is already absolute and final (git's top level): not resolved against the caller's. */
+      absoluteCwd?: string | null;
+    }
+  /** A string that a shell parses and runs (`bash -c`, `eval`, `env -S`, `watch`, `su -c`, `npx -c`...). */
+  | { kind: 'script'; via: string; text: Field; cwd?: Field; absoluteCwd?: string | null; cwdUnknown?: boolean }
+  /** A shell that reads its script from standard input. */
+  | { kind: 'stdin-script'; via: string }
+  /**
+   * A script file run by a shell (`bash run.sh a b`) or sourced into this one (`. ./env.sh`): the walker
+   * reads it when it has file access (the guard gives it the disk), judged as the shell itself otherwise.
+   */
+  | { kind: 'file-script'; via: string; file: Field; args: Field[]; sourced: boolean; foreign?: boolean }
+  /**
+   * `npm run e2e`, `npm test`, `pnpm build`, `yarn e2e`, `bun run e2e`: a package.json script. `fallback`
+   * is what runs when the package has no such script (yarn, pnpm and bun then run the binary).
+   */
+  | { kind: 'package-script'; via: string; script: Field; args: Field[]; dir?: Field; workspaces?: WorkspaceSelection; fallback: Unwrapped }
+  /** Several commands (find with several -exec). */
+  | { kind: 'many'; items: Unwrapped[] }
+  /** Not a wrapper, or a wrapper that runs nothing here (`command -v make`, `sudo -l`). */
+  | { kind: 'none' };
+
+/** Which workspace packages a package-manager command runs in: all of them, or those named. */
+export interface WorkspaceSelection {
+  all: boolean;
+  names: Field[];
+}
+
+/**
+ * A program example, checked by walking `line` (in `cwd`, default the monorepo root of the examples,
+ * /home/koder/dev/koder): `match` examples must find a command whose argv, joined by spaces, is `runs`
+ * (and, if given, whose directory is `in`); `not_match` examples must find none.
+ */
+export interface ProgramExample {
+  line: string;
+  runs: string;
+  cwd?: string;
+  in?: string;
+  /** Whether the found command is help/version/list only (checked when given). */
+  info?: boolean;
+}
+
+export interface ProgramModule {
+  /** The family, for messages and docs (wrappers, shells, make, git...). */
+  family: string;
+  /** Exact basenames. */
+  names: readonly string[];
+  /** Basenames matched by pattern (`python3.12`, `qemu-system-*`). */
+  pattern?: RegExp;
+  /** The option grammar (declared once; long options may be abbreviated to an unambiguous prefix). */
+  grammar?: Grammar;
+  /** Reads its first argument as a script (`. FILE`, `bash FILE`): `. <(echo …)` hands it static text. */
+  readsScript?: boolean;
+  /** Looks through the program: what it runs (data the walker applies). */
+  unwrap?(call: Call): Unwrapped;
+  /** The whole walk of a call, when there is more to it than unwrap (state, extra commands). Emits the call. */
+  walk?(call: Call, w: Walker): void;
+  /** The static text the program writes to standard output (echo, printf, cat of a file), or null. */
+  output?(call: Call): Field | null;
+  examples: { match: ProgramExample[]; not_match: ProgramExample[] };
+}
