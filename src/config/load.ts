@@ -5,14 +5,15 @@ import { ConfigError } from '../errors.js';
 import { configSchema, type ConfigFile } from './schema.js';
 
 /** Line/column of the node at `path` in the document (or of its nearest existing parent). */
-function locate(doc: ReturnType<typeof parseDocument>, lc: LineCounter, path: PropertyKey[]): { line: number; col: number } | undefined {
+function locate(doc: ReturnType<typeof parseDocument>, lc: LineCounter, path: PropertyKey[], atKey = false): { line: number; col: number } | undefined {
   let node: unknown = doc.contents;
   let best: Node | null = (doc.contents as Node | null) ?? null;
-  for (const key of path) {
+  for (const [i, key] of path.entries()) {
     if (isMap(node)) {
       const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === key);
       if (!pair) break;
       best = (pair.key as Node) ?? best;
+      if (atKey && i === path.length - 1) break;
       node = pair.value;
       if (node && (node as Node).range) best = node as Node;
     } else if (isSeq(node) && typeof key === 'number') {
@@ -44,7 +45,7 @@ export function parseConfigText(text: string, file: string): ConfigFile {
     const issue = result.error.issues[0]!;
     // An unknown key is reported on its parent: point at the key's own line instead.
     const at = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
-    const pos = locate(doc, lc, at);
+    const pos = locate(doc, lc, at, at !== issue.path);
     const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
     throw new ConfigError(`${where}${issue.message}`, file, pos?.line, pos?.col);
   }

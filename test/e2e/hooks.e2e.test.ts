@@ -70,8 +70,8 @@ describe('hook output executed through bash with stand-in ssh/incus', () => {
     const run = agentRuns(out.updatedInput.command, h.koda, log);
     expect(run.status, run.stderr).toBe(0);
     expectRanOnVm(log, before);
-    // The VM lock was taken and released in this agent session's name (commits in the monorepo).
-    const gitLog = spawnSync('git', ['log', '--format=%s'], { cwd: join(h.home, 'dev', 'koder'), encoding: 'utf8' }).stdout;
+    // The VM lock was taken and released in this agent session's name (commits on the lock ref).
+    const gitLog = spawnSync('git', ['log', '--format=%s', 'refs/offhost/locks'], { cwd: join(h.home, 'dev', 'koder'), encoding: 'utf8' }).stdout;
     expect(gitLog).toMatch(/s\.khost1\.dev-linux-koda.*claude-sess-1/);
   });
 
