@@ -218,7 +218,7 @@ async function runInner(args: string[], io: Io): Promise<number> {
   if (v.decision === 'allow') {
     const signals = new Signals(io);
     try {
-      const code = await runBash(line, cwd, localEnv(io, guard.config.rules), signals);
+      const code = await runBash(line, cwd, guard.role === 'laptop' ? localEnv(io, guard.config.rules) : io.env, signals);
       return signals.interrupted ? (SIGNAL_EXIT[signals.interrupted] ?? code) : code;
     } finally {
       signals.dispose();
