@@ -31,4 +31,6 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   shim: { summary: 'exec-time shims: install, remove, list; judge one program about to start', hot: true, exitAtOnce: true, load: () => import('./commands/shim.js') },
   scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => import('./commands/scan.js') },
   ci: { summary: 'pull-request policy check: lock hygiene and heavy commands', load: () => import('./commands/ci.js') },
+  vm: { summary: 'provision a catalogue VM, or preflight VMs (vm provision ID, vm status [ID])', load: () => import('./commands/vm.js') },
+  doctor: { summary: 'check this laptop: hooks and shims wired, the paths they call, config valid', load: () => import('./commands/doctor.js') },
 };
