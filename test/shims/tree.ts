@@ -113,6 +113,8 @@ export function laptopEnv(t: Tree, extra: Record<string, string> = {}): Record<s
     OFFHOST_STANDIN_HEAVY_LOG: t.heavyLog,
     OFFHOST_STANDIN_LOG: t.standinLog,
     OFFHOST_STANDIN_HOME: t.home,
+    // The built-in catalogue's android and iso VMs are virtual machines (offhost run's preflight checks it).
+    OFFHOST_STANDIN_VM_INSTANCES: 'dev-android-emulator,dev-linux-iso',
     OFFHOST_AUDIT_LOG: t.audit,
     OFFHOST_BIN: BIN,
     OFFHOST_NODE: process.execPath,
