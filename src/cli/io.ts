@@ -7,11 +7,16 @@ export interface Io {
   cwd: string;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Bytes as they are (a remote command's output passed through by `offhost run`); default: via stdout/stderr. */
+  stdoutBytes?: (bytes: Uint8Array) => void;
+  stderrBytes?: (bytes: Uint8Array) => void;
   /** Reads all of standard input (hooks get their event JSON there). */
   readStdin: () => Promise<string>;
   /** Gives up a readStdin still waiting for input (a stalled agent), so that the process can end. */
   cancelStdin?: () => void;
   clock: Clock;
+  /** Is this descriptor (1 stdout, 2 stderr) a terminal? Absent: not one (tests, embedding). */
+  isTTY?: (fd: 1 | 2) => boolean;
 }
 
 export type CommandModule = { run(args: string[], io: Io): Promise<number> };

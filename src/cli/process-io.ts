@@ -8,8 +8,8 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, stat
  * Synchronous write to fd 1/2: creating process.stdout costs about a millisecond at start-up (stream and
  * tty machinery) on the hook path, and a synchronous write also cannot be lost when the process exits.
  */
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text, 'utf8');
+function writeAll(fd: number, text: string | Uint8Array): void {
+  const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let off = 0;
   while (off < buf.length) {
     try {
@@ -175,6 +175,21 @@ export function logicalCwd(env: NodeJS.ProcessEnv = process.env): string {
   }
 }
 
+/**
+ * Is fd a terminal? A character device other than /dev/null. (node:tty's isatty would load node:net, over a
+ * millisecond on the start-up of `offhost check`.)
+ */
+function isTTY(fd: 1 | 2): boolean {
+  try {
+    const st = fstatSync(fd);
+    if (!st.isCharacterDevice()) return false;
+    const devNull = statSync('/dev/null');
+    return st.rdev !== devNull.rdev;
+  } catch {
+    return false;
+  }
+}
+
 export function processIo(): Io {
   return {
     argv: process.argv.slice(2),
@@ -182,8 +197,11 @@ export function processIo(): Io {
     cwd: logicalCwd(),
     stdout: (t) => writeAll(1, t),
     stderr: (t) => writeAll(2, t),
+    stdoutBytes: (b) => writeAll(1, b),
+    stderrBytes: (b) => writeAll(2, b),
     readStdin,
     cancelStdin,
     clock: systemClock,
+    isTTY,
   };
 }

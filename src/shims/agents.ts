@@ -21,7 +21,7 @@ export function claudeSessionStartCommand(node: string, bin: string): string {
 /** Adds (or updates) the SessionStart hook; returns the file and whether it changed. */
 export function wireClaudeCode(project: string, command: string, dryRun = false): { file: string; changed: boolean; text: string } {
   const file = join(resolve(project), '.claude', 'settings.json');
-  const settings = readSettings(file);
+  const { settings } = readSettings(file);
   const hooks = settings.hooks === undefined ? {} : settings.hooks;
   if (!isRecord(hooks)) throw new ConfigError('"hooks" is not an object; offhost will not overwrite it', file);
   settings.hooks = hooks;
