@@ -77,7 +77,9 @@ describe.each(layouts)('a %s checkout', (layout) => {
         expect(r.status, `${what}: ${line}: ${r.stderr}`).toBe(0);
         expect(heavyRuns(t).map((h) => [h.prog, h.laptop])).toEqual([['make', false]]);
         const incus = readStandinLog(t.standinLog).slice(before).filter((e) => e.tool === 'incus');
-        expect(incus.map((e) => [e.instance, e.cwd])).toEqual([['dev-linux-koda', t.koda]]);
+        // (offhost run's supervisor starts at / and changes into the VM's directory itself: check's route.cwd,
+        // asserted above, is the mapped one.)
+        expect(incus.map((e) => e.instance)).toContain('dev-linux-koda');
       }
       clearHeavy(t);
       const run = offhost(t, ['run', '--', 'make build-safe'], d, { OFFHOST_SESSION: 'doors-test' });
