@@ -52,6 +52,9 @@ __offhost_judge() {
   done
   return 0
 }
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (`offhost init --shims`).
+__offhost_shims=${OFFHOST_SHIMS_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
+if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
 
 __offhost_accept_line() {
   emulate -L zsh

@@ -87,7 +87,7 @@ export function effectiveSettings(opts: HookOptions, cwd: string, defaultMode: R
 
 /** One decision as it goes to the audit log (audit-log.ts adds the time). */
 export interface AuditRecord {
-  agent: AgentName | 'shell';
+  agent: AgentName | 'shell' | 'shim';
   session: string | null;
   cwd: string | null;
   command: string | null;

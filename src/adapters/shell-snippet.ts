@@ -80,6 +80,9 @@ __offhost_said=
 __offhost_err=\${TMPDIR:-/tmp}/offhost-check.$$
 # The heavy programs of offhost's built-in rules: still refused when offhost itself cannot run.
 __offhost_heavy=${shQuote(heavyRegex())}
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`).
+__offhost_shims=\${OFFHOST_SHIMS_DIR:-\${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
+if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
 
 # Sets __offhost_hnum and __offhost_hline from the last history entry.
 __offhost_hist() {
@@ -320,6 +323,9 @@ __offhost_judge() {
   done
   return 0
 }
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`).
+__offhost_shims=\${OFFHOST_SHIMS_DIR:-\${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
+if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
 
 __offhost_accept_line() {
   emulate -L zsh

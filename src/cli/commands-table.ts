@@ -30,6 +30,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   uninstall: { summary: 'remove what init added (hook lines, lint-staged entry, agent hooks), nothing else', load: () => import('./commands/uninstall.js') },
   hook: { summary: 'pre-exec hook for claude-code, codex or gemini (event JSON on stdin)', hot: true, exitAtOnce: true, load: () => import('./commands/hook.js') },
   shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', hot: true, load: () => import('./commands/shell.js') },
+  shim: { summary: 'exec-time shims: install, remove, list; judge one program about to start', hot: true, exitAtOnce: true, load: () => import('./commands/shim.js') },
   scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => import('./commands/scan.js') },
   ci: { summary: 'pull-request policy check: lock hygiene and heavy commands', load: () => import('./commands/ci.js') },
   vm: { summary: 'provision a catalogue VM, or preflight VMs (vm provision ID, vm status [ID])', load: () => import('./commands/vm.js') },

@@ -157,6 +157,25 @@ async function viaStream(): Promise<string> {
 }
 
 /**
+ * The working directory as the shell that started us spells it: $PWD when it names this very directory
+ * (what bash and zsh themselves check before trusting an inherited PWD), else getcwd(). So `offhost run`
+ * and `offhost shell` start from the directory `offhost check --cwd "$PWD"` judged, and a `cd ..` in the
+ * line goes where bash's logical `cd ..` goes; the guard then judges the canonical directory either way.
+ */
+export function logicalCwd(env: NodeJS.ProcessEnv = process.env): string {
+  const physical = process.cwd();
+  const pwd = env.PWD;
+  if (!pwd || pwd === physical || !pwd.startsWith('/') || /(^|\/)\.\.?(\/|$)/.test(pwd)) return physical;
+  try {
+    const a = statSync(pwd);
+    const b = statSync(physical);
+    return a.dev === b.dev && a.ino === b.ino ? pwd : physical;
+  } catch {
+    return physical;
+  }
+}
+
+/**
  * Is fd a terminal? A character device other than /dev/null. (node:tty's isatty would load node:net, over a
  * millisecond on the start-up of `offhost check`.)
  */
@@ -175,7 +194,7 @@ export function processIo(): Io {
   return {
     argv: process.argv.slice(2),
     env: process.env,
-    cwd: process.cwd(),
+    cwd: logicalCwd(),
     stdout: (t) => writeAll(1, t),
     stderr: (t) => writeAll(2, t),
     stdoutBytes: (b) => writeAll(1, b),

@@ -6,6 +6,7 @@ import { loadConfig } from './load-config.js';
 import { resolveLayers, type ResolvedConfig } from './resolve.js';
 import { builtinLayer } from './builtin.js';
 import { resolveRole } from './role.js';
+import { makeCanonicalizer, physicalPath } from './physical-paths.js';
 
 export interface GuardOptions {
   cwd: string;
@@ -17,9 +18,12 @@ export interface GuardOptions {
 }
 
 export function loadGuard(opts: GuardOptions): Guard<ResolvedConfig> {
-  const config = loadConfig(opts);
+  // The project config is looked for from the physical directory: a symlink to the engine
+  // (~/koda -> ~/dev/koder/engines/lang/koda) finds the monorepo's offhost.config.yaml like the real path.
+  const config = loadConfig(opts.cwd.startsWith('/') ? { ...opts, cwd: physicalPath(opts.cwd) } : opts);
   const role = resolveRole(opts.role, opts.env, config.role, opts.ciFromEnv === true);
-  return makeGuard(config, role, { cwd: opts.cwd, env: opts.env });
+  // Every directory is judged canonical (physical, then in the configuration's spelling): docs/SHIMS.md.
+  return makeGuard(config, role, { cwd: opts.cwd, env: opts.env, canonicalize: makeCanonicalizer(config) });
 }
 
 /**
@@ -33,5 +37,6 @@ export function loadBuiltinGuard(opts: { cwd: string; env: NodeJS.ProcessEnv }):
   } catch {
     /* a bad OFFHOST_ROLE: judge as laptop */
   }
-  return makeGuard(resolveLayers([builtinLayer()], opts.env), role, { cwd: opts.cwd, env: opts.env });
+  const config = resolveLayers([builtinLayer()], opts.env);
+  return makeGuard(config, role, { cwd: opts.cwd, env: opts.env, canonicalize: makeCanonicalizer(config) });
 }

@@ -80,7 +80,18 @@ function denied(rule: string, reason: string, commands: Verdict['commands'] = []
   return { decision: 'deny', rule, reason, route: null, commands };
 }
 
-export function makeGuard<C extends GuardConfig>(config: C, role: Role, defaults: { cwd: string; env: NodeJS.ProcessEnv; files?: FileAccess | false }): Guard<C> {
+/** A directory's canonical spelling (src/config/physical-paths.ts gives the doors' one: physical, then configured). */
+export type Canonicalize = (dir: string) => string;
+
+export function makeGuard<C extends GuardConfig>(
+  config: C,
+  role: Role,
+  defaults: { cwd: string; env: NodeJS.ProcessEnv; files?: FileAccess | false; canonicalize?: Canonicalize },
+): Guard<C> {
+  // Every directory judged is canonical, so a symlinked checkout, an agent's getcwd() and a shell's $PWD
+  // get one verdict, and the VM gets the configured spelling. The core does no I/O: the doors' loader
+  // passes the canonicalizer (identity when none is given).
+  const canon: Canonicalize = defaults.canonicalize ?? ((d) => d);
   const explain: Guard<C>['explain'] = (line, at) => {
     const given = at?.cwd ?? defaults.cwd;
     const cwd = given.startsWith('/') && !given.includes('/.') && !given.includes('//') ? given : resolve(given);
@@ -90,6 +101,7 @@ export function makeGuard<C extends GuardConfig>(config: C, role: Role, defaults
       const script = parse(line);
       const files = at?.files ?? defaults.files ?? diskFiles();
       commands = commandsOf(script, line, { cwd, env: { HOME: config.home ?? env.HOME, OLDPWD: env.OLDPWD }, ...(files ? { files } : {}) });
+      for (const c of commands) if (c.cwd !== null && c.cwd.startsWith('/')) c.cwd = canon(c.cwd);
     } catch (err) {
       if (err instanceof UnreadableScriptError) return { verdict: denied('unreadable-script', `${err.reason}.`), decision: null };
       if (err instanceof ParseError) return { verdict: denied('parse-error', `the command line cannot be parsed: ${err.message}`), decision: null };
@@ -106,7 +118,7 @@ export function makeGuard<C extends GuardConfig>(config: C, role: Role, defaults
     }
     let route: RouteRef;
     try {
-      route = routeFor(config, d.route!, line, cwd);
+      route = routeFor(config, d.route!, line, canon(cwd));
     } catch (err) {
       // A route that cannot be rendered must never let the heavy command run here.
       return { verdict: denied(d.rule ?? 'route-error', `${d.reason} But its route cannot be used: ${(err as Error).message}`, cmds), decision: d };

@@ -43,6 +43,7 @@ import { toolPreflight, vmPreflight } from './preflight.js';
 import { newRunId, parseOsRelease, recordText, runDir, stateDir, writeRecord, type RunRecord } from './record.js';
 import { newNonce, pgidFile, supervisorScript } from './remote.js';
 import { processTreeSession } from './session.js';
+import { backendEnv, localEnv } from '../shims/env.js';
 import { SIGNAL_STATUS, SignalHub } from './signals.js';
 
 export interface RunOptions {
@@ -114,7 +115,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   });
   const v = guard.classify(o.line, { cwd, env: io.env });
   if (v.decision === 'allow') {
-    const code = await runHere(o.line, cwd, io.env, signals);
+    const code = await runHere(o.line, cwd, localEnv(io, guard.config.rules, guard.role), signals);
     return signals.first ? SIGNAL_STATUS[signals.first] : code;
   }
   if (v.decision === 'deny') {
@@ -423,7 +424,7 @@ async function execute(
   return runSession({
     line,
     cwd: io.cwd,
-    env: io.env,
+    env: backendEnv(io.env),
     nonce,
     list: state.list,
     forwardStdin: o.stdin === true,
@@ -451,7 +452,7 @@ async function execute(
 function remoteOnce(spec: VmSpec, io: Io, script: string, stdout?: (b: Buffer) => void): Promise<{ code: number | null; out: string; err: string }> {
   const line = renderJob(spec, { argv: ['sh', '-c', script], cwd: '/', env: {} });
   return new Promise((res) => {
-    const child = spawn('bash', ['-c', line], { cwd: io.cwd, env: io.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', line], { cwd: io.cwd, env: backendEnv(io.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (stdout ? stdout(d) : (out += d)));

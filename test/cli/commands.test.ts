@@ -34,7 +34,7 @@ describe('the command table (src/cli/commands-table.ts)', () => {
     }
   });
   it('the hot commands are the ones run before every agent or shell command', () => {
-    expect(Object.keys(COMMANDS).filter((n) => COMMANDS[n]!.hot)).toEqual(['check', 'explain', 'hook', 'shell']);
+    expect(Object.keys(COMMANDS).filter((n) => COMMANDS[n]!.hot)).toEqual(['check', 'explain', 'hook', 'shell', 'shim']);
   });
   it('names are lowercase words; summaries are one line', () => {
     for (const [name, entry] of Object.entries(COMMANDS)) {

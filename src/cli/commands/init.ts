@@ -2,6 +2,7 @@
 //   offhost init [--husky] [--notices-dir D] [--dry-run]   husky + lint-staged pre-commit check (src/install/husky.ts)
 //   offhost init --agent <agent> [--hook-args ARGS] [--project DIR] [--dry-run]   agent hook settings (src/adapters/init-agent.ts)
 //   offhost init --shell <bash|zsh|fish>                   prints the shell snippet (src/adapters/shell-snippet.ts)
+//   offhost init --shims [--agent claude-code|codex]       installs the exec-time shims (src/shims/, docs/SHIMS.md)
 import { Command } from 'commander';
 import { parseWith } from '../commander.js';
 import { EXIT, UsageError } from '../../errors.js';
@@ -15,6 +16,7 @@ interface Opts {
   project?: string;
   hookArgs?: string;
   dryRun?: boolean;
+  shims?: boolean;
 }
 
 export async function run(args: string[], io: Io): Promise<number> {
@@ -26,11 +28,16 @@ export async function run(args: string[], io: Io): Promise<number> {
     .option('--shell <shell>', 'print the shell integration snippet: bash, zsh or fish')
     .option('--notices-dir <dir>', 'notices folder for the lint-staged glob (default meta/context/notices)')
     .option('--project <dir>', '--agent: project whose settings are written (default: the current folder)')
+    .option('--shims', 'install the exec-time shims (with --agent claude-code|codex: also put them on that agent\'s PATH)')
     .option('--dry-run', 'print what would change, write nothing')
     .allowExcessArguments(false);
   const early = parseWith(cmd, args, io);
   if (early !== null) return early;
   const o = cmd.opts<Opts>();
+  if (o.shims) {
+    const { initShims } = await import('../../shims/init.js');
+    return initShims(io, { ...(o.agent !== undefined ? { agent: o.agent } : {}), ...(o.project !== undefined ? { project: o.project } : {}), ...(o.dryRun ? { dryRun: true } : {}) });
+  }
   const modes = [o.husky, o.agent !== undefined, o.shell !== undefined].filter(Boolean).length;
   if (modes > 1) throw new UsageError('give one of --husky, --agent NAME, --shell SHELL');
   if (o.agent !== undefined) {

@@ -19,6 +19,11 @@ import { type AuditRecord, HOOK_RULES, errorText, refusal, safeClassify, shQuote
 import { planShell, replaceAt } from '../../adapters/shell-wrapper.js';
 import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
 import { TEXT_MAX, makeClassifier } from '../../adapters/classifier.js';
+import { ensureShims } from '../../shims/ensure.js';
+import { pathWithShims } from '../../shims/install.js';
+import type { Rule } from '../../policy/match.js';
+import type { Role } from '../../types.js';
+import { resolveRole } from '../../config/role.js';
 import { processTreeSession } from '../../run/session.js';
 
 /**
@@ -36,13 +41,20 @@ const MAX_DEPTH = 16;
 
 /** The project config's `audit:` section, remembered from the last classification (for the audit line). */
 let auditSettings: AuditSettings = {};
+/** The rules of the last classification (the shims must cover the programs they name). */
+let lastRules: Rule[] | null = null;
+/** The role of the last classification: the shims judge for a laptop only. */
+let lastRole: string | null = null;
 
 async function verdictFor(line: string, cwd: string, io: Io): Promise<Verdict> {
   try {
     const c = await makeClassifier({ env: io.env });
     const classify = c.classifyAt(cwd);
     try {
-      auditSettings = c.configAt(cwd).audit;
+      const config = c.configAt(cwd);
+      auditSettings = config.audit;
+      lastRules = config.rules ?? null;
+      lastRole = resolveRole(undefined, io.env, (config as { role?: Role }).role);
     } catch {
       /* reported by the classification */
     }
@@ -126,6 +138,22 @@ async function check(args: string[], io: Io): Promise<number> {
   }
   io.stdout(`refused${v.rule ? ` (rule ${v.rule})` : ''}: ${v.reason}\n`);
   return EXIT.refused;
+}
+
+/**
+ * `{ PATH }` with the shim directory first, installing the shims when the directory has none or lacks a
+ * program the rules in force name. OFFHOST_SHIMS=off leaves PATH alone. A shim directory that cannot be
+ * written is reported and the command still runs: the line itself was judged already.
+ */
+function shimsPath(io: Io): { PATH?: string } {
+  // On a VM or in CI nothing is rerouted: shims would only cost start-up time.
+  if (io.env.OFFHOST_SHIMS === 'off' || (lastRole !== null && lastRole !== 'laptop')) return {};
+  try {
+    return { PATH: pathWithShims(ensureShims(io, lastRules), io.env.PATH) };
+  } catch (err) {
+    io.stderr(`offhost shell: the exec-time shims are not in place (${errorText(err)}); running without them\n`);
+    return {};
+  }
 }
 
 /** Runs the real shell with stdio inherited (or `input` piped in), forwarding termination signals. */
@@ -235,7 +263,12 @@ export async function run(args: string[], io: Io): Promise<number> {
   } catch {
     /* missing: runShell reports it */
   }
-  const env = { ...io.env, OFFHOST_SHELL_DEPTH: String(depth + 1) };
+  // Everything this shell runs finds the exec-time shims first on PATH (docs/SHIMS.md): a program the
+  // text of the line hid (a name built at run time, eval, a script, a subprocess) is judged when it starts.
+  const base = { ...io.env, OFFHOST_SHELL_DEPTH: String(depth + 1) };
+  // Made when a shell is about to start (after the line was judged: the shims must cover its rules).
+  let envMemo: NodeJS.ProcessEnv | null = null;
+  const shellEnv = (): NodeJS.ProcessEnv => (envMemo ??= { ...base, ...shimsPath(io) });
   // isatty(0) without creating process.stdin (which loads the stream machinery: ~3 ms per command).
   const { isatty } = requireBuiltin<typeof import('node:tty')>('node:tty');
   const plan = planShell(args, isatty(0));
@@ -243,14 +276,14 @@ export async function run(args: string[], io: Io): Promise<number> {
   switch (plan.kind) {
     case 'interactive':
     case 'passthrough':
-      return runShell(real, args, io, env);
+      return runShell(real, args, io, shellEnv());
     case 'command': {
       const v = await verdictFor(plan.command, io.cwd, io);
       audit(io, io.cwd, plan.command, v);
-      if (v.decision === 'allow') return runShell(real, args, io, env);
+      if (v.decision === 'allow') return runShell(real, args, io, shellEnv());
       if (v.decision === 'reroute') {
-        const session = defaultSession(env);
-        return runShell(real, replaceAt(args, plan.commandIndex, v.rewrite as string), io, session ? { ...env, OFFHOST_SESSION: session } : env);
+        const session = defaultSession(base);
+        return runShell(real, replaceAt(args, plan.commandIndex, v.rewrite as string), io, session ? { ...shellEnv(), OFFHOST_SESSION: session } : shellEnv());
       }
       return refuse(io, 'this command', v);
     }
@@ -259,12 +292,12 @@ export async function run(args: string[], io: Io): Promise<number> {
       try {
         text = readFileSync(resolve(io.cwd, plan.file), 'utf8');
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return runShell(real, args, io, env);
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return runShell(real, args, io, shellEnv());
         return refuse(io, 'this script', refusal(HOOK_RULES.internal, `cannot read script ${plan.file} to check it: ${errorText(err)}`));
       }
       const v = await verdictFor(text, io.cwd, io);
       audit(io, io.cwd, `# script ${plan.file}\n${text}`, v);
-      if (v.decision === 'allow') return runShell(real, args, io, env);
+      if (v.decision === 'allow') return runShell(real, args, io, shellEnv());
       return refuse(io, `script ${plan.file}`, v);
     }
     case 'stdin': {
@@ -281,7 +314,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       const text = input.toString('utf8');
       const v = await verdictFor(text, io.cwd, io);
       audit(io, io.cwd, text, v);
-      if (v.decision === 'allow') return runShell(real, args, io, env, input);
+      if (v.decision === 'allow') return runShell(real, args, io, shellEnv(), input);
       return refuse(io, 'the commands on standard input', v);
     }
   }

@@ -1,0 +1,76 @@
+// Physical paths at the edge: every door judges the same directory however it was reached.
+//
+// A symlinked monorepo (~/dev/koder -> /data/koder), a symlink to the engine, the physical path an agent
+// reports (agents send getcwd()), the logical $PWD a shell snippet sends: each names one directory, so each
+// must get one verdict. The guard turns every directory it judges into its *canonical* spelling: the
+// physical path (symlinks resolved), then written back in the spelling the configuration uses when it lies
+// under a configured directory (root, `paths`, path mappings, home). Rules (`{koda}/**`) and path mappings
+// (laptop path -> VM path, R6) are written in the configuration's spelling, so they apply unchanged, and the
+// VM is handed the path it knows (the configured one), never the laptop's physical disk layout.
+import { realpathSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { GuardConfig } from '../policy/guard.js';
+
+/** The physical path of an absolute path: symlinks resolved; a missing tail is kept as written. */
+export function physicalPath(p: string): string {
+  const abs = resolve(p);
+  let head = abs;
+  let tail = '';
+  for (;;) {
+    try {
+      const real = realpathSync.native(head);
+      return tail === '' ? real : real === '/' ? `/${tail}` : `${real}/${tail}`;
+    } catch {
+      const up = dirname(head);
+      if (up === head) return abs;
+      const name = head.slice(up === '/' ? 1 : up.length + 1);
+      tail = tail === '' ? name : `${name}/${tail}`;
+      head = up;
+    }
+  }
+}
+
+export type Canonicalize = (dir: string) => string;
+
+const under = (p: string, dir: string) => p === dir || p.startsWith(dir === '/' ? '/' : `${dir}/`);
+
+/**
+ * The canonical spelling of a directory for `config`: physical, then mapped back to the configured
+ * directory it lies under (the longest one). Cached: a hook or shell process judges few directories.
+ */
+export function makeCanonicalizer(config: Pick<GuardConfig, 'root' | 'home' | 'vars' | 'pathMap' | 'routes'>, physical: (p: string) => string = physicalPath): Canonicalize {
+  const configured = new Set<string>();
+  if (config.root) configured.add(config.root);
+  if (config.home) configured.add(config.home);
+  for (const v of Object.values(config.vars)) if (v.startsWith('/')) configured.add(v);
+  for (const m of config.pathMap) if (m.from.startsWith('/')) configured.add(m.from);
+  for (const r of config.routes.values()) for (const m of r.pathMap) if (m.from.startsWith('/')) configured.add(m.from);
+  let pairs: { physical: string; spelled: string }[] | null = null;
+  const getPairs = () => {
+    if (pairs) return pairs;
+    pairs = [];
+    for (const d of configured) {
+      const p = physical(d);
+      if (p !== d) pairs.push({ physical: p, spelled: d });
+    }
+    // The longest physical prefix first: the most specific configured directory wins.
+    pairs.sort((a, b) => b.physical.length - a.physical.length);
+    return pairs;
+  };
+  const cache = new Map<string, string>();
+  return (dir) => {
+    const hit = cache.get(dir);
+    if (hit !== undefined) return hit;
+    const p = physical(dir);
+    let out = p;
+    for (const pair of getPairs()) {
+      if (under(p, pair.physical)) {
+        out = pair.spelled + p.slice(pair.physical.length);
+        break;
+      }
+    }
+    if (cache.size > 1000) cache.clear();
+    cache.set(dir, out);
+    return out;
+  };
+}

@@ -1,0 +1,77 @@
+// `offhost shim judge PROG -- ARGS...`: the exec-time verdict for one program about to start.
+//
+// The shim hands over the real argv (after every expansion the shell did: nothing in it is unknown) and
+// runs this in the program's own working directory (getcwd(): physical). The argv is written back as a
+// line of quoted words, prefixed by the environment variables the rules look at (`WLR_BACKENDS=headless
+// labwc`), and judged by the same guard as every other door, so the shim and `offhost check` cannot
+// disagree. Exit: 0 allow (nothing printed), 3 reroute (stdout: the line for `offhost run`), 126 refused
+// (the reason on stderr), 2 offhost could not judge (config error...: the shim does not start the program).
+import type { Io } from '../cli/io.js';
+import { EXIT, UsageError } from '../errors.js';
+import { loadGuard } from '../config/load-guard.js';
+import type { Matcher, Rule } from '../policy/match.js';
+import { quote } from '../routes/quote.js';
+import { SHIM_REFUSED } from './script.js';
+import { tryAppendAudit } from '../adapters/audit-log.js';
+import type { GuardVerdict } from '../policy/guard.js';
+
+/** Refusals and reroutes at exec time go to the audit log like the other doors' (allows do not: hot path). */
+function audit(io: Io, cwd: string, line: string, v: GuardVerdict, config: { audit: { path?: string; maxBytes?: number } }): void {
+  tryAppendAudit(
+    { agent: 'shim', session: io.env.OFFHOST_SESSION ?? null, cwd, command: line, decision: v.decision, rule: v.rule, reason: v.reason },
+    io.env,
+    io.stderr,
+    io.clock.now(),
+    config.audit,
+  );
+}
+
+function envNames(m: Matcher, out: Set<string>): void {
+  for (const [k] of m.env ?? []) out.add(k);
+  for (const a of m.anyOf ?? []) envNames(a, out);
+}
+
+/** The environment variables any rule reads, in a stable order. */
+export function ruleEnvNames(rules: Rule[]): string[] {
+  const out = new Set<string>();
+  for (const r of rules) if (r.decision !== 'allow') envNames(r.matcher, out);
+  return [...out].sort();
+}
+
+/** The command line the shim's program amounts to: env assignments the rules read, then the argv. */
+export function judgedLine(prog: string, args: string[], env: NodeJS.ProcessEnv, names: string[]): string {
+  const words: string[] = [];
+  for (const n of names) {
+    const v = env[n];
+    if (v !== undefined) words.push(`${n}=${quote(v)}`);
+  }
+  words.push(quote(prog), ...args.map(quote));
+  return words.join(' ');
+}
+
+export async function judge(args: string[], io: Io): Promise<number> {
+  const prog = args[0];
+  if (prog === undefined || args[1] !== '--' || !/^[A-Za-z0-9_.+-]+$/.test(prog)) {
+    throw new UsageError('usage: offhost shim judge PROGRAM -- ARGS... (run by the shims themselves)');
+  }
+  const argv = args.slice(2);
+  const guard = loadGuard({ cwd: io.cwd, env: io.env });
+  const line = judgedLine(prog, argv, io.env, ruleEnvNames(guard.config.rules));
+  const v = guard.classify(line, { cwd: io.cwd, env: io.env });
+  if (v.decision === 'allow') return EXIT.ok;
+  audit(io, io.cwd, line, v, guard.config);
+  const shown = line.length > 200 ? `${line.slice(0, 197)}...` : line;
+  if (v.decision === 'reroute') {
+    if (io.env.OFFHOST_SHIM_HANDOFF) {
+      // The shim handed this program to `offhost run`, and it came back here: run judged it runnable
+      // locally while this judge reroutes it. Refuse rather than loop.
+      io.stderr(`offhost shim: refused: \`${shown}\` was handed to \`offhost run\` for its VM and came back to this laptop (OFFHOST_SHIM_HANDOFF=${io.env.OFFHOST_SHIM_HANDOFF}); not starting it here\n`);
+      return SHIM_REFUSED;
+    }
+    io.stderr(`offhost shim: ${prog} must run on a VM (${v.rule}): ${v.reason}\noffhost shim: handing \`${shown}\` to offhost run\n`);
+    io.stdout(line);
+    return EXIT.reroute;
+  }
+  io.stderr(`offhost shim: refused${v.rule ? ` (rule ${v.rule})` : ''}: \`${shown}\`: ${v.reason}\n`);
+  return SHIM_REFUSED;
+}

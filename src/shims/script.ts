@@ -1,0 +1,115 @@
+// The text of one shim: a bash script named like the program it stands in front of.
+//
+// Why bash (`#!/bin/bash -p`, the absolute bash found when the shims were made) and not POSIX sh:
+//  - `exec -a NAME` keeps argv[0] as the caller wrote it (`make`, not /usr/bin/make): GNU make sets
+//    $(MAKE) from argv[0], so a recursive `$(MAKE) -C engine build` goes through PATH, through the shim,
+//    and is judged like the outer one; POSIX sh cannot set argv[0].
+//  - `-p` (privileged mode): BASH_ENV, SHELLOPTS, BASHOPTS and exported functions are ignored, so nothing
+//    in the environment runs code in the shim or redefines `exec`, `cd` or `[[`.
+// What it does, in order:
+//  1. refuses if it was exec'd by itself (the program found after the shims is a shim again, or execs the
+//     same name through PATH: same pid, same program);
+//  2. finds the real program: the first executable of that name on PATH in a directory without the
+//     `.offhost-shims` marker (never a shim directory, so never itself);
+//  3. fast path (when the plan allows it for this program): no deny/reroute rule can match here -> exec the
+//     real program, node never starts (src/shims/plan.ts says when);
+//  4. otherwise asks `offhost shim judge PROG -- ARGS` (the rules, the physical directory, nothing unknown):
+//     0 -> exec the real program; 3 -> exec `offhost run` with the judged line (its VM, under the VM lock);
+//     anything else -> exit with that status (126 refused, the reason already on stderr; 2 offhost could
+//     not judge): the program does not start.
+import type { ShimProgram } from './plan.js';
+import { quote } from '../routes/quote.js';
+
+export const MARKER = '.offhost-shims';
+/** Exit status of a shim that refused to start its program (same as `offhost shell`'s refusal). */
+export const SHIM_REFUSED = 126;
+
+export interface ShimRuntime {
+  bash: string;
+  node: string;
+  bin: string;
+  /** The marker file of the shim directory (its mtime is the stamp configs are compared with). */
+  marker: string;
+  /** Config files in force when the shims were made (physical). */
+  configs: string[];
+}
+
+export function shimScript(p: ShimProgram, rt: ShimRuntime): string {
+  const q = quote;
+  const known = rt.configs.length === 0 ? 'return 1' : `[[ $1 -nt $__oh_marker ]] && return 1; [[ ${rt.configs.map((c) => `$1 -ef ${q(c)}`).join(' || ')} ]]`;
+  const fast = p.fast
+    ? `
+# Fast path: no deny/reroute rule for ${p.name} can match outside these directories (and without an
+# argument naming another directory), as long as the configuration is the one the shims were made from.
+__oh_fast=1
+for __oh_a in "$@"; do
+  case $__oh_a in */*|-[CD]*|-[!-]*[CD]*|--[cCdD]*|@*) __oh_fast=; break ;; esac
+done
+if [[ -n $__oh_fast ]]; then
+  __oh_pwd=$PWD __oh_oldpwd=\${OLDPWD-}
+  builtin cd -P . 2>/dev/null || __oh_fast=
+  __oh_cwd=$PWD
+  PWD=$__oh_pwd OLDPWD=$__oh_oldpwd
+  __oh_known() { ${known}; }
+  __oh_cfg=\${XDG_CONFIG_HOME:-\${HOME-}/.config}/offhost/config.yaml
+  if [[ -e $__oh_cfg ]]; then __oh_known "$__oh_cfg" || __oh_fast=; fi
+  __oh_d=$__oh_cwd
+  while [[ -n $__oh_fast ]]; do
+    if [[ -e $__oh_d/offhost.config.yaml ]]; then __oh_known "$__oh_d/offhost.config.yaml" || __oh_fast=; break; fi
+    [[ -z $__oh_d ]] && break
+    __oh_d=\${__oh_d%/*}
+  done
+${p.fast.dirs
+  .map((d) =>
+    [
+      d.existed ? `  [[ ${q(d.spelled)} -ef ${q(d.physical)} ]] || __oh_fast=` : `  [[ -e ${q(d.spelled)} ]] && __oh_fast=`,
+      `  case $__oh_cwd in ${q(d.physical)}*|${q(d.spelled)}*) __oh_fast= ;; esac`,
+    ].join('\n'),
+  )
+  .join('\n')}
+  if [[ -n $__oh_fast ]]; then builtin exec -a "$__oh_prog" "$__oh_real" "$@"; fi
+fi
+`
+    : '';
+  return `#!${rt.bash} -p
+# offhost exec-time shim for \`${p.name}\` (written by \`offhost shim install\`, which rewrites it: do not edit).
+# Judges ${p.name}'s real arguments in the physical working directory with the offhost rules, then runs
+# the real ${p.name} (the next one on PATH after the shim directories), runs it on its VM through
+# \`offhost run\`, or refuses (exit ${SHIM_REFUSED}). See docs/SHIMS.md.
+__oh_prog=${q(p.name)}
+__oh_node=${q(rt.node)}
+__oh_bin=${q(rt.bin)}
+__oh_marker=${q(rt.marker)}
+if [[ \${OFFHOST_SHIM_PID-} == "$$:$__oh_prog" ]]; then
+  printf 'offhost shim: %s: the %s found after the shims on PATH is a shim again (%s); refusing rather than looping\\n' "$__oh_prog" "$__oh_prog" "$0" >&2
+  exit ${SHIM_REFUSED}
+fi
+__oh_real=
+IFS=:
+set -f
+for __oh_d in $PATH; do
+  [[ -n $__oh_d ]] || __oh_d=.
+  [[ -e $__oh_d/${MARKER} ]] && continue
+  if [[ -f $__oh_d/$__oh_prog && -x $__oh_d/$__oh_prog ]]; then __oh_real=$__oh_d/$__oh_prog; break; fi
+done
+set +f
+unset IFS
+if [[ -z $__oh_real ]]; then
+  printf '%s: command not found (offhost shim: no %s on PATH after the shim directories)\\n' "$__oh_prog" "$__oh_prog" >&2
+  exit 127
+fi
+export OFFHOST_SHIM_PID=$$:$__oh_prog
+${fast}
+__oh_line=$("$__oh_node" "$__oh_bin" shim judge "$__oh_prog" -- "$@")
+__oh_status=$?
+case $__oh_status in
+  0) builtin exec -a "$__oh_prog" "$__oh_real" "$@" ;;
+  3)
+    export OFFHOST_SHIM_HANDOFF=$__oh_prog
+    __oh_user=\${USER:-\${LOGNAME:-user}}
+    builtin exec "$__oh_node" "$__oh_bin" run --session "\${OFFHOST_SESSION:-shell-\${__oh_user//[!A-Za-z0-9._-]/_}}" -- "$__oh_line"
+    ;;
+  *) exit "$__oh_status" ;;
+esac
+`;
+}
