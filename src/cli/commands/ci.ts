@@ -11,15 +11,14 @@ import { loadGuard } from '../../config/load-guard.js';
 import { withRunRewrite } from '../run-rewrite.js';
 import { Scanner, scanSettings } from '../../adapters/scan.js';
 import { runCi } from '../../adapters/ci.js';
-import { parseNowOption, parseSkewOption } from '../commander.js';
+import { addReportOptions, parseNowOption, parseSkewOption, type ReportOpts } from '../commander.js';
 import type { Io } from '../io.js';
-import { emit, formatKind } from '../../report/output.js';
-import { parseWith } from '../commander.js';
+import { emit } from '../../report/output.js';
+import { parseWith, reportOptions } from '../commander.js';
 
-interface Opts {
+interface Opts extends ReportOpts {
   base?: string;
   head?: string;
-  format?: string;
   now?: string;
   config?: string;
   noticesDir?: string;
@@ -28,7 +27,6 @@ interface Opts {
   scan: boolean;
   sarif?: string;
   summary: boolean;
-  color?: boolean;
 }
 
 export async function run(args: string[], io: Io): Promise<number> {
@@ -36,7 +34,6 @@ export async function run(args: string[], io: Io): Promise<number> {
     .description('pull-request policy check: VM lock hygiene commit by commit and at head, and heavy commands the pull request adds')
     .option('--base <ref>', 'the base of the pull request (default $OFFHOST_BASE, else origin/$GITHUB_BASE_REF)')
     .option('--head <ref>', 'the head of the pull request', 'HEAD')
-    .option('--format <kind>', 'stylish | json | sarif | github (default: github inside GitHub Actions, else stylish)')
     .option('--now <iso>', "CI's clock: judge the state at head at this instant (ISO-8601 UTC)")
     .option('--config <file>', 'offhost config file (default: offhost.config.yaml found upwards)')
     .option('--notices-dir <dir>', 'notices folder relative to the repository root (default: config, else meta/context/notices)')
@@ -47,12 +44,12 @@ export async function run(args: string[], io: Io): Promise<number> {
     .option('--no-scan', 'skip the heavy-command scan')
     .option('--sarif <file>', 'also write SARIF 2.1.0 to this file (for code scanning upload)')
     .option('--no-summary', 'do not write the GitHub step summary ($GITHUB_STEP_SUMMARY)')
-    .option('--color', 'colour the stylish output')
     .allowExcessArguments(false);
+  addReportOptions(cmd);
   const early = parseWith(cmd, args, io);
   if (early !== null) return early;
   const opts = cmd.opts<Opts>();
-  const kind = formatKind(opts.format, io.env);
+  const report = reportOptions(opts, io);
   const base = opts.base ?? (io.env.OFFHOST_BASE || (io.env.GITHUB_BASE_REF ? `origin/${io.env.GITHUB_BASE_REF}` : undefined));
   if (!base) throw new UsageError('--base REF is required (the commit the pull request is based on, e.g. origin/main)');
   const now = opts.now !== undefined ? parseNowOption(opts.now) : io.clock.now();
@@ -93,13 +90,13 @@ export async function run(args: string[], io: Io): Promise<number> {
   return emit(
     result.findings,
     {
-      kind,
+      ...report,
+      name: 'offhost ci',
       root: result.root,
-      color: opts.color === true,
       ...(opts.sarif ? { sarifFile: opts.sarif } : {}),
       summary: opts.summary !== false,
       title: `offhost ci: ${result.base.slice(0, 12)}..${result.head.slice(0, 12)}`,
-      footer: `offhost ci: ${result.commits} commit${result.commits === 1 ? '' : 's'}, ${result.stats.lockChanges} lock change${result.stats.lockChanges === 1 ? '' : 's'}, ${result.stats.scannedFiles} changed file${result.stats.scannedFiles === 1 ? '' : 's'} scanned, ${result.findings.length} finding${result.findings.length === 1 ? '' : 's'} (${result.stats.gitProcesses} git processes)\n`,
+      footer: (n) => `offhost ci: ${result.commits} commit${result.commits === 1 ? '' : 's'}, ${result.stats.lockChanges} lock change${result.stats.lockChanges === 1 ? '' : 's'}, ${result.stats.scannedFiles} changed file${result.stats.scannedFiles === 1 ? '' : 's'} scanned, ${n} finding${n === 1 ? '' : 's'} (${result.stats.gitProcesses} git processes)\n`,
     },
     io,
   );
