@@ -157,7 +157,10 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   const stop = vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true });
   if (!stop.ok) {
     say(io, v.reason);
-    throw new RunStop(stop.outcome, stop.message, stop.exit);
+    // The preflight's report (each check, and the fix under each failure) before the one-line verdict.
+    const [first = '', ...rest] = stop.message.split('\n');
+    if (rest.length) io.stderr(`${rest.join('\n')}\n`);
+    throw new RunStop(stop.outcome, first, stop.exit);
   }
   for (const n of stop.notes) say(io, n);
   for (const id of [...specs.keys()]) if (!stop.usable.includes(id)) specs.delete(id);

@@ -313,7 +313,7 @@ describe('a pool whose every VM is busy', () => {
       expect(a.code, a.stderr).toBe(0);
     }
     const r = await offhost(['run', '--', 'make build-safe'], { cwd: w.koda, baseEnv: env });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(241); // offhost run's own "held" outcome
     expect(r.stdout + r.stderr).toContain('other-session');
     expect(r.stderr).toContain('Every VM of route koda is busy');
     expect(r.stderr).toContain('`offhost vm provision s.khost1.dev-linux-koda-3` (a copy of s.khost1.dev-linux-koda-1)');

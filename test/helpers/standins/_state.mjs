@@ -41,7 +41,11 @@ export const PACKAGE_MB = 60;
 
 /** What a fresh image has on its PATH (a minimal Debian: no compiler, no make, no git). */
 const BASE_TOOLS = ['sh', 'bash', 'env', 'cat', 'ls', 'echo', 'test', '[', 'mkdir', 'rm', 'cp', 'mv', 'grep', 'sed', 'uname', 'id',
-  'true', 'false', 'printf', 'dirname', 'basename', 'wc', 'head', 'tail', 'sort', 'tr', 'cut', 'touch', 'sleep', 'date', 'pwd', 'stat', 'tee', 'xargs'];
+  'true', 'false', 'printf', 'dirname', 'basename', 'wc', 'head', 'tail', 'sort', 'tr', 'cut', 'touch', 'sleep', 'date', 'pwd', 'stat', 'tee', 'xargs',
+  // coreutils and friends a Debian image has, which offhost run's VM script uses (sync, fingerprint, supervision)
+  'mktemp', 'find', 'sha256sum', 'md5sum', 'readlink', 'realpath', 'chmod', 'ln', 'tar', 'gzip', 'awk', 'od', 'base64', 'paste', 'comm',
+  'kill', 'ps', 'setsid', 'nohup', 'timeout', 'flock', 'cmp', 'diff', 'uniq', 'expr', 'seq', 'hostname', 'whoami', 'nproc', 'rsync',
+  'dd', 'stty', 'sync', 'mkfifo', 'rmdir', 'dash', 'perl', 'python3', 'tput', 'getconf', 'du', 'df', 'printenv', 'yes', 'truncate', 'split', 'shuf'];
 
 function which(tool) {
   const r = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', tool], { encoding: 'utf8', env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
@@ -59,7 +63,7 @@ export function createGuest(tool, name) {
   rmSync(root, { recursive: true, force: true });
   mkdirSync(join(root, 'base'), { recursive: true });
   mkdirSync(join(root, 'bin'), { recursive: true });
-  for (const t of BASE_TOOLS) {
+  for (const t of new Set(BASE_TOOLS)) {
     const p = which(t);
     if (p) symlinkSync(p, join(root, 'base', t));
   }
