@@ -110,11 +110,13 @@ describe('a new user installs offhost into their repository and removes it again
     ok(offhost, ['init', '--agent', 'claude-code']);
     const settings = JSON.parse(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } };
     const hookCmd = settings.hooks.PreToolUse[0]!.hooks[0]!.command;
-    expect(hookCmd).toContain(join('node_modules', 'offhost', 'dist', 'offhost.cjs'));
+    // Project-relative (no machine path in the committed file): Claude Code sets CLAUDE_PROJECT_DIR.
+    expect(hookCmd.startsWith('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code || ')).toBe(true);
     const event = (command: string) => JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
-    const heavy = ok('bash', ['-c', hookCmd], { input: event('qemu-system-x86_64 -hda win10.qcow2') });
+    const asClaude = `CLAUDE_PROJECT_DIR='${repo}'; ${hookCmd}`;
+    const heavy = ok('bash', ['-c', asClaude], { input: event('qemu-system-x86_64 -hda win10.qcow2') });
     expect(JSON.parse(heavy.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
-    const light = ok('bash', ['-c', hookCmd], { input: event('git status') });
+    const light = ok('bash', ['-c', asClaude], { input: event('git status') });
     expect(light.stdout).toBe('');
 
     // 6. CI: a pull request adding a script that runs heavy work on a laptop fails `offhost ci`.

@@ -16,6 +16,9 @@ function repo(pkg: Record<string, unknown> = { name: 'x', private: true, devDepe
   const dir = initRepo('offhost-uninstall-');
   git(dir, 'config', '--unset', 'core.hooksPath');
   write(dir, 'package.json', `${JSON.stringify(pkg, null, 2)}\n`);
+  // offhost installed in the project (node_modules/.bin/offhost), as npm lays it out: `init --agent` then
+  // writes its project-relative hook into the committed settings (without it, the personal file).
+  write(dir, 'node_modules/.bin/offhost', '#!/bin/sh\n');
   return dir;
 }
 

@@ -51,7 +51,7 @@ pre_run_command, opencode: offhost's plugin). Set it up with \`offhost init --ag
 Options:
   --mode <mode>      rewrite: answer a reroute by rewriting the command to its offhost run form; suggest: deny
                      it with the command to run instead (default: $OFFHOST_HOOK_MODE, else the agent's default)
-  --allow-rewrite    let the project config choose rewrite mode
+  --allow-rewrite    claude-code: answer a rewrite with allow instead of ask (the user opted in)
   --role <role>      laptop, vm or ci (default: $OFFHOST_ROLE, else detected)
   --config <file>    configuration file (default: offhost.config.yaml found upwards, plus the user config)
   -h, --help         show this help
