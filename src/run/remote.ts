@@ -102,7 +102,7 @@ export function supervisorScript(p: RemotePlan): string {
     'command -v setsid >/dev/null 2>&1 || { say missing "setsid (util-linux) is not installed on the VM"; exit 0; }',
     // A command started with & by a non-interactive shell has SIGINT and SIGQUIT ignored (POSIX), and an
     // ignored signal stays ignored across exec: give them back their default first.
-    'if env --default-signal=INT,QUIT true 2>/dev/null; then DS="env --default-signal=INT,QUIT"; elif command -v perl >/dev/null 2>&1; then DS="perl -e \$SIG{INT}=\$SIG{QUIT}=q(DEFAULT);exec(@ARGV)or(die(q(exec:),\$!))"; else say missing "env --default-signal (GNU coreutils 8.31+) or perl is needed on the VM to pass Ctrl-C on"; exit 0; fi',
+    'if env --default-signal=INT,QUIT true 2>/dev/null; then DS="env --default-signal=INT,QUIT"; elif command -v perl >/dev/null 2>&1; then DS="perl -e \\$SIG{INT}=\\$SIG{QUIT}=q(DEFAULT);exec(@ARGV)or(die(q(exec:),\\$!))"; else say missing "env --default-signal (GNU coreutils 8.31+) or perl is needed on the VM to pass Ctrl-C on"; exit 0; fi',
     `PG=${q(pgidFile(p.nonce))}`,
     'exec 3<&0',
     'say go',
