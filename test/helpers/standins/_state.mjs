@@ -48,7 +48,9 @@ const BASE_TOOLS = ['sh', 'bash', 'env', 'cat', 'ls', 'echo', 'test', '[', 'mkdi
   'dd', 'stty', 'sync', 'mkfifo', 'rmdir', 'dash', 'perl', 'python3', 'tput', 'getconf', 'du', 'df', 'printenv', 'yes', 'truncate', 'split', 'shuf'];
 
 function which(tool) {
-  const r = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', tool], { encoding: 'utf8', env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+  // `type -P`, not `command -v`: the latter names a shell builtin (true, echo, kill…) without a path, and the
+  // guest image needs the program files themselves (env(1) and setsid exec them).
+  const r = spawnSync('bash', ['-c', 'type -P "$1"', 'bash', tool], { encoding: 'utf8', env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
   const p = r.stdout.trim();
   return r.status === 0 && p.startsWith('/') ? p : null;
 }
