@@ -50,7 +50,20 @@ function writeWhole(path: string, data: string | Buffer, mode?: number): void {
 }
 
 function saveManifest(repo: Repo, m: Manifest): void {
-  writeWhole(manifestPath(repo), `${JSON.stringify(m, null, 1)}\n`);
+  // Several offhost processes may refresh the view at once, each from the manifest it read earlier: a hash
+  // another one recorded for the file that is on disk now is kept (else the next reader would take that file
+  // for a hand edit); entries of files that are gone are dropped.
+  const fresh = readManifest(repo);
+  const out: Manifest = {};
+  for (const p of new Set([...Object.keys(m), ...Object.keys(fresh)])) {
+    const mine = m[p] ?? [];
+    const now = repo.root ? inspect(join(repo.root, p)) : ({ kind: 'absent' } as const);
+    const disk = now.kind === 'file' ? now.hash : null;
+    const theirs = (fresh[p] ?? []).filter((h) => h === disk && !mine.includes(h));
+    const all = [...mine, ...theirs];
+    if (all.length) out[p] = all;
+  }
+  writeWhole(manifestPath(repo), `${JSON.stringify(out, null, 1)}\n`);
 }
 
 /** What is at `abs` now: absent, a regular file's hash, or another kind of thing (never opened). */
