@@ -24,6 +24,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   rules: { summary: 'list the rules in force, or test their examples', load: () => import('./commands/rules.js') },
   lock: { summary: 'acquire, heartbeat, release, inspect VM locks (POLICY R3/R4)', load: () => import('./commands/lock.js') },
   run: { summary: 'run a command here, or on its VM under the VM lock', load: () => import('./commands/run.js') },
+  runs: { summary: 'list the runs offhost run recorded, or show one', load: () => import('./commands/runs.js') },
   lint: { summary: 'validate lock files and the staged lock transition', load: () => import('./commands/lint.js') },
   init: { summary: 'set up husky + lint-staged, agent hooks or shell integration', load: () => import('./commands/init.js') },
   uninstall: { summary: 'remove what init added (hook lines, lint-staged entry, agent hooks), nothing else', load: () => import('./commands/uninstall.js') },
@@ -31,4 +32,6 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', hot: true, load: () => import('./commands/shell.js') },
   scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => import('./commands/scan.js') },
   ci: { summary: 'pull-request policy check: lock hygiene and heavy commands', load: () => import('./commands/ci.js') },
+  vm: { summary: 'provision a catalogue VM, or preflight VMs (vm provision ID, vm status [ID])', load: () => import('./commands/vm.js') },
+  doctor: { summary: 'check this laptop: hooks and shims wired, the paths they call, config valid', load: () => import('./commands/doctor.js') },
 };

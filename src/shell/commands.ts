@@ -337,6 +337,7 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Stdin
 }
 
 const DIRECT_VIA = new Set(['builtin', 'command']);
+const INFO_ONLY = { infoOnly: true };
 
 export function runFields(
   fields: Field[],
@@ -360,7 +361,7 @@ export function runFields(
     emit(ctx, fields, env, cwd, span, st);
     return;
   }
-  const call: Call = { name, fields, env, cwd, st, ctx, span, stdin, wrapDepth, direct: wrapDepth === 0 || ctx.via.every((v) => DIRECT_VIA.has(v)) };
+  const call: Call = { name, fields, env, cwd, st, ctx, span, stdin, wrapDepth, direct: wrapDepth === 0 || ctx.via.every((v) => DIRECT_VIA.has(v)), grammar: undefined };
   if (fields[0]!.known && wrapDepth === 0 && st.expandAliases && st.aliases?.has(name)) {
     // An alias is text put in place of the word: walk `value args...` in this same shell. Whether it
     // applies depends on where the line breaks (bash reads a whole line first), so the command as
@@ -386,14 +387,15 @@ function dispatch(call: Call): void {
   const mod = programFor(call.name);
   // Builtins and shells act only when their name is known as written (not `$X` that ends in `/cd`).
   if (!mod || (!call.fields[0]!.known && mod.readsScript)) return emitPlain(call);
+  if (mod.grammar) call.grammar = mod.grammar;
   if (mod.walk) mod.walk(call, WALKER);
   else if (mod.unwrap) apply(mod.unwrap(call), call, true);
   else emitPlain(call);
 }
 
 function emitSelf(call: Call, cwd: string | null = call.cwd, fields: Field[] = call.fields): void {
-  const grammar = programFor(call.name)?.grammar;
-  emit(call.ctx, fields, call.env, cwd, call.span, call.st, grammar && isInfo(grammar, fields) ? { infoOnly: true } : undefined);
+  const grammar = call.grammar;
+  emit(call.ctx, fields, call.env, cwd, call.span, call.st, grammar && isInfo(grammar, fields) ? INFO_ONLY : undefined);
 }
 
 /** A program that runs only itself; a file run by path is read (by its `#!` line) when files are read. */

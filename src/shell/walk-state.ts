@@ -9,6 +9,7 @@ import { ParseError, positionAt } from '../errors.js';
 import type { SimpleCommand } from '../types.js';
 import type { FileAccess } from './script-files.js';
 import type { Unwrapped } from './programs/types.js';
+import type { Grammar } from './programs/grammar.js';
 
 export interface State extends Scope {
   cwd: string | null;
@@ -70,6 +71,8 @@ export interface Call {
   wrapDepth: number;
   /** Run by this shell itself (directly or through `builtin`/`command`): a builtin changes its state. */
   direct: boolean;
+  /** The program's grammar (from its module), when it has one. */
+  grammar?: Grammar;
 }
 
 export interface Ctx {
@@ -245,8 +248,9 @@ export function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd
   const program = basenameOf(prog);
   // From a file read only in part (Makefile recipes), a program that cannot be known is not a finding.
   if (program === null && ctx.certainOnly) return;
-  const dirs = st && st.altCwds.length && cwd === st.cwd ? [cwd, ...st.altCwds] : [cwd];
-  for (const dir of dirs) {
+  const alts = st && st.altCwds.length && cwd === st.cwd ? st.altCwds : null;
+  for (let d = -1; d < (alts ? alts.length : 0); d++) {
+    const dir = d < 0 ? cwd : alts![d]!;
     // One object shape for every command (optional fields present as undefined): the matcher reads these
     // objects in its hot loop, and same-shaped objects keep its property accesses monomorphic.
     const cmd: SimpleCommand = {

@@ -39,6 +39,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     .option('--notices-dir <dir>', 'notices folder relative to the repository root (default: config, else meta/context/notices)')
     .option('--skew <seconds>', 'clock-skew margin in seconds (default: config, else 120)')
     .option('--all-locks', 'check every active lock at head, not only those the pull request touches')
+    .option('--lock-ref [ref]', "also check the lock ref's history (default refs/offhost/locks; fetch it first)")
+    .option('--lock-ref-since <rev>', 'with --lock-ref: only the commits after this one (the ref before the push)')
     .option('--no-scan', 'skip the heavy-command scan')
     .option('--sarif <file>', 'also write SARIF 2.1.0 to this file (for code scanning upload)')
     .option('--no-summary', 'do not write the GitHub step summary ($GITHUB_STEP_SUMMARY)')
@@ -76,6 +78,15 @@ export async function run(args: string[], io: Io): Promise<number> {
     allLocks: opts.allLocks === true,
     scanner,
   });
+  // The lock history pushed to refs/offhost/locks (docs/LOCKS.md): every commit, as the branch's are.
+  const lockRef = (opts as { lockRef?: string | boolean }).lockRef;
+  if (lockRef !== undefined && lockRef !== false) {
+    const since = (opts as { lockRefSince?: string }).lockRefSince;
+    const refCheck = runCi({ cwd: io.cwd, env: io.env, base: since ?? null, head: typeof lockRef === 'string' ? lockRef : 'refs/offhost/locks', now, noticesDir, scanner: null, checkHead: false, ...(skewSeconds === undefined ? {} : { skewSeconds }) });
+    result.findings.push(...refCheck.findings.map((f) => ({ ...f, message: `refs/offhost/locks: ${f.message}` })));
+    result.commits += refCheck.commits;
+    result.stats.lockChanges += refCheck.stats.lockChanges;
+  }
   return emit(
     result.findings,
     {

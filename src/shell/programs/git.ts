@@ -42,7 +42,13 @@ function envValue(call: Call, key: string): Field | undefined {
 }
 
 /** Every configuration entry this call sees from the line: key (lowercase) -> value. */
+const NO_CONFIG = new Map<string, Field>();
+
 function configOf(call: Call, globals: [string, Field | null][]): Map<string, Field> {
+  // Most git calls have none of these: no map to build.
+  let any = globals.length > 0 || call.st.gitConfig !== null || call.st.exported !== null;
+  if (!any) for (const _ in call.env) any = true;
+  if (!any) return NO_CONFIG;
   const config = new Map<string, Field>(call.st.gitConfig ?? []);
   const count = envValue(call, 'GIT_CONFIG_COUNT');
   if (count) {
@@ -158,9 +164,11 @@ function walk(call: Call, w: Walker): void {
     if (key === 'core.hookspath') continue; // hooks are files: the exec-time layer's
     run(value, `git -c ${key}`);
   }
-  for (const k of COMMAND_ENV) {
-    const v = envValue(call, k);
-    if (v !== undefined && v.value !== '') run(v, `git ${k}`);
+  if (config !== NO_CONFIG) {
+    for (const k of COMMAND_ENV) {
+      const v = envValue(call, k);
+      if (v !== undefined && v.value !== '') run(v, `git ${k}`);
+    }
   }
   if (sub) for (const u of subcommandRuns(sub, rest)) w.apply(u.kind === 'run' || u.kind === 'script' ? (u.cwdUnknown ? u : { ...u, absoluteCwd: top }) : u, call, false);
 }

@@ -48,6 +48,7 @@ export const ASSIGN = /^[A-Za-z_][A-Za-z0-9_]*=/s;
 interface Compiled {
   values: Set<string>;
   longs: string[];
+  info: Set<string>;
 }
 const compiled = new WeakMap<Grammar, Compiled>();
 
@@ -56,7 +57,7 @@ function compile(g: Grammar): Compiled {
   if (!c) {
     const s = g as Spec;
     const all = [...g.value, ...(g.flags ?? []), ...(g.optional ?? []), ...(g.info ?? []), ...(s.chdir ?? []), ...(s.noCommand ?? []), ...(s.scriptOption ?? [])];
-    c = { values: new Set(g.value), longs: [...new Set(all.filter((o) => o.startsWith('--')))] };
+    c = { values: new Set(g.value), longs: [...new Set(all.filter((o) => o.startsWith('--')))], info: new Set(g.info ?? []) };
     compiled.set(g, c);
   }
   return c;
@@ -106,7 +107,7 @@ export function normalize(g: Grammar, argv: Field[]): Field[] {
 export function isInfo(g: Grammar, argv: Field[]): boolean {
   if (!g.info && !g.infoWords && !g.infoValues) return false;
   const c = compile(g);
-  const info = g.info ?? [];
+  const info = c.info;
   let positional = 0;
   for (let i = 1; i < argv.length; i++) {
     const f = argv[i]!;
@@ -117,9 +118,10 @@ export function isInfo(g: Grammar, argv: Field[]): boolean {
     const v = f.value;
     if (v === '--') return false;
     if (v.startsWith('-') && v.length > 1) {
+      if (info.has(v)) return true;
       const eq = v.indexOf('=');
-      const name = v.startsWith('--') ? canonicalLong(g, eq < 0 ? v : v.slice(0, eq)) : eq < 0 || g.singleDash ? v : v.slice(0, eq);
-      if (info.includes(name)) return true;
+      const name = v.charCodeAt(1) === 45 ? canonicalLong(g, eq < 0 ? v : v.slice(0, eq)) : eq < 0 || g.singleDash ? v : v.slice(0, eq);
+      if (info.has(name)) return true;
       if (eq >= 0 && g.infoValues?.includes(v.slice(eq + 1))) return true;
       if (c.values.has(name) && eq < 0) {
         const next = argv[i + 1];

@@ -16,7 +16,7 @@ const CODE_OPTS = new Set(['-c', '-e', '-E', '--eval', '-p', '--print']);
 const INFO_OPTS = new Set(['-v', '-V', '--version', '-h', '--help', '-help']);
 /** Code that uses its command-line arguments, and code that starts a process. */
 const USES_ARGV = /@ARGV|\$ARGV\[|\bARGV\b|sys\.argv|process\.argv|Deno\.args|\$argv\b/;
-const SPAWNS = /\b(exec[a-z]*|system|spawn[A-Za-z]*|popen|Popen|subprocess|call|run|check_call|check_output|Command)\b|`|\bqx\b/;
+const SPAWNS = /\b(exec\w*|system|spawn\w*|popen|Popen|subprocess|call|run|check_call|check_output|Command|fork)\b|`|\bqx\b/;
 
 function codeFlag(name: string): string {
   return name.startsWith('python') ? '-c' : name === 'php' ? '-r' : '-e';

@@ -93,7 +93,8 @@ function walk(call: Call, w: Walker): void {
     const cmds: Field[] = [];
     for (let i = 1; i < fields.length; i++) {
       const f = fields[i]!;
-      if (f.known && (f.value === '-c' || f.value === '--cmd')) cmds.push(fields[++i] ?? UNKNOWN);
+      // `-c CMD`, `--cmd CMD`, and a cluster ending in c (`ex -sc CMD`).
+      if (f.known && (/^-[a-zA-Z]*c$/.test(f.value) || f.value === '--cmd')) cmds.push(fields[++i] ?? UNKNOWN);
       else if (f.known && f.value.startsWith('+') && f.value.length > 1) cmds.push({ value: f.value.slice(1), known: true });
     }
     // `vim -es < cmds.vim`, `ex <<'EOF' … EOF`: ex commands from standard input.
