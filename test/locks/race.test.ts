@@ -60,7 +60,7 @@ describe('N parallel takeovers of an expired lock in one checkout', () => {
     );
     const winners = results.flatMap((r, i) => (r.code === 0 ? [i] : []));
     expect(winners, results.map((r) => r.stderr).join('\n')).toHaveLength(1);
-    expect(results.filter((r) => r.code === 1)).toHaveLength(N - 1);
+    expect(results.filter((r) => r.code === 1), results.map((r) => `${r.code} ${r.stderr}`).join("\n")).toHaveLength(N - 1);
     expect(read(dir, ACTIVE)).toContain(`session: taker-${winners[0]}`);
     expect(archives(dir)).toEqual(['lock-s.khost1.dev-linux-koda-expired-2026-05-19.md']);
     expect(g(dir, 'status', '--porcelain')).toBe('');
