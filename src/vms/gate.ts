@@ -43,7 +43,7 @@ export function gateCandidates(
     return {
       ok: false,
       status: first.status,
-      message: `preflight failed (offhost's check of the VM, not the command's result). Nothing was run; no lock was taken.\n${failed.map(formatReport).join('')}`,
+      message: `preflight failed: ${first.checks.find((c) => !c.ok)?.detail ?? 'a check failed'} (offhost's check of the VM, not the command's result). Nothing was run; no lock was taken.\n${failed.map(formatReport).join('')}`,
     };
   }
   return { ok: true, usable, notes: [...refusals, ...failed.map((r) => `${r.vm} skipped: ${r.checks.find((c) => !c.ok)?.detail ?? 'preflight failed'}`)] };

@@ -29,6 +29,6 @@ export function vmRunPreflight(vm: VmSpec, env: NodeJS.ProcessEnv): VmStop | nul
   return {
     outcome: OUTCOME[r.status] ?? 'preflight-failed',
     status: r.status,
-    message: `preflight failed (offhost's check of the VM, not the command's result). Nothing was run; no lock was taken.\n${formatReport(r)}`,
+    message: `preflight failed: ${r.checks.find((c) => !c.ok)?.detail ?? 'a check failed'} (offhost's check of the VM, not the command's result). Nothing was run; no lock was taken.\n${formatReport(r)}`,
   };
 }

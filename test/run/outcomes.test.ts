@@ -9,7 +9,7 @@ import { startSshd, sshdAvailable, type Sshd } from '../helpers/sshd.js';
 import { standinPath, writeIncusState } from '../helpers/standins.js';
 import { execFileSync } from 'node:child_process';
 import { ARCHIVE_DIR, BIN, archives, cleanEnv, ensureBuilt, g, offhost, read } from '../locks/lifecycle-helpers.js';
-import { RUN_EXIT } from '../../src/errors.js';
+import { EXIT, RUN_EXIT } from '../../src/errors.js';
 import { kodaDir, laptop, LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop } from './loopback.js';
 
 let s: Sshd;
@@ -70,28 +70,30 @@ describe.skipIf(!sshdAvailable())('host keys (pinned)', () => {
     expect(existsSync(join(l2.out, 'ran'))).toBe(false);
   });
 
-  it('behind incus: the ssh to the VM host is pinned too; an unknown or stopped instance is vm-not-found (243)', async () => {
+  it('behind incus: the ssh to the VM host is pinned too; an unknown instance is vm-not-found (243), a stopped one preflight-failed (232)', async () => {
     const l = mk({ backend: 'incus', instance: 'dev-linux-loop', host_key: s.hostKeyFingerprint });
     const ok = await runOn(l, ['--json', '--', onVm(`echo in-incus; touch ${l.out}/ran`)]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toBe('in-incus\n');
     const bad = mk({ backend: 'incus', instance: 'dev-linux-loop', host_key: other.hostKeyFingerprint });
     expect((await runOn(bad, ['--', onVm('true')])).code).toBe(RUN_EXIT.hostKeyMismatch);
-    for (const instance of ['dev-linux-nope', 'dev-linux-stopped']) {
+    // Found by the VM preflight before any lock (src/vms/gate.ts): an unknown instance is vm-not-found, a
+    // stopped one a failed preflight that says how to start it (offhost never changes VM state itself).
+    for (const [instance, status] of [['dev-linux-nope', RUN_EXIT.vmNotFound], ['dev-linux-stopped', EXIT.preflightFailed]] as const) {
       const gone = mk({ backend: 'incus', instance });
       const r = await runOn(gone, ['--json', '--', onVm(`touch ${gone.out}/ran`)]);
-      expect(r.code, r.stderr).toBe(RUN_EXIT.vmNotFound);
-      expect(verdict(r).detail).toMatch(/Instance not found|Instance is not running/);
+      expect(r.code, r.stderr).toBe(status);
+      expect(verdict(r).detail).toMatch(/Instance not found|Instance is not running|does not exist on|is stopped|not running/i);
       expect(existsSync(join(gone.out, 'ran'))).toBe(false);
       expect(existsSync(join(gone.repo, LOOP_ACTIVE))).toBe(false);
     }
   });
 
-  it('an ssh host that does not answer: vm-not-found (243)', async () => {
+  it('an ssh host that does not answer: preflight-failed (232), saying the host does not answer', async () => {
     const l = mk({ host: 'offhost-nowhere.invalid' });
     const r = await runOn(l, ['--json', '--', onVm('true')]);
-    expect(r.code, r.stderr).toBe(RUN_EXIT.vmNotFound);
-    expect(verdict(r).outcome).toBe('vm-not-found');
+    expect(r.code, r.stderr).toBe(EXIT.preflightFailed);
+    expect(r.stderr).toMatch(/Could not resolve hostname offhost-nowhere\.invalid/);
   });
 });
 

@@ -34,7 +34,11 @@ function repoWithOddNames(): string {
 }
 
 function runScript(script: string, input: Buffer): { stdout: string; status: number | null } {
-  const r = spawnSync('/bin/sh', ['-c', script], { input, encoding: 'utf8' });
+  // As over ssh, stdin stays open while the command runs: the script's watcher takes the end of its input
+  // for a lost connection and stops the command (with spawnSync's input, stdin ends at once: a race).
+  const inputFile = join(tmp, `input-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(inputFile, input);
+  const r = spawnSync('/bin/sh', ['-c', '{ cat "$1"; sleep 2; } | /bin/sh -c "$2"', 'sh', inputFile, script], { encoding: 'utf8' });
   return { stdout: r.stdout, status: r.status };
 }
 
