@@ -6,21 +6,13 @@ import { stateOf, targetName, type Claim, type LockRecord } from './record.js';
 /** Where a holder was found: the lock ref (this clone or the remote's), or a branch (a hand-committed lock). */
 export type Where = 'ref' | 'remote' | 'branch';
 
-export interface Holder {
+export interface Holder extends Pick<LockRecord, 'session' | 'ai' | 'started' | 'heartbeat' | 'ttlMinutes' | 'reason' | 'explicit' | 'claims'> {
   target: string;
   kind: 'vm' | 'component';
   file: string;
-  session: string;
-  ai: string;
-  started: Date;
-  heartbeat?: Date;
-  ttlMinutes: number;
-  reason: string;
   state: LockStateName;
   why: string;
   expiresAt: Date;
-  explicit: boolean;
-  claims: Claim[];
   where: Where;
 }
 

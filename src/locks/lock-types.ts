@@ -1,4 +1,5 @@
 // The lock store's record types (record.ts reads and writes them; claims.ts and component.ts use them).
+import type { Lock } from '../types.js';
 
 export type LockTarget = { kind: 'vm'; vm: string } | { kind: 'component'; slug: string };
 
@@ -11,15 +12,10 @@ export interface Claim {
   heartbeat?: Date;
 }
 
-export interface LockRecord {
+/** The R3 fields of a lock (src/types.ts Lock), for any target, with the store's own fields. */
+export interface LockRecord extends Pick<Lock, 'session' | 'ai' | 'started' | 'heartbeat' | 'ttlMinutes' | 'reason' | 'body'> {
   target: LockTarget;
-  session: string;
-  ai: string;
-  started: Date;
-  heartbeat?: Date;
-  ttlMinutes: number;
-  reason: string;
-  body: string;
+  /** Held by `offhost lock acquire`, not only by runs' claims. */
   explicit: boolean;
   claims: Claim[];
 }
