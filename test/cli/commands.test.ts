@@ -137,3 +137,24 @@ describe('parseOptions and oneCommandLine (check, explain)', () => {
     else expect(() => oneCommandLine([...positionals], USAGE)).toThrow(expected);
   });
 });
+
+describe('offhost run: numeric options are checked before anything runs', () => {
+  it.each([
+    ['--wait=abc', /--wait takes a number, not 'abc'/],
+    ['--poll=0', /--poll takes a number above 0/],
+    ['--ttl=1.5', /--ttl takes a whole number/],
+    ['--timeout=-3', /--timeout takes a number above 0/],
+    ['--grace=x', /--grace takes a number/],
+  ])('%s is a usage error (config-error, 247) and runs nothing', async (opt, message) => {
+    const { run } = await import('../../src/cli/commands/run.js');
+    const o = io();
+    // A line that would write a file if it ran here (allowed, outside any engine).
+    const marker = `/tmp/offhost-run-numeric-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const code = await run([opt, '--', `touch ${marker}`], o);
+    expect(code).toBe(247);
+    expect(o.err.join('')).toMatch(message);
+    let exists = true;
+    try { readFileSync(marker); } catch { exists = false; }
+    expect(exists).toBe(false);
+  });
+});

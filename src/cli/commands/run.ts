@@ -81,10 +81,35 @@ function parse(args: string[], io: Io): RunOptions {
   const words = dd === -1 ? cmd.args : [...cmd.args, ...args.slice(dd + 1)];
   if (words.length === 0) throw new UsageStop('missing COMMAND');
   const o = cmd.opts<Omit<RunOptions, 'line' | 'fetch'>>();
+  checkNumbers(o as Record<string, unknown>);
   return { ...o, line: words.join(' '), ...(fetch.length ? { fetch } : {}) };
 }
 
 class UsageStop extends Error {}
+
+/** Numeric options are checked before anything runs (here or on a VM): `--wait=abc` is a usage error. */
+const NUMERIC: Record<string, { min: number; above?: true; integer?: true }> = {
+  wait: { min: 0 },
+  poll: { min: 0, above: true },
+  ttl: { min: 1, integer: true },
+  heartbeat: { min: 0, above: true },
+  timeout: { min: 0, above: true },
+  grace: { min: 0 },
+};
+
+function checkNumbers(o: Record<string, unknown>): void {
+  for (const [name, rule] of Object.entries(NUMERIC)) {
+    const v = o[name];
+    if (v === undefined || (name === 'wait' && (v === 'forever' || v === true))) continue;
+    const text = String(v);
+    const n = Number(text);
+    const bad = text.trim() === '' || !Number.isFinite(n) || n < rule.min || (rule.above && n === 0) || (rule.integer && !Number.isInteger(n));
+    if (bad) {
+      const what = rule.integer ? 'a whole number' : 'a number';
+      throw new UsageStop(`--${name} takes ${what}${rule.above ? ' above 0' : rule.min > 0 ? ` of at least ${rule.min}` : ''}, not '${text}'`);
+    }
+  }
+}
 
 export async function run(args: string[], io: Io): Promise<number> {
   if (args[0] === '--help' || args[0] === '-h') {
