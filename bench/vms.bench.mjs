@@ -14,7 +14,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'offhost-bench-vms-'));
 const out = join(tmp, 'guard.mjs');
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/policy/guard.ts'],
+  entryPoints: ['src/config/load-guard.ts'],
   outfile: out,
   bundle: true,
   format: 'esm',
@@ -41,7 +41,8 @@ const rows = [
   ['catalogue instance, no lock file', 'ssh khost1 -- incus exec dev-linux-koda -- make build-safe'],
   ['catalogue instance, held by another session', 'ssh khost1 -- incus exec dev-linux-gui -- make build-safe'],
 ];
-const at = { cwd: repo, env, files: false };
+// With the guard's file access (as the doors judge): protection reads the lock files (scan/ci, files: false, never do).
+const at = { cwd: repo, env };
 const N = 3000;
 const totals = rows.map(() => 0);
 for (let round = 0; round < 6; round++) {
