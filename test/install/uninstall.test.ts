@@ -47,6 +47,35 @@ describe('offhost uninstall', () => {
     expect(again.stdout).toContain('nothing of offhost to remove');
   });
 
+  it('removes the Copilot hook (its command is in `bash`), the OpenCode plugin file, and a Gemini hook in settings with comments', () => {
+    const dir = repo();
+    expect(offhost(['init', '--agent', 'copilot'], dir).status).toBe(0);
+    expect(offhost(['init', '--agent', 'opencode'], dir).status).toBe(0);
+    write(dir, '.gemini/settings.json', '// the team\'s Gemini settings\n{\n  "general": { "vimMode": true } // keep\n}\n');
+    const init = offhost(['init', '--agent', 'gemini'], dir);
+    expect(init.status, init.stderr).toBe(0);
+    expect(existsSync(join(dir, '.opencode/plugins/offhost.js'))).toBe(true);
+    // Comments back in, as a user editing the file would leave them.
+    write(dir, '.gemini/settings.json', `// edited again\n${readFileSync(join(dir, '.gemini/settings.json'), 'utf8')}`);
+    const r = offhost(['uninstall'], dir);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('.github/hooks/offhost.json: removed 1 offhost hook');
+    expect(r.stdout).toContain("removed offhost's OpenCode plugin");
+    expect(r.stdout).toMatch(/\.gemini\/settings\.json: removed 1 offhost hook.*comments dropped/);
+    expect(existsSync(join(dir, '.github/hooks/offhost.json'))).toBe(false);
+    expect(existsSync(join(dir, '.opencode/plugins/offhost.js'))).toBe(false);
+    const gemini = JSON.parse(readFileSync(join(dir, '.gemini/settings.json'), 'utf8'));
+    expect(gemini).toEqual({ general: { vimMode: true } });
+    expect(offhost(['uninstall'], dir).stdout).toContain('nothing of offhost to remove');
+  });
+
+  it('leaves an OpenCode plugin of the same name that offhost did not write', () => {
+    const dir = repo();
+    write(dir, '.opencode/plugins/offhost.js', 'export const mine = 1;\n');
+    expect(offhost(['uninstall'], dir).stdout).toContain('nothing of offhost to remove');
+    expect(readFileSync(join(dir, '.opencode/plugins/offhost.js'), 'utf8')).toBe('export const mine = 1;\n');
+  });
+
   it("keeps the user's own hook lines, lint-staged entries and agent hooks, and init's lint-staged line while others use it", () => {
     const dir = repo({ name: 'x', private: true, devDependencies: { husky: '^9', 'lint-staged': '^16' }, 'lint-staged': { '*.ts': 'eslint --fix', [GLOB]: 'prettier --check' } });
     write(dir, '.husky/pre-commit', 'npm test\n');
