@@ -1,7 +1,7 @@
 // The guard's figures: classification throughput and per-command latency over the corpus, the
 // pathological lines (linear time), and `offhost check` as a whole process against `node -e 0`,
 // measured alternately in the same run (a ratio, so a noisy shared machine cancels out).
-import { build } from 'esbuild';
+import { benchGuard, root } from './load-guard.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,23 +9,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const tmp = mkdtempSync(join(tmpdir(), 'offhost-bench-'));
-const out = join(tmp, 'guard.mjs');
-await build({
-  absWorkingDir: root,
-  entryPoints: ['src/config/load-guard.ts'],
-  outfile: out,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-  // The built-in pack as the real bundle has it (compiled by `npm run build`).
-  define: { __OFFHOST_BUILTIN__: readFileSync(join(root, 'dist', 'builtin-pack.json'), 'utf8') },
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-});
-const { loadGuard } = await import(pathToFileURL(out).href);
+const { loadGuard, tmp } = await benchGuard('offhost-bench-');
 
 const env = { HOME: '/home/koder', PATH: process.env.PATH };
 const guard = loadGuard({ cwd: '/home/koder/dev/koder', env, role: 'laptop' });

@@ -2,29 +2,14 @@
 // catalogue instance (the common case: a set lookup per command), on lines that name one with no lock
 // file, and with a live lock file another session holds (read + frontmatter). Same process, same run,
 // alternating rounds; reported as microseconds per line and as ratios to the first row.
-import { build } from 'esbuild';
+import { benchGuard, root } from './load-guard.mjs';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const tmp = mkdtempSync(join(tmpdir(), 'offhost-bench-vms-'));
-const out = join(tmp, 'guard.mjs');
-await build({
-  absWorkingDir: root,
-  entryPoints: ['src/config/load-guard.ts'],
-  outfile: out,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-  define: { __OFFHOST_BUILTIN__: readFileSync(join(root, 'dist', 'builtin-pack.json'), 'utf8') },
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-});
-const { loadGuard } = await import(pathToFileURL(out).href);
+const { loadGuard, tmp } = await benchGuard('offhost-bench-vms-');
 
 const repo = join(tmp, 'repo');
 mkdirSync(join(repo, 'meta/context/notices/vm-active'), { recursive: true });
