@@ -147,8 +147,9 @@ function strayFiles(dir) {
 const results = {};
 const failures = [];
 function tally(scenario, key, bad, detail) {
-  const r = (results[scenario] ??= { trials: 0, doubleOwnership: 0, lockPathsInUserCommits: 0, userWorkChanged: 0, stuck: 0, outcomeDiffers: 0, strayAfterRecovery: 0 });
+  const r = (results[scenario] ??= { trials: 0, killedMidway: 0, doubleOwnership: 0, lockPathsInUserCommits: 0, userWorkChanged: 0, stuck: 0, outcomeDiffers: 0, strayAfterRecovery: 0 });
   if (key === 'trial') return void r.trials++;
+  if (key === 'killed') return void (bad && r.killedMidway++); // how many kills landed before the command ended
   if (bad) {
     r[key]++;
     failures.push(`${scenario}: ${key}: ${detail}`);
@@ -212,6 +213,7 @@ async function crashTrials(rand) {
       const intact = userWork(dir);
       const killAt = Math.floor(rand() * mean * 1.3);
       const r = await offhost(dir, op.argv, s, { killAfterMs: killAt });
+      tally(scenario, 'killed', r.signal === 'SIGKILL');
       const where = `seed ${SEED} trial ${t} (human: ${act}) kill at ${killAt} ms of ~${mean}`;
       // Recovery: status answers, says what it found, and leaves no stray file behind.
       const st = await offhost(dir, ['lock', 'status'], s);
@@ -320,7 +322,9 @@ async function pushTrials(rand) {
     const { bare, clones: cs } = clones(n);
     // A race between n clones.
     tally('push:race', 'trial');
+    const raceStart = Date.now();
     const rs = await Promise.all(cs.map((c, i) => offhost(c, ['lock', 'acquire', VM, '--reason', `clone ${i}`, '--push'], `clone-${i}`)));
+    const window = Math.max(100, Date.now() - raceStart); // kills land in [0, the time n concurrent pushes took]
     const winners = rs.flatMap((r, i) => (r.code === 0 ? [`clone-${i}`] : []));
     tally('push:race', 'doubleOwnership', winners.length !== 1 || winners[0] !== refHolder(bare), `seed ${SEED} trial ${t}: winners ${winners} remote ${refHolder(bare)} ${rs.map((r) => r.err).join('|')}`);
     const w = winners.length === 1 ? Number(winners[0].split('-')[1]) : 0;
@@ -328,13 +332,13 @@ async function pushTrials(rand) {
     // SIGKILL during release --push, then during acquire --push by another clone.
     tally('push:crash', 'trial');
     const intact = cs.map((c) => userWork(c));
-    const killRel = Math.floor(rand() * 600);
-    await offhost(cs[w], ['lock', 'release', VM, '--push'], `clone-${w}`, { killAfterMs: killRel });
+    const killRel = Math.floor(rand() * window);
+    tally('push:crash', 'killed', (await offhost(cs[w], ['lock', 'release', VM, '--push'], `clone-${w}`, { killAfterMs: killRel })).signal === 'SIGKILL');
     const rel2 = await offhost(cs[w], ['lock', 'release', VM, '--push'], `clone-${w}`);
     tally('push:crash', 'stuck', rel2.code !== 0 || refHolder(bare) !== null, `seed ${SEED} trial ${t} kill release at ${killRel}: ${rel2.code} ${rel2.err} remote ${refHolder(bare)}`);
     const o = (w + 1) % n;
-    const killAcq = Math.floor(rand() * 600);
-    await offhost(cs[o], ['lock', 'acquire', VM, '--reason', 'crashy', '--push'], `clone-${o}`, { killAfterMs: killAcq });
+    const killAcq = Math.floor(rand() * window);
+    tally('push:crash', 'killed', (await offhost(cs[o], ['lock', 'acquire', VM, '--reason', 'crashy', '--push'], `clone-${o}`, { killAfterMs: killAcq })).signal === 'SIGKILL');
     const after = refHolder(bare);
     const contenders = await Promise.all(cs.map((c, i) => offhost(c, ['lock', 'acquire', VM, '--reason', `after ${i}`, '--push'], `clone-${i}`)));
     const told = contenders.flatMap((r, i) => (r.code === 0 ? [`clone-${i}`] : []));

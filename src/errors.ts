@@ -13,6 +13,23 @@ export const EXIT = {
   reroute: 3,
   /** A route's backend tool (ssh, incus, limactl, ...) is missing: setup guidance was printed. */
   backendMissing: 69,
+  // The VMs' own outcomes (src/vms/, docs/VMS.md), in the band of offhost run's own outcomes (above any
+  // signal status a shell reports, below ssh's 255), so a command's status is never mistaken for them.
+  /** A preflight check failed: host unreachable, instance stopped, mount missing or not as configured, tools missing, smoke failed. */
+  preflightFailed: 232,
+  /** The guest disk is under its floor: reported, never cleaned by stopping or deleting a VM (seed 001). */
+  diskFull: 233,
+  /** The VM is not what the route or rule requires (kind, arch, laptop/remote): refused, never downgraded (seed 002). */
+  isolationRefused: 234,
+  /** `run --fresh`: the sandbox host's verdict (vmbox: dirty 3, rebooted 4, crashed 5, hung 6), an outcome of its own. */
+  sandboxDirty: 235,
+  sandboxRebooted: 236,
+  sandboxCrashed: 237,
+  sandboxHung: 238,
+  /** The VM (a route's instance) does not exist on its host: `offhost vm provision ID` creates it (= offhost run's vm-not-found). */
+  vmMissing: 243,
+  /** The host presents another key than the pinned `host_key` (= offhost run's host-key-mismatch). */
+  hostKeyMismatch: 248,
   /** `offhost shell -c`: the command was refused. */
   refused: 126,
   /** Interrupted by SIGINT. */
@@ -111,6 +128,16 @@ export class BackendMissingError extends OffhostError {
   ) {
     super(message);
     this.name = 'BackendMissingError';
+  }
+}
+
+/** A VM is missing, failed its preflight, is full, or is not what was required (src/vms/): carries its status. */
+export class VmError extends OffhostError {
+  override readonly exitCode: number;
+  constructor(message: string, exitCode: number) {
+    super(message);
+    this.exitCode = exitCode;
+    this.name = 'VmError';
   }
 }
 

@@ -114,14 +114,6 @@ export function importCycles(graph: { files: string[]; edges: Edge[] }): string[
   return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
-/**
- * Cycles that exist today in code another helper is rebuilding (the shell walker becomes the program
- * registry, src/shell/programs/: issue 9). Listed so that this test guards everything else now; each
- * entry must disappear when that work lands (the test fails while a listed cycle no longer exists).
- */
-// None left: the walker's cycles went with the program registry (src/shell/programs/, walk-state.ts).
-const KNOWN_CYCLES: string[][] = [];
-
 const graph = importGraph(SRC);
 const inDir = (dir: string) => (f: string) => f.startsWith(`${dir}/`);
 
@@ -152,16 +144,8 @@ describe('import boundaries of src/', () => {
     expect(bad).toEqual([]);
   });
 
-  it('has no import cycle, except the listed ones being rebuilt elsewhere', () => {
-    const cycles = importCycles(graph);
-    const key = (c: string[]) => c.join(' -> ');
-    const known = new Set(KNOWN_CYCLES.map(key));
-    expect(cycles.filter((c) => !known.has(key(c))), 'a new import cycle').toEqual([]);
-    const found = new Set(cycles.map(key));
-    expect(
-      KNOWN_CYCLES.filter((c) => !found.has(key(c))),
-      'a listed cycle no longer exists: remove it from KNOWN_CYCLES',
-    ).toEqual([]);
+  it('has no import cycle (type-only imports count)', () => {
+    expect(importCycles(graph)).toEqual([]);
   });
 });
 

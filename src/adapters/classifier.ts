@@ -7,6 +7,7 @@
 // that is killed at the deadline, and the command is refused with that reason; a line past the limit is
 // refused at once.
 import { requireBuiltin } from '../lazy-builtin.js';
+import { formatDuration } from '../report/duration.js';
 import { dirname } from 'node:path';
 import type { Role, Verdict } from '../types.js';
 import { type Classify, HOOK_RULES, errorText, refusal } from './common.js';
@@ -97,11 +98,11 @@ function classifyInChild(bin: string, line: string, cwd: string, projectCwd: str
   });
   const elapsed = Date.now() - started;
   if (r.error && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
-    return refusal(HOOK_RULES.budget, `checking this ${line.length}-character command took longer than offhost's ${budgetMs} ms budget; refused rather than let through unchecked`);
+    return refusal(HOOK_RULES.budget, `checking this ${line.length}-character command took longer than offhost's ${formatDuration(budgetMs)} budget; refused rather than let through unchecked`);
   }
   if (r.error) return refusal(HOOK_RULES.internal, `could not check this command: ${errorText(r.error)}`);
   if (r.status !== 0) {
-    return refusal(HOOK_RULES.internal, `could not check this command (checker exited with ${r.status ?? r.signal} after ${elapsed} ms): ${r.stderr.trim().slice(0, 500)}`);
+    return refusal(HOOK_RULES.internal, `could not check this command (checker exited with ${r.status ?? r.signal} after ${formatDuration(elapsed)}): ${r.stderr.trim().slice(0, 500)}`);
   }
   try {
     const v = JSON.parse(r.stdout) as Verdict;

@@ -5,8 +5,10 @@
 // Working directory of extracted text (the guard's cwd-based rules, e.g. the Koda engine, depend on it):
 // the repository is taken to live at `laptopRoot` on a laptop (config `root`, the monorepo root of
 // POLICY R6, default `~/dev/koder` with HOME from the environment), and
-//   - shell scripts run in their own directory (scripts next to their code assume it, and
-//     `cd "$(dirname "$0")"` gives the same directory; a script that wants the root cds there),
+//   - shell scripts from the repository root (where `offhost check 'bash scripts/x.sh'` judges them) and
+//     from their own directory (scripts next to their code assume it); `cd "$(dirname "$0")/.."` and the
+//     other idioms by which a script finds itself are resolved (scan/script-dir.ts), so a script that
+//     changes directory is judged where it goes,
 //   - package.json scripts in the package's directory (npm does exactly that),
 //   - Makefile recipes in the Makefile's directory (make does exactly that),
 //   - GitHub Actions steps in `working-directory:` (step, then job/workflow `defaults.run`), else the root,
@@ -168,7 +170,7 @@ export class Scanner {
     this.stats.files++;
     let snippets: Snippet[];
     try {
-      snippets = extract(kind, input.path, input.text);
+      snippets = extract(kind, input.path, input.text, { root: this.ctx.settings.laptopRoot });
     } catch {
       return [];
     }
@@ -190,17 +192,41 @@ export class Scanner {
     return false;
   }
 
-  private cwdOf(sn: Snippet): string {
-    if (sn.cwdKind === 'container') return sn.cwd ?? '/';
-    return sn.cwd ? posix.join(this.ctx.settings.laptopRoot, sn.cwd) : this.ctx.settings.laptopRoot;
+  private absDir(sn: Snippet, dir: string | null): string {
+    if (sn.cwdKind === 'container') return dir ?? '/';
+    return dir ? posix.join(this.ctx.settings.laptopRoot, dir) : this.ctx.settings.laptopRoot;
   }
 
   private classify(line: string, cwd: string): Verdict {
     return this.ctx.classify(line, { cwd, env: this.env });
   }
 
+  /**
+   * The findings of one snippet, judged in each directory it may run in; a finding that only one of them
+   * gives says where (`run from scripts/`).
+   */
   private scanSnippet(input: ScanInput, kind: FileKind, sn: Snippet): Finding[] {
-    const cwd = this.cwdOf(sn);
+    const dirs = [...new Set([sn.cwd, ...(sn.alsoFrom ?? [])])];
+    if (dirs.length === 1) return this.scanIn(input, kind, sn, dirs[0]!, '');
+    const per = dirs.map((d) => this.scanIn(input, kind, sn, d, d ? ` (run from ${d}/)` : ' (run from the repository root)'));
+    const key = (f: Finding) => `${f.line}:${f.column}:${f.ruleId}`;
+    const out: Finding[] = [];
+    const seen = new Set<string>();
+    for (const list of per) {
+      for (const f of list) {
+        const k = key(f);
+        if (seen.has(k)) continue;
+        seen.add(k);
+        // Found from every directory: no need to say which.
+        if (per.every((l) => l.some((g) => key(g) === k))) f.message = f.message.replace(/ \(run from [^)]*\)(?=: `)/, '');
+        out.push(f);
+      }
+    }
+    return out;
+  }
+
+  private scanIn(input: ScanInput, kind: FileKind, sn: Snippet, dir: string | null, from: string): Finding[] {
+    const cwd = this.absDir(sn, dir);
     const hits: { start: number; end: number; command: SimpleCommand; rule: string | null; decision: Verdict['decision']; verdict: Verdict; base: number; text: string }[] = [];
     const collect = (text: string, base: number) => {
       const v = this.classify(text, cwd);
@@ -238,8 +264,9 @@ export class Scanner {
       // it could be heavy. Written into a file that is a doubt, not a fact: a warning (exit 0), so that
       // `$(CC)` in a recipe or `"$@"` in a wrapper script does not fail a pull request.
       const uncertain = h.rule === 'unknown-program' || (h.decision === 'deny' && (h.command.program === null || h.command.cwd === null));
+      const reason = firstLine(h.verdict.reason);
       const what = uncertain
-        ? 'may run heavy work on the laptop (offhost cannot tell statically)'
+        ? `may run heavy work on the laptop${/cannot tell statically/.test(reason) ? '' : ' (offhost cannot tell statically)'}`
         : h.decision === 'reroute'
           ? 'runs heavy work on the laptop instead of its VM'
           : 'is refused on a laptop';
@@ -249,13 +276,14 @@ export class Scanner {
         column: pos.column,
         ruleId: h.rule ?? 'heavy-command',
         severity: uncertain ? 'warning' : 'error',
-        message: `${describe(kind, sn)}: \`${shown}\` ${what}: ${firstLine(h.verdict.reason)}`,
+        message: `${describe(kind, sn)}${from}: \`${shown}\` ${what}: ${reason}`,
       };
       if (endPos.line !== pos.line || endPos.column !== pos.column) {
         f.endLine = endPos.line;
         f.endColumn = endPos.column + 1;
       }
-      if (suggestion) f.suggestion = suggestion;
+      // A suggestion that only repeats the reason says nothing more.
+      if (suggestion && suggestion !== reason) f.suggestion = suggestion;
       out.push(f);
     }
     return out;

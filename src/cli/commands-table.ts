@@ -26,8 +26,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   run: { summary: 'run a command here, or on its VM under the VM lock', load: () => import('./commands/run.js') },
   lint: { summary: 'validate lock files and the staged lock transition', load: () => import('./commands/lint.js') },
   init: { summary: 'set up husky + lint-staged, agent hooks or shell integration', load: () => import('./commands/init.js') },
+  uninstall: { summary: 'remove what init added (hook lines, lint-staged entry, agent hooks), nothing else', load: () => import('./commands/uninstall.js') },
   hook: { summary: 'pre-exec hook for claude-code, codex or gemini (event JSON on stdin)', hot: true, exitAtOnce: true, load: () => import('./commands/hook.js') },
   shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', hot: true, load: () => import('./commands/shell.js') },
   scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => import('./commands/scan.js') },
   ci: { summary: 'pull-request policy check: lock hygiene and heavy commands', load: () => import('./commands/ci.js') },
+  vm: { summary: 'provision a catalogue VM, or preflight VMs (vm provision ID, vm status [ID])', load: () => import('./commands/vm.js') },
+  doctor: { summary: 'check this laptop: hooks and shims wired, the paths they call, config valid', load: () => import('./commands/doctor.js') },
 };

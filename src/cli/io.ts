@@ -12,6 +12,8 @@ export interface Io {
   /** Gives up a readStdin still waiting for input (a stalled agent), so that the process can end. */
   cancelStdin?: () => void;
   clock: Clock;
+  /** Is this descriptor (1 stdout, 2 stderr) a terminal? Absent: not one (tests, embedding). */
+  isTTY?: (fd: 1 | 2) => boolean;
 }
 
 export type CommandModule = { run(args: string[], io: Io): Promise<number> };

@@ -43,6 +43,8 @@ export function settingsFrom(config: ResolvedConfig, env: NodeJS.ProcessEnv): Lo
     pools: new Map([...config.routes].map(([name, r]) => [name, [...r.vms]])),
   };
   if (config.root) s.root = config.root;
+  if (config.locks.remote) s.remote = config.locks.remote;
+  if (config.locks.commitMessage) s.message = config.locks.commitMessage;
   if (env.OFFHOST_NOTICES_DIR) s.noticesDir = env.OFFHOST_NOTICES_DIR;
   if (env.OFFHOST_LOCK_PUSH !== undefined && env.OFFHOST_LOCK_PUSH !== '') s.push = /^(1|true|yes)$/i.test(env.OFFHOST_LOCK_PUSH);
   if (env.OFFHOST_LOCK_REMOTE) s.remote = env.OFFHOST_LOCK_REMOTE;
@@ -178,10 +180,10 @@ export function resolveTargets(name: string | undefined, component: string | und
   if (isCanonicalVmId(name)) return [{ kind: 'vm', vm: name }];
   const pool = settings.pools.get(name);
   if (pool && pool.length) return pool.map((vm) => ({ kind: 'vm', vm }));
-  if (!name.startsWith('s.khost1.') && isCanonicalVmId(`s.khost1.${name}`)) return [{ kind: 'vm', vm: `s.khost1.${name}` }];
-  if (name.startsWith('s.khost1.')) throw new UsageError(`'${name}' ${vmIdProblem(name) ?? 'is not a test VM id'}`);
+  if (!name.startsWith('s.') && isCanonicalVmId(`s.khost1.${name}`)) return [{ kind: 'vm', vm: `s.khost1.${name}` }];
+  if (name.startsWith('s.')) throw new UsageError(`'${name}' ${vmIdProblem(name) ?? 'is not a test VM id'}`);
   const known = [...settings.pools.keys()];
-  throw new UsageError(`'${name}' is neither a canonical VM id (s.khost1.<env>-<target>[-<slug>]) nor a route or pool in the configuration${known.length ? ` (known: ${known.join(', ')})` : ''}`);
+  throw new UsageError(`'${name}' is neither a canonical VM id (s.<host>.<env>-<target>[-<slug>]) nor a route or pool in the configuration${known.length ? ` (known: ${known.join(', ')})` : ''}`);
 }
 
 export const targetArg = (t: LockTarget): life.TargetArg => (t.kind === 'vm' ? { vm: t.vm } : { component: t.slug });

@@ -7,6 +7,7 @@ import { runCommand } from './run-command.js';
 import { COMMANDS, type CommandEntry } from './commands-table.js';
 import { warmCache } from './warm.js';
 import { VERSION } from '../version.js';
+import { didYouMean } from './suggest.js';
 export { processIo } from './process-io.js';
 
 declare const __OFFHOST_BUNDLE__: 'hot' | 'cold' | undefined;
@@ -29,7 +30,7 @@ function loaderOf(name: string, entry: CommandEntry): CommandEntry['load'] {
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
   const lines = Object.entries(COMMANDS).map(([k, v]) => `  ${k.padEnd(width)}  ${v.summary}`);
-  return `Usage: offhost <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun \`offhost <command> --help\` for a command's options.\n`;
+  return `Usage: offhost <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nOptions:\n  -h, --help     show this help (\`offhost <command> --help\`: that command's options)\n  -V, --version  print offhost's version\n`;
 }
 
 /** The table entry for `name`, if it is a command. */
@@ -39,7 +40,7 @@ export function commandEntry(name: string | undefined): CommandEntry | undefined
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined || name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
     (name === undefined ? io.stderr : io.stdout)(usage());
     return name === undefined ? EXIT.error : EXIT.ok;
   }
@@ -48,9 +49,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stdout(`${VERSION}\n`);
     return EXIT.ok;
   }
+  if (name === 'help' && rest[0] !== undefined) return main([rest[0], '--help'], io);
   const entry = commandEntry(name);
   if (!entry) {
-    io.stderr(`offhost: unknown command '${name}'\n\n${usage()}`);
+    const what = name.startsWith('-') ? 'option' : 'command';
+    const known = what === 'option' ? ['--help', '--version', '-h', '-V'] : Object.keys(COMMANDS);
+    io.stderr(`offhost: unknown ${what} '${name}'${didYouMean(name, known)}; \`offhost --help\` lists the commands\n`);
     return EXIT.error;
   }
   return runCommand(name, loaderOf(name, entry), rest, io);

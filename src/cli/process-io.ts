@@ -2,7 +2,7 @@
 // that avoids Node's stream machinery. Shared by both bundles (dist/hot.cjs and dist/hook.cjs).
 import type { Io } from './io.js';
 import { systemClock } from '../types.js';
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 
 /**
  * Synchronous write to fd 1/2: creating process.stdout costs about a millisecond at start-up (stream and
@@ -156,6 +156,21 @@ async function viaStream(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Is fd a terminal? A character device other than /dev/null. (node:tty's isatty would load node:net, over a
+ * millisecond on the start-up of `offhost check`.)
+ */
+function isTTY(fd: 1 | 2): boolean {
+  try {
+    const st = fstatSync(fd);
+    if (!st.isCharacterDevice()) return false;
+    const devNull = statSync('/dev/null');
+    return st.rdev !== devNull.rdev;
+  } catch {
+    return false;
+  }
+}
+
 export function processIo(): Io {
   return {
     argv: process.argv.slice(2),
@@ -166,5 +181,6 @@ export function processIo(): Io {
     readStdin,
     cancelStdin,
     clock: systemClock,
+    isTTY,
   };
 }

@@ -13,6 +13,7 @@ function locate(doc: ReturnType<typeof parseDocument>, lc: LineCounter, path: Pr
       const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === key);
       if (!pair) break;
       best = (pair.key as Node) ?? best;
+      // An unknown key: its own position, not its value's.
       if (atKey && i === path.length - 1) break;
       node = pair.value;
       if (node && (node as Node).range) best = node as Node;
@@ -43,9 +44,9 @@ export function parseConfigText(text: string, file: string): ConfigFile {
   const result = configSchema.safeParse(data);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    // An unknown key is reported on its parent: point at the key's own line instead.
-    const at = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
-    const pos = locate(doc, lc, at, at !== issue.path);
+    // zod reports an unknown key on its parent: point at the key itself instead.
+    const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+    const pos = unknownKey !== undefined ? locate(doc, lc, [...issue.path, unknownKey], true) : locate(doc, lc, issue.path);
     const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
     throw new ConfigError(`${where}${issue.message}`, file, pos?.line, pos?.col);
   }

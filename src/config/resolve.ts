@@ -25,7 +25,7 @@ export interface ResolvedConfig {
   rules: Rule[];
   hook: { mode?: 'rewrite' | 'suggest'; allowRewrite?: boolean };
   scan: { vmGlobs?: string[]; ignore?: string[]; markdownGlobs?: string[]; laptopRunners?: string[]; laptopRoot?: string; dockerfileIsLaptop?: boolean };
-  locks: { noticesDir: string; push: boolean; skewSeconds: number; pollSeconds: number };
+  locks: { noticesDir: string; push: boolean; skewSeconds: number; pollSeconds: number; remote?: string; commitMessage?: string };
   audit: { path?: string; maxBytes?: number };
   /** The files that contributed, lowest layer first (`<built-in>` for the pack). */
   sources: string[];
@@ -53,13 +53,13 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   let rootRaw: { value: string; file: string } | null = null;
   const pathsRaw = new Map<string, { value: string; file: string }>();
   const vms = new Map<string, VmSpec>();
-  const routesRaw = new Map<string, { vms: string[]; path_map?: PathMapping[]; description?: string; file: string }>();
+  const routesRaw = new Map<string, { vms: string[]; path_map?: PathMapping[]; description?: string; require?: RouteConfig['require']; scenario?: 'staging' | 'production'; file: string }>();
   let pathMap: { list: PathMapping[]; file: string } = { list: [], file: '<built-in>' };
   const rules: CompiledRule[] = [];
   const disabled = new Map<string, string>();
   const hook: ResolvedConfig['hook'] = {};
   const scan: ResolvedConfig['scan'] = {};
-  const locks = { noticesDir: 'meta/context/notices', push: false, skewSeconds: 120, pollSeconds: 30 };
+  const locks: ResolvedConfig['locks'] = { noticesDir: 'meta/context/notices', push: false, skewSeconds: 120, pollSeconds: 30 };
   const audit: ResolvedConfig['audit'] = {};
 
   for (const l of layers) {
@@ -88,6 +88,8 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
     if (l.locks?.push !== undefined) locks.push = l.locks.push;
     if (l.locks?.skew_seconds !== undefined) locks.skewSeconds = l.locks.skew_seconds;
     if (l.locks?.poll_seconds !== undefined) locks.pollSeconds = l.locks.poll_seconds;
+    if (l.locks?.remote) locks.remote = l.locks.remote;
+    if (l.locks?.commit_message) locks.commitMessage = l.locks.commit_message;
     if (l.audit?.path) audit.path = l.audit.path;
     if (l.audit?.max_bytes) audit.maxBytes = l.audit.max_bytes;
   }
@@ -99,6 +101,12 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   // Paths may refer to root, home and each other in definition order.
   for (const [k, v] of pathsRaw) vars[k] = substitute(expandHome(v.value, home, v.file), vars, v.file).replace(/(.)\/+$/, '$1');
 
+  // R6: a VM's mount and smoke may name path variables ({root}: the monorepo at the same path).
+  for (const [id, vm] of vms) {
+    if (!vm.mount && !vm.smoke) continue;
+    const sub = (t: string) => substitute(expandHome(t, home, '<vms>'), vars, `vms ${id}`);
+    vms.set(id, { ...vm, ...(vm.mount ? { mount: { ...vm.mount, source: sub(vm.mount.source), path: sub(vm.mount.path) } } : {}), ...(vm.smoke ? { smoke: sub(vm.smoke) } : {}) });
+  }
   for (const id of disabled.keys()) {
     if (!rules.some((r) => r.id === id)) throw new ConfigError(`disable: there is no rule '${id}' to turn off`, disabled.get(id));
   }
@@ -114,7 +122,24 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
       vms: r.vms,
       pathMap: (r.path_map ?? []).map((m) => ({ from: substitute(expandHome(m.from, home, r.file), vars, r.file), to: m.to })),
       ...(r.description ? { description: r.description } : {}),
+      ...(r.require ? { require: r.require } : {}),
     });
+  }
+  // POLICY R2: test VMs are dev; a stg-/prd- VM only where a route declares that scenario explicitly.
+  const scenarioOf = { stg: 'staging', prd: 'production' } as const;
+  for (const [name, r] of routesRaw) {
+    for (const id of r.vms) {
+      const env = /^s\.[^.]+\.(stg|prd)-/.exec(id)?.[1] as 'stg' | 'prd' | undefined;
+      if (env && r.scenario !== scenarioOf[env]) {
+        throw new ConfigError(`route '${name}' names ${id}, a ${scenarioOf[env]} VM: test VMs are dev (POLICY R2); declare \`scenario: ${scenarioOf[env]}\` on the route if this really is a ${scenarioOf[env]} scenario`, r.file);
+      }
+    }
+  }
+  for (const id of vms.keys()) {
+    const env = /^s\.[^.]+\.(stg|prd)-/.exec(id)?.[1] as 'stg' | 'prd' | undefined;
+    if (env && ![...routesRaw.values()].some((r) => r.vms.includes(id) && r.scenario === scenarioOf[env])) {
+      throw new ConfigError(`VM ${id} is a ${scenarioOf[env]} VM, and no route declares a ${scenarioOf[env]} scenario for it: the catalogue holds dev test VMs only (POLICY R2)`);
+    }
   }
   for (const r of active) {
     if (r.decision === 'reroute' && r.route && !routes.has(r.route)) {

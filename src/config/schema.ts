@@ -2,6 +2,7 @@
 // pack (`rules/*.yaml`): one schema, since a pack is a config that mostly carries rules. zod validates;
 // src/config/load.ts turns its issues into file:line messages.
 import { z } from 'zod';
+import { VM_ID_PATTERN } from '../vms/id.js';
 
 const role = z.enum(['laptop', 'vm', 'ci']);
 const decision = z.enum(['allow', 'deny', 'reroute']);
@@ -64,6 +65,22 @@ const matchSchema: z.ZodType<unknown, MatchIn> = z.lazy(() =>
 
 const example = z.union([z.string(), z.object({ line: z.string(), cwd: z.string().optional() }).strict()]);
 
+/** What a VM is (seed 002: honest isolation levels). */
+export const VM_KINDS = ['container', 'vm', 'microvm'] as const;
+const vmKind = z.enum(VM_KINDS);
+/** Architectures as `uname -m` spells them. */
+const arch = z.string().regex(/^[a-z0-9_]+$/, 'an architecture as `uname -m` prints it: x86_64, aarch64, arm64, riscv64');
+const lifecycleTemplate = z.string().min(1);
+
+/** A route's or a rule's demand on the VM it lands on: refused when not met, never downgraded. */
+export const requireSchema = z
+  .object({
+    kind: z.union([vmKind, z.array(vmKind).min(1)]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
+    arch: z.union([arch, z.array(arch).min(1)]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
+    where: z.enum(['laptop', 'remote']).optional(),
+  })
+  .strict();
+
 export const ruleSchema = z
   .object({
     id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a rule id is lowercase letters, digits and dashes'),
@@ -75,6 +92,7 @@ export const ruleSchema = z
     roles: z.array(role).min(1).optional(),
     unknown: z.enum(['deny', 'match', 'ignore']).optional(),
     match: matchSchema,
+    require: requireSchema.optional(),
     examples: z
       .object({ match: z.array(example).min(1, 'give at least one command line the rule must match'), not_match: z.array(example).default([]) })
       .strict(),
@@ -85,8 +103,8 @@ export const ruleSchema = z
     path: ['route'],
   });
 
-/** Canonical test-VM id (POLICY R2): s.khost1.<env>-<target>[-<slug>]. */
-export const VM_ID = /^s\.[a-z0-9][a-z0-9-]*\.(dev|stg|prd)-[a-z0-9][a-z0-9-]*$/;
+/** Canonical test-VM id (POLICY R2): s.<host>.<env>-<target>[-<slug>]; the grammar is src/vms/id.ts. */
+export const VM_ID = VM_ID_PATTERN;
 
 export const vmSchema = z
   .object({
@@ -96,6 +114,30 @@ export const vmSchema = z
     instance: z.string().min(1).optional(),
     user: z.string().min(1).optional(),
     template: z.string().min(1).optional(),
+    // What it is (src/vms/isolation.ts): container, vm or microvm; `uname -m`; this laptop or a remote host.
+    kind: vmKind.optional(),
+    arch: arch.optional(),
+    where: z.enum(['laptop', 'remote']).optional(),
+    // Provisioning and preflight (src/vms/provision.ts, src/vms/preflight.ts, docs/VMS.md).
+    image: z.string().min(1).optional(),
+    packages: z.array(z.string().regex(/^[a-z0-9][a-z0-9+.-]*$/, 'a Debian package name')).optional(),
+    tools: z.array(z.string().regex(/^[A-Za-z0-9_.+-]+$/, 'a program name')).optional(),
+    smoke: z.string().min(1).optional(),
+    snapshot: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional(),
+    mount: z
+      .object({ source: z.string().min(1), path: z.string().regex(/^(\/|~|\{[a-z])/, 'an absolute path in the VM (or {root}, ~/…)'), readonly: z.boolean().default(true), device: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional() })
+      .strict()
+      .optional(),
+    disk_floor_mb: z.number().int().min(0).optional(),
+    /** Pinned ssh host key fingerprint of `host` (seed 003), `SHA256:...`. */
+    host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'a host key fingerprint as ssh-keygen -lf prints it: SHA256:<43 base64 characters>').optional(),
+    // Disposable sandboxes (src/vms/sandbox.ts): lifecycle verbs as bash templates, {instance} the sandbox name.
+    lifecycle: z
+      .object({ up: lifecycleTemplate.optional(), exec: lifecycleTemplate, run: lifecycleTemplate.optional(), down: lifecycleTemplate.optional(), rm: lifecycleTemplate, reset: lifecycleTemplate.optional() })
+      .strict()
+      .optional(),
+    /** The sandbox tool prints the host's verdict (vmbox: `VERDICT: clean poweroff`, exit 0/3/4/5/6). */
+    verdicts: z.enum(['vmbox']).optional(),
   })
   .strict()
   .refine((v) => v.backend !== 'template' || v.template !== undefined, { message: 'the template backend needs a template', path: ['template'] });
@@ -108,6 +150,9 @@ export const routeSchema = z
     vms: z.array(z.string().regex(VM_ID, 'a route names test VMs by canonical id s.<host>.<env>-<target>; production containers such as s.khost1.flow are never test VMs (POLICY R2)')).min(1),
     path_map: pathMap.optional(),
     description: z.string().optional(),
+    require: requireSchema.optional(),
+    /** POLICY R2: a stg-/prd- VM only on a route that declares its staging or production scenario. */
+    scenario: z.enum(['staging', 'production']).optional(),
   })
   .strict();
 
@@ -144,7 +189,16 @@ export const configSchema = z
       .strict()
       .optional(),
     locks: z
-      .object({ notices_dir: z.string().min(1).optional(), push: z.boolean().optional(), skew_seconds: z.number().int().min(0).optional(), poll_seconds: z.number().positive().optional() })
+      .object({
+        notices_dir: z.string().min(1).optional(),
+        push: z.boolean().optional(),
+        skew_seconds: z.number().int().min(0).optional(),
+        poll_seconds: z.number().positive().optional(),
+        /** The remote refs/offhost/locks is pushed to (default origin). */
+        remote: z.string().min(1).optional(),
+        /** Lock-ref commit message: {action} {target} {session} (default: conventional when commitlint is used). */
+        commit_message: z.string().min(1).optional(),
+      })
       .strict()
       .optional(),
     audit: z.object({ path: z.string().optional(), max_bytes: z.number().int().positive().optional() }).strict().optional(),

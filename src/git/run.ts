@@ -29,6 +29,7 @@ export const REPO_ENV = [
   'GIT_INTERNAL_SUPER_PREFIX',
 ] as const;
 const REPO_ENV_SET = new Set<string>(REPO_ENV);
+const OBJECT_ENV = new Set(['GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_QUARANTINE_PATH']);
 
 export interface GitCall {
   /** Working directory (the repository, or any folder inside it). */
@@ -57,9 +58,12 @@ export const DEFAULT_GIT_TIMEOUT_MS = 120_000;
 export function gitEnv(call: Pick<GitCall, 'env' | 'repoEnv' | 'extra'>): NodeJS.ProcessEnv {
   const base = call.env ?? process.env;
   const out: NodeJS.ProcessEnv = {};
+  // In a pre-receive hook the pushed objects exist only in the quarantine these name: keep them (they add
+  // objects, they do not point at another repository).
+  const quarantine = base.GIT_QUARANTINE_PATH !== undefined;
   for (const [k, v] of Object.entries(base)) {
     if (v === undefined) continue;
-    if (call.repoEnv !== 'inherit' && REPO_ENV_SET.has(k)) continue;
+    if (call.repoEnv !== 'inherit' && REPO_ENV_SET.has(k) && !(quarantine && OBJECT_ENV.has(k))) continue;
     out[k] = v;
   }
   if (out.GIT_TERMINAL_PROMPT === undefined) out.GIT_TERMINAL_PROMPT = '0';

@@ -1,7 +1,8 @@
 // Per-run claims on a lock: a session holds the lock, each `offhost run` under it holds a claim (id, pid,
 // host, command, started, heartbeat). Pure, except the liveness probe of a same-host pid.
 import { randomBytes } from 'node:crypto';
-import type { Claim, LockRecord } from './record.js';
+import type { Claim, LockRecord } from './lock-types.js';
+import { parseUtc } from './schema.js';
 
 export interface ClaimSpec {
   /** Default: a fresh random id. */
@@ -46,3 +47,21 @@ export function pruneClaims(rec: LockRecord, now: Date, host: string, skewSecond
   });
   return { rec: removed.length ? { ...rec, claims } : rec, removed };
 }
+
+/** The `claims:` list of a frontmatter (entries that are not well-formed claims are left out). */
+export function parseClaims(raw: unknown): Claim[] {
+  if (!Array.isArray(raw)) return [];
+  const out: Claim[] = [];
+  for (const c of raw) {
+    if (!c || typeof c !== 'object') continue;
+    const o = c as Record<string, unknown>;
+    const started = typeof o.started === 'string' ? parseUtc(o.started) : null;
+    if (typeof o.id !== 'string' || typeof o.pid !== 'number' || typeof o.host !== 'string' || !started) continue;
+    const claim: Claim = { id: o.id, pid: o.pid, host: o.host, command: typeof o.command === 'string' ? o.command : '', started };
+    const hb = typeof o.heartbeat === 'string' ? parseUtc(o.heartbeat) : null;
+    if (hb) claim.heartbeat = hb;
+    out.push(claim);
+  }
+  return out;
+}
+

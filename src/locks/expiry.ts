@@ -16,17 +16,9 @@ export interface LockState {
   expiresAt: Date;
 }
 
-/** `1h 5m`, `42s`, `3d 2h`. */
-export function formatDuration(ms: number): string {
-  const s = Math.round(Math.abs(ms) / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return s % 60 ? `${m}m ${s % 60}s` : `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
-  const d = Math.floor(h / 24);
-  return h % 24 ? `${d}d ${h % 24}h` : `${d}d`;
-}
+/** `1h 5m`, `42s`, `3d 2h`: offhost's one duration style (src/report/duration.ts). */
+export { formatDuration } from '../report/duration.js';
+import { formatDuration } from '../report/duration.js';
 
 /**
  * R4: expired when more than `ttl_minutes` have passed since `heartbeat` (or since `started` when there is no
@@ -46,7 +38,7 @@ export function lockState(lock: Lock, now: Date, opts: { skewSeconds?: number } 
     if (d && d.getTime() > t + skewMs) {
       return {
         state: 'future',
-        why: `${name} ${formatUtc(d)} is ${formatDuration(d.getTime() - t)} in the future (now ${formatUtc(now)}, clock-skew margin ${skewMs / 1000}s): write the current UTC time, e.g. date -u +%Y-%m-%dT%H:%M:%SZ`,
+        why: `${name} ${formatUtc(d)} is ${formatDuration(d.getTime() - t)} in the future (now ${formatUtc(now)}, clock-skew margin ${formatDuration(skewMs)}): write the current UTC time, e.g. date -u +%Y-%m-%dT%H:%M:%SZ`,
         expiresAt,
       };
     }
@@ -58,7 +50,7 @@ export function lockState(lock: Lock, now: Date, opts: { skewSeconds?: number } 
     } else if (ttlMs <= NO_HEARTBEAT_MAX_MS) {
       why = `started ${formatDuration(t - lock.started.getTime())} ago (${formatUtc(lock.started)}) with no heartbeat, more than ttl_minutes ${lock.ttlMinutes}`;
     } else {
-      why = `started ${formatDuration(t - lock.started.getTime())} ago (${formatUtc(lock.started)}) with no heartbeat, more than 24 h`;
+      why = `started ${formatDuration(t - lock.started.getTime())} ago (${formatUtc(lock.started)}) with no heartbeat, more than 24h`;
     }
     return { state: 'expired', why: `${why}; expired at ${formatUtc(expiresAt)}`, expiresAt };
   }
@@ -66,7 +58,7 @@ export function lockState(lock: Lock, now: Date, opts: { skewSeconds?: number } 
     state: 'live',
     why: t <= expiresAt.getTime()
       ? `live: expires at ${formatUtc(expiresAt)}, in ${formatDuration(expiresAt.getTime() - t)}`
-      : `live: expired at ${formatUtc(expiresAt)} by the clock here, but within the ${skewMs / 1000}s clock-skew margin`,
+      : `live: expired at ${formatUtc(expiresAt)} by the clock here, but within the ${formatDuration(skewMs)} clock-skew margin`,
     expiresAt,
   };
 }

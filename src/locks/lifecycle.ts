@@ -286,7 +286,7 @@ export async function status(s: LockStore): Promise<StoreStatus> {
     const branch: StatusEntry[] = [];
     for (const l of await legacyLocks(s, snap, now)) branch.push(l.holder ? { file: l.file, holder: l.holder } : { file: l.file, holder: null, error: l.error ?? 'unreadable' });
     return { result: { tip: snap.tip, locks, branch } };
-  });
+  }, { readOnly: true });
   return { tip: r.tip, locks: r.locks, branch: r.branch, recovered: [...s.recovered], view: s.viewProblems };
 }
 
@@ -360,7 +360,7 @@ export async function acquireFirstFree(s: LockStore, candidates: TargetArg[], a:
   const start = elapsed();
   let told = false;
   for (;;) {
-    const st = await status(s);
+    const st = candidates.length > 1 ? await status(s) : { locks: [] as StatusEntry[] };
     const mine = candidates.filter((c) => st.locks.some((e) => e.holder !== null && e.holder.target === (c.vm ?? c.component) && e.holder.session === a.session && e.holder.state === 'live'));
     let last: AcquireResult | null = null;
     for (const c of [...mine, ...candidates.filter((x) => !mine.includes(x))]) {

@@ -1,8 +1,7 @@
-// Parse a VM lock file (POLICY R3): gray-matter splits the frontmatter, the `yaml` package parses it (its core
-// schema keeps timestamps as strings; js-yaml, gray-matter's default, would turn them into Dates), a LineCounter
-// maps every field to its line and column, and zod validates. Every problem is a Finding naming the file and the
-// line. Pure: no fs, no git, no clock.
-import matter from 'gray-matter';
+// Parse a VM lock file (POLICY R3): the frontmatter is the text between the first line `---` and the next line
+// starting `---` (split here: a lock has one YAML block, no other engines), the `yaml` package parses it (its core
+// schema keeps timestamps as strings), a LineCounter maps every field to its line and column, and zod validates.
+// Every problem is a Finding naming the file and the line. Pure: no fs, no git, no clock.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { Finding, Lock } from '../types.js';
 import {
@@ -160,57 +159,57 @@ export function parseLockText(text: string, file: string): ParseResult {
       : 'has no frontmatter: the file must start with a line --- followed by the fields (vm, session, ai, started, reason) and another --- line';
     return { lock: null, findings: [finding(file, 'lock-no-frontmatter', msg, 1, 1)] };
   }
-  // The closing delimiter: gray-matter looks for '\n---'.
-  if (src.indexOf('\n---', firstLine.length) === -1) {
+  // The closing delimiter: the next line that starts with ---.
+  const closeAt = src.indexOf('\n---', firstLine.length);
+  if (closeAt === -1) {
     return { lock: null, findings: [finding(file, 'lock-no-frontmatter', 'opens a frontmatter at line 1 that is never closed: add a line --- after the last field', 1, 1)] };
   }
+  // The block keeps the newline after the opening ---, so that YAML's line numbers are the file's; with CRLF
+  // endings its last line keeps its '\r'.
+  const block = src.slice(3, closeAt);
+  let body = src.slice(closeAt + 4);
+  if (body[0] === '\r') body = body.slice(1);
+  if (body[0] === '\n') body = body.slice(1);
 
-  // gray-matter with a fresh options object (so no content cache) and only a YAML engine (no `---js` eval).
   let doc: Document.Parsed | undefined;
   let lc: LineCounter | undefined;
   let engineSrc = '';
-  const yamlEngine = {
-    parse: (str: string): object => {
-      // gray-matter cuts the block before '\n---': with CRLF endings the last line keeps its '\r'.
-      engineSrc = str.endsWith('\r') ? str.slice(0, -1) : str;
-      lc = new LineCounter();
-      doc = parseDocument(engineSrc, { lineCounter: lc, uniqueKeys: true, prettyErrors: true, schema: 'core', strict: true });
-      const err = doc.errors[0];
-      if (err) {
-        const pos = err.linePos?.[0];
-        let msg = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-        let line = pos?.line;
-        let col = pos?.col;
-        // An error detected after the field that caused it (an unclosed quote or bracket): name the field.
-        const map = doc.contents;
-        if (isMap(map)) {
-          const before = map.items.filter((it) => ((it.key as YamlNode | null)?.range?.[0] ?? Infinity) < err.pos[0]);
-          const item = before[before.length - 1];
-          const v = item?.value as (YamlNode & { flow?: boolean; type?: string }) | null | undefined;
-          const kr = (item?.key as YamlNode | null | undefined)?.range;
-          const opened = v && (v.flow === true || v.type === 'QUOTE_DOUBLE' || v.type === 'QUOTE_SINGLE');
-          if (item && kr && v?.range && opened && err.pos[0] <= v.range[2] && isScalar(item.key)) {
-            const start = lc.linePos(kr[0]);
-            if (start.line !== line) {
-              msg = `${msg} (in the value of '${String(item.key.value)}' that starts at line ${start.line}; the parser stopped at line ${line}, column ${col})`;
-              line = start.line;
-              col = start.col;
-            }
+  const parseYaml = (str: string): object => {
+    engineSrc = str.endsWith('\r') ? str.slice(0, -1) : str;
+    lc = new LineCounter();
+    doc = parseDocument(engineSrc, { lineCounter: lc, uniqueKeys: true, prettyErrors: true, schema: 'core', strict: true });
+    const err = doc.errors[0];
+    if (err) {
+      const pos = err.linePos?.[0];
+      let msg = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      let line = pos?.line;
+      let col = pos?.col;
+      // An error detected after the field that caused it (an unclosed quote or bracket): name the field.
+      const map = doc.contents;
+      if (isMap(map)) {
+        const before = map.items.filter((it) => ((it.key as YamlNode | null)?.range?.[0] ?? Infinity) < err.pos[0]);
+        const item = before[before.length - 1];
+        const v = item?.value as (YamlNode & { flow?: boolean; type?: string }) | null | undefined;
+        const kr = (item?.key as YamlNode | null | undefined)?.range;
+        const opened = v && (v.flow === true || v.type === 'QUOTE_DOUBLE' || v.type === 'QUOTE_SINGLE');
+        if (item && kr && v?.range && opened && err.pos[0] <= v.range[2] && isScalar(item.key)) {
+          const start = lc.linePos(kr[0]);
+          if (start.line !== line) {
+            msg = `${msg} (in the value of '${String(item.key.value)}' that starts at line ${start.line}; the parser stopped at line ${line}, column ${col})`;
+            line = start.line;
+            col = start.col;
           }
         }
-        throw new YamlFailure(msg, line, col);
       }
-      return (doc.toJS({ maxAliasCount: 50 }) ?? {}) as object;
-    },
-  };
-  const refuse = {
-    parse: (): never => {
-      throw new YamlFailure('only YAML frontmatter is accepted');
-    },
+      throw new YamlFailure(msg, line, col);
+    }
+    return (doc.toJS({ maxAliasCount: 50 }) ?? {}) as object;
   };
   let parsed: { data: unknown; content: string };
   try {
-    parsed = matter(src, { language: 'yaml', engines: { yaml: yamlEngine, javascript: refuse, json: refuse, coffee: refuse } } as never) as never;
+    // A block of only blank and comment lines holds no fields.
+    const empty = block.replace(/^\s*#[^\n]+/gm, '').trim() === '';
+    parsed = { data: empty ? {} : parseYaml(block), content: body };
   } catch (e) {
     if (e instanceof YamlFailure) {
       return { lock: null, findings: [finding(file, 'lock-yaml', `frontmatter is not valid YAML: ${e.message}`, e.line, e.column)] };
@@ -220,7 +219,7 @@ export function parseLockText(text: string, file: string): ParseResult {
 
   // Field positions from the YAML document (absent when the frontmatter is empty or only comments).
   const pos = new Map<string, FieldPos>();
-  const closeLine = src.slice(0, src.indexOf('\n---', firstLine.length) + 1).split('\n').length;
+  const closeLine = src.slice(0, closeAt + 1).split('\n').length;
   if (doc && lc && doc.contents !== null && !isMap(doc.contents)) {
     const r = (doc.contents as YamlNode).range;
     const p = r ? lc.linePos(r[0]) : { line: 2, col: 1 };

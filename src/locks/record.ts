@@ -1,38 +1,20 @@
 // A lock as offhost's store keeps it: the R3 frontmatter plus two fields of offhost's own,
 //   explicit: true      held by `offhost lock acquire` (not only by runs' claims)
 //   claims:             the runs holding it now, each {id, pid, host, command, started, heartbeat}
-// for VM locks (vm-active/lock-<vm>.md) and component locks (active/lock-<slug>.md, POLICY R7). Pure.
+// for VM locks (vm-active/lock-<vm>.md) and component locks (active/lock-<slug>.md, POLICY R7, read by
+// component.ts). Pure.
 import { stringify } from 'yaml';
 import { LockError } from '../errors.js';
 import type { Lock } from '../types.js';
+import type { Claim, LockRecord, LockTarget } from './lock-types.js';
 import { lockState, type LockStateName } from './expiry.js';
 import { parseLockBuffer, readFrontmatterLoose } from './parse.js';
 import { activeLockPath, componentLockPath } from './paths.js';
-import { DEFAULT_TTL_MINUTES, formatUtc, parseUtc, vmIdProblem } from './schema.js';
+import { formatUtc, parseUtc, vmIdProblem } from './schema.js';
+import { parseComponentRecord } from './component.js';
+import { parseClaims } from './claims.js';
 
-export type LockTarget = { kind: 'vm'; vm: string } | { kind: 'component'; slug: string };
-
-export interface Claim {
-  id: string;
-  pid: number;
-  host: string;
-  command: string;
-  started: Date;
-  heartbeat?: Date;
-}
-
-export interface LockRecord {
-  target: LockTarget;
-  session: string;
-  ai: string;
-  started: Date;
-  heartbeat?: Date;
-  ttlMinutes: number;
-  reason: string;
-  body: string;
-  explicit: boolean;
-  claims: Claim[];
-}
+export type { Claim, LockRecord, LockTarget } from './lock-types.js';
 
 export function targetName(t: LockTarget): string {
   return t.kind === 'vm' ? t.vm : t.slug;
@@ -86,24 +68,8 @@ export function renderRecord(r: LockRecord): string {
   return `---\n${yaml}---\n${body && !body.endsWith('\n') ? `${body}\n` : body}`;
 }
 
-function parseClaims(raw: unknown): Claim[] {
-  if (!Array.isArray(raw)) return [];
-  const out: Claim[] = [];
-  for (const c of raw) {
-    if (!c || typeof c !== 'object') continue;
-    const o = c as Record<string, unknown>;
-    const started = typeof o.started === 'string' ? parseUtc(o.started) : null;
-    if (typeof o.id !== 'string' || typeof o.pid !== 'number' || typeof o.host !== 'string' || !started) continue;
-    const claim: Claim = { id: o.id, pid: o.pid, host: o.host, command: typeof o.command === 'string' ? o.command : '', started };
-    const hb = typeof o.heartbeat === 'string' ? parseUtc(o.heartbeat) : null;
-    if (hb) claim.heartbeat = hb;
-    out.push(claim);
-  }
-  return out;
-}
-
 /** The frontmatter's end: the body is what follows the closing `---` line. */
-function bodyOf(text: string): string {
+export function bodyOf(text: string): string {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const m = /^---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/.exec(src);
   return m ? src.slice(m[0].length) : '';
@@ -141,25 +107,7 @@ export function parseRecord(data: Buffer | string, target: LockTarget, file: str
     if (lock.heartbeat) r.heartbeat = lock.heartbeat;
     return r;
   }
-  const session = typeof fm?.session === 'string' ? fm.session : null;
-  const started = typeof fm?.started === 'string' ? parseUtc(fm.started) : null;
-  if (!fm || !session || !started) {
-    throw new LockError('cannot be read as a component lock (it needs session and started in a YAML frontmatter); nothing was changed', shownAs);
-  }
-  const r: LockRecord = {
-    target,
-    session,
-    ai: typeof fm.ai === 'string' ? fm.ai : 'unknown',
-    started,
-    ttlMinutes: typeof fm.ttl_minutes === 'number' && fm.ttl_minutes > 0 ? fm.ttl_minutes : DEFAULT_TTL_MINUTES,
-    reason: typeof fm.reason === 'string' ? fm.reason : '',
-    body: bodyOf(text),
-    explicit: fm.explicit === true,
-    claims: parseClaims(fm.claims),
-  };
-  const hb = typeof fm.heartbeat === 'string' ? parseUtc(fm.heartbeat) : null;
-  if (hb) r.heartbeat = hb;
-  return r;
+  return parseComponentRecord(fm, target as Extract<LockTarget, { kind: 'component' }>, bodyOf(text), shownAs);
 }
 
 /** `date` without its milliseconds (lock timestamps are written to the second). */

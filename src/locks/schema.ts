@@ -9,37 +9,24 @@ export const REQUIRED_FIELDS: readonly LockField[] = ['vm', 'session', 'ai', 'st
 
 export const DEFAULT_TTL_MINUTES = 120;
 
-/** Canonical test-VM id: `s.khost1.<env>-<target>[-<slug>]`, env one of dev, stg, prd. */
-export const VM_ID_RE = /^s\.khost1\.(dev|stg|prd)-[a-z0-9]+(?:[-_.][a-z0-9]+)*$/;
-/** Something on host s.khost1 with a one-word name (no `<env>-` prefix): a production container (POLICY R2). */
-const HOST_PREFIX_RE = /^s\.khost1\.[a-z0-9][a-z0-9._-]*$/;
+// The VM-id grammar is src/vms/id.ts (one grammar for config, locks, routes and lint).
+import { VM_ID_PATTERN, isVmId, isProductionContainer as isProductionVmId, vmIdProblem as vmIdProblemOf } from '../vms/id.js';
+
+/** Canonical test-VM id: `s.<host>.<env>-<target>[-<slug>]`, env one of dev, stg, prd. */
+export const VM_ID_RE = VM_ID_PATTERN;
 
 export function isCanonicalVmId(id: string): boolean {
-  return VM_ID_RE.test(id);
+  return isVmId(id);
 }
 
-/**
- * True for ids like `s.khost1.flow`, `s.khost1.hub`, `s.khost1.aivoice`: on the host with a one-word name, no
- * `<env>-` prefix. (`s.khost1.test-linux-koda` has a prefix, a wrong one: a plain schema error.)
- */
+/** True for ids like `s.khost1.flow`, `s.khost1.hub`: a host with a one-word name, no `<env>-` prefix. */
 export function isProductionContainer(id: string): boolean {
-  return HOST_PREFIX_RE.test(id) && !id.slice('s.khost1.'.length).includes('-');
+  return isProductionVmId(id);
 }
 
 /** Why `id` is not a canonical test-VM id, or null when it is one. */
 export function vmIdProblem(id: string): string | null {
-  if (isCanonicalVmId(id)) return null;
-  if (isProductionContainer(id)) {
-    return `is a production container (no dev-/stg-/prd- env prefix), not a test VM: never lock it as a test VM (POLICY R2); lock a test VM such as s.khost1.dev-linux-koda`;
-  }
-  if (/^(dev|stg|prd)-[a-z0-9]/.test(id)) {
-    return `is not a canonical VM id: write the full id s.khost1.${id}`;
-  }
-  const env = /^s\.khost1\.([A-Za-z0-9]+)-/.exec(id)?.[1];
-  if (env && !['dev', 'stg', 'prd'].includes(env)) {
-    return `is not a canonical VM id: its env '${env}' must be dev, stg or prd (lowercase), e.g. s.khost1.dev-linux-koda`;
-  }
-  return `is not a canonical VM id: write it as s.khost1.<env>-<target>[-<slug>] with env dev, stg or prd (lowercase), e.g. s.khost1.dev-linux-koda`;
+  return vmIdProblemOf(id);
 }
 
 /** Strict ISO-8601 UTC: `2026-05-19T22:30:00Z`, optional fraction of a second, always `Z`. */

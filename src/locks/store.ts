@@ -172,15 +172,23 @@ export class LockStore {
    * outside its result; its changes are committed on that snapshot's tip and the ref is swapped, or the
    * whole thing is retried on the new tip.
    */
-  async transact<R>(decide: (s: Snapshot) => Promise<Plan<R>>): Promise<R & Committed> {
+  async transact<R>(decide: (s: Snapshot) => Promise<Plan<R>>, how: { readOnly?: boolean } = {}): Promise<R & Committed> {
     const deadline = Date.now() + (this.opts.deadlineMs ?? 60_000);
     let delay = 5;
     for (let attempt = 0; ; attempt++) {
-      const tip = await this.base();
+      let tip: string | null;
+      try {
+        tip = await this.base();
+      } catch (err) {
+        // A read (status) still answers when the remote cannot be reached: from this clone's copy, saying so.
+        if (!how.readOnly || !this.opts.remote) throw this.unchanged(err);
+        tip = await readRef(this.repo, LOCK_REF);
+        this.note(`the remote ${this.opts.remote} could not be read (${(err as Error).message.split('\n')[0]}): showing this clone's copy of ${LOCK_REF}`);
+      }
       const snap = await this.snapshot(tip);
       const plan = await decide(snap);
       if (!plan.changes || plan.changes.size === 0) {
-        await this.view(snap.files);
+        await this.view(snap.files, snap.tip);
         return { ...plan.result, commit: null, pushed: false };
       }
       let commit: string;
@@ -210,7 +218,7 @@ export class LockStore {
           if (c === null) files.delete(p);
           else files.set(p, Buffer.from(c, 'utf8'));
         }
-        await this.view(files);
+        await this.view(files, commit);
         return { ...plan.result, commit, pushed: Boolean(this.opts.remote) };
       }
       if (Date.now() > deadline) {
@@ -225,18 +233,20 @@ export class LockStore {
     const msg = err instanceof Error ? err.message : String(err);
     if (isOffhostError(err) && !(err instanceof GitError)) return err as Error;
     const hint = /Read-only file system|EROFS/i.test(msg)
-      ? 'the repository is on a read-only file system: make it writable'
+      ? `${this.repo.commonDir} is on a read-only file system: make it writable`
       : /No space left|ENOSPC|disk quota/i.test(msg)
-        ? 'the disk is full: free some space'
+        ? `the disk holding ${this.repo.commonDir} is full: free some space`
         : /remote|push|fetch|ls-remote/i.test(msg)
           ? `check that the remote ${this.opts.remote ?? ''} is reachable`
           : `see git's message (repository ${this.repo.commonDir})`;
     return new LockError(`the lock change could not be made (${msg.split('\n')[0]}): ${hint}, then retry; nothing was changed`);
   }
 
-  /** Rewrites the read-only view; its problems are kept for status and logged. */
-  async view(files: Map<string, Buffer>): Promise<void> {
+  /** Rewrites the read-only view from the snapshot at `tip`; its problems are kept for status and logged. */
+  async view(files: Map<string, Buffer>, tip: string | null): Promise<void> {
     if (this.opts.view === false || !this.repo.root) return;
+    // A newer change has moved the ref since: its process writes the view (never an older picture over it).
+    if ((await readRef(this.repo, LOCK_REF)) !== tip) return;
     this.viewProblems = await refreshView(this.repo, [this.dirs.active, this.dirs.components], files);
     for (const p of this.viewProblems) this.log(`view: ${p.path} ${p.why}`);
   }

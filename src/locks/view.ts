@@ -4,12 +4,14 @@
 // - each path offhost writes is listed in the shared `.git/info/exclude` (add-only: another worktree may
 //   still show the file), so `git add -A` / `git commit -a` never pick it up;
 // - a path the branch tracks (a lock committed by hand the old way) is never written over;
-// - a file offhost did not write (a hand edit, a symlink, a FIFO, a directory) is left alone and reported:
-//   the manifest (`<git-dir>/offhost/view.json`) holds the hashes of what offhost wrote; it is updated
-//   before a file is written, so a crash between the two is not mistaken for a hand edit;
+// - a file offhost did not write (a hand edit, a symlink, a FIFO, a directory) is left alone and reported.
+//   "offhost wrote it" = its content is a blob the repository holds (every lock version offhost writes is
+//   hashed into the object store before the ref moves): no bookkeeping file that concurrent processes or a
+//   crash could get out of step with, and a hand edit (new content) is never mistaken for a view;
+// - a process whose snapshot is no longer the ref's tip leaves the view to the newer one;
 // - files are written whole (temporary file + rename) and left read-only (0444).
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { splitZ } from '../git/plumbing.js';
 import { runGit } from '../git/run.js';
@@ -20,21 +22,19 @@ export interface ViewProblem {
   why: string;
 }
 
-type Manifest = Record<string, string[]>;
+/** The id git gives `data` as a blob. */
+const blobId = (data: Buffer) => createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
 
-const sha = (b: Buffer | string) => createHash('sha1').update(b).digest('hex');
-
-function manifestPath(repo: Repo): string {
-  return join(repo.gitDir, 'offhost', 'view.json');
-}
-
-function readManifest(repo: Repo): Manifest {
-  try {
-    const m = JSON.parse(readFileSync(manifestPath(repo), 'utf8')) as unknown;
-    return m && typeof m === 'object' ? (m as Manifest) : {};
-  } catch {
-    return {};
+/** Which of these blob ids the repository's object store holds (one `cat-file --batch-check`). */
+async function known(repo: Repo, ids: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  if (ids.length === 0) return out;
+  const r = await runGit(['cat-file', '--batch-check'], { cwd: repo.root ?? repo.gitDir, ...(repo.env ? { env: repo.env } : {}), input: `${ids.join('\n')}\n` });
+  for (const line of r.stdout.toString('utf8').split('\n')) {
+    const [id, type] = line.split(' ');
+    if (id && type === 'blob') out.add(id);
   }
+  return out;
 }
 
 function writeWhole(path: string, data: string | Buffer, mode?: number): void {
@@ -47,10 +47,6 @@ function writeWhole(path: string, data: string | Buffer, mode?: number): void {
     rmSync(tmp, { force: true });
     throw err;
   }
-}
-
-function saveManifest(repo: Repo, m: Manifest): void {
-  writeWhole(manifestPath(repo), `${JSON.stringify(m, null, 1)}\n`);
 }
 
 /** What is at `abs` now: absent, a regular file's hash, or another kind of thing (never opened). */
@@ -66,7 +62,7 @@ function inspect(abs: string): { kind: 'absent' } | { kind: 'file'; hash: string
   if (st.isFIFO()) return { kind: 'other', what: 'is a FIFO' };
   if (!st.isFile()) return { kind: 'other', what: 'is not a regular file' };
   if (st.size > 1024 * 1024) return { kind: 'other', what: 'is over 1 MiB' };
-  return { kind: 'file', hash: sha(readFileSync(abs)) };
+  return { kind: 'file', hash: blobId(readFileSync(abs)) };
 }
 
 const EXCLUDE_HEAD = '# offhost: read-only views of refs/offhost/locks (docs/LOCKS.md)';
@@ -112,8 +108,7 @@ export async function viewConflict(repo: Repo, path: string): Promise<ViewProble
   if (now.kind === 'absent') return null;
   if ((await tracked(repo, [path])).has(path)) return null;
   if (now.kind === 'other') return handEditProblem(path, now.what);
-  const known = readManifest(repo)[path];
-  return known && known.includes(now.hash) ? null : handEditProblem(path, 'was written or edited by hand');
+  return (await known(repo, [now.hash])).has(now.hash) ? null : handEditProblem(path, 'was written or edited by hand');
 }
 
 /**
@@ -125,44 +120,41 @@ export async function refreshView(repo: Repo, dirs: string[], active: Map<string
   const root = repo.root;
   const problems: ViewProblem[] = [];
   try {
-    const manifest = readManifest(repo);
     const own = await tracked(repo, dirs);
-    const want = [...active].filter(([p]) => !own.has(p));
     for (const [p] of active) if (own.has(p)) problems.push({ path: p, why: 'is tracked by the checked-out branch (a lock committed by hand): not shown in the view; `offhost lock gc` migrates it' });
+    const want = [...active].filter(([p]) => !own.has(p));
     if (want.length) ensureExcluded(repo, want.map(([p]) => p));
-    let changed = false;
-    for (const [p, data] of want) {
-      const h = sha(data);
-      const abs = join(root, p);
-      const now = inspect(abs);
-      if (now.kind === 'file' && now.hash === h) {
-        if (!(manifest[p]?.length === 1 && manifest[p]![0] === h)) ((manifest[p] = [h]), (changed = true));
+    // What is there now: every lock-*.md in the view folders that the branch does not track.
+    const present = new Map<string, ReturnType<typeof inspect>>();
+    for (const d of dirs) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(join(root, d));
+      } catch {
         continue;
       }
-      if (now.kind === 'other' || (now.kind === 'file' && !(manifest[p] ?? []).includes(now.hash))) {
+      for (const n of names) if (/^lock-.+\.md$/.test(n) && !own.has(`${d}/${n}`)) present.set(`${d}/${n}`, inspect(join(root, d, n)));
+    }
+    const ids = [...present.values()].flatMap((x) => (x.kind === 'file' ? [x.hash] : []));
+    const ours = await known(repo, ids);
+    for (const [p, data] of want) {
+      const now = present.get(p) ?? { kind: 'absent' as const };
+      if (now.kind === 'file' && now.hash === blobId(data)) continue;
+      if (now.kind === 'other' || (now.kind === 'file' && !ours.has(now.hash))) {
         problems.push(handEditProblem(p, now.kind === 'other' ? now.what : 'was written or edited by hand'));
         continue;
       }
-      manifest[p] = [...new Set([...(manifest[p] ?? []), h])];
-      saveManifest(repo, manifest);
-      writeWhole(abs, data, 0o444);
-      manifest[p] = [h];
-      changed = true;
+      writeWhole(join(root, p), data, 0o444);
     }
-    for (const p of Object.keys(manifest)) {
-      if (active.has(p) || !dirs.some((d) => p.startsWith(`${d}/`))) continue;
-      const now = inspect(join(root, p));
-      if (now.kind === 'file' && manifest[p]!.includes(now.hash)) {
+    for (const [p, now] of present) {
+      if (active.has(p)) continue;
+      if (now.kind === 'file' && ours.has(now.hash)) {
         chmodSync(join(root, p), 0o644);
         unlinkSync(join(root, p));
-      } else if (now.kind !== 'absent') {
-        problems.push(handEditProblem(p, now.kind === 'other' ? now.what : 'was edited by hand after its lock was released'));
-        continue;
+      } else if (now.kind === 'other' || now.kind === 'file') {
+        problems.push(handEditProblem(p, now.kind === 'other' ? now.what : 'is not a lock on the lock ref (written by hand?)'));
       }
-      delete manifest[p];
-      changed = true;
     }
-    if (changed) saveManifest(repo, manifest);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     problems.push({ path: e.path ?? dirs[0] ?? '.', why: `the view could not be updated (${e.code ?? e.message}); the lock ref is correct, \`offhost lock status\` retries` });

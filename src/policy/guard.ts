@@ -12,6 +12,7 @@ import { decide, type LineDecision } from './engine.js';
 import { matchRule, type Rule } from './match.js';
 import { mapPath, renderLine } from '../routes/index.js';
 import type { PathMapping, RouteConfig, VmSpec } from '../routes/types.js';
+import { protectCatalogue } from '../vms/protect.js';
 
 /** What the guard reads of a configuration (src/config/resolve.ts ResolvedConfig has it all). */
 export interface GuardConfig {
@@ -51,16 +52,25 @@ export function routeFor(config: GuardConfig, routeName: string, line: string, c
   const route = config.routes.get(routeName);
   if (!route) throw new ConfigError(`no route named '${routeName}'`);
   const vmId = route.vms[0]!;
-  const vm = config.vms.get(vmId)!;
   const mappings = [...route.pathMap, ...config.pathMap];
   // The VM sees the monorepo (R6), not the rest of the laptop: a line started outside it (say in /tmp)
   // starts at the monorepo root on the VM, where its absolute `cd`s still work.
   const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
   const seen = config.root === null || under(cwd, config.root) || mappings.some((m) => under(cwd, m.from));
   const vmCwd = mapPath(seen ? cwd : config.root!, mappings);
-  // `~` in the line must mean the same directory on the VM as here (R6: same paths).
+  return { name: routeName, vm: vmId, cwd: vmCwd, command: lineOnVm(config, route, vmId, line, vmCwd) };
+}
+
+/**
+ * The command that runs `line` on one VM of a route (the route's first for the guard; the one a pool
+ * gave for `offhost run`), in `vmCwd`, with `~` meaning the same directory there as here (R6).
+ */
+export function lineOnVm(config: GuardConfig, route: RouteConfig, vmId: string, line: string, vmCwd: string): string {
+  const vm = config.vms.get(vmId);
+  if (!vm) throw new ConfigError(`route ${route.name}: VM ${vmId} has no entry in the configuration's vms`);
+  const mappings = [...route.pathMap, ...config.pathMap];
   const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, mappings) } : {};
-  return { name: routeName, vm: vmId, cwd: vmCwd, command: renderLine(vm, line, vmCwd, env) };
+  return renderLine(vm, line, vmCwd, env);
 }
 
 function denied(rule: string, reason: string, commands: Verdict['commands'] = []): GuardVerdict {
@@ -84,6 +94,10 @@ export function makeGuard<C extends GuardConfig>(config: C, role: Role, defaults
     }
     const d = decide(commands, config.rules, role);
     const cmds = d.commands.map((c) => ({ command: c.command, rule: c.rule?.id ?? null, decision: c.decision }));
+    // A catalogue VM another session holds, or one stopped/deleted/reset without its lock (src/vms/protect.ts).
+    // Lock state is disk state: a static judgement (`files: false`: scan, ci, rule examples) leaves it out.
+    const held = d.decision === 'deny' || (at?.files ?? defaults.files) === false ? null : protectCatalogue(commands, config, { cwd, env });
+    if (held) return { verdict: denied(held.rule, held.reason, cmds), decision: d };
     if (d.decision !== 'reroute') {
       return { verdict: { decision: d.decision, rule: d.rule, reason: d.reason, route: null, commands: cmds }, decision: d };
     }

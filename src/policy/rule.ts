@@ -70,6 +70,8 @@ export interface RuleSpec {
   /** What a match that depends on something unknown (`make "$T"`, `cd "$D" && make`) means. */
   unknown?: UnknownPolicy;
   match: MatchSpec;
+  /** What the VM a reroute lands on must be (seed 002: refused, never downgraded); see src/vms/isolation.ts. */
+  require?: { kind?: ('container' | 'vm' | 'microvm')[]; arch?: string[]; where?: 'laptop' | 'remote' };
   examples: { match: (string | ExampleSpec)[]; not_match: (string | ExampleSpec)[] };
   /** Where it was defined, for messages. */
   source?: { file: string; line?: number };

@@ -1,10 +1,11 @@
 // The human format, eslint's "stylish" shape: findings grouped by file, then a count.
 import type { Finding } from '../types.js';
 import { counts, sortFindings, type FormatOptions } from './common.js';
+import { palette } from './color.js';
 
 export function formatStylish(findings: readonly Finding[], opts: FormatOptions = {}): string {
   if (findings.length === 0) return '';
-  const c = opts.color ? colours : plain;
+  const c = palette(opts.color === true);
   const sorted = sortFindings(findings);
   const out: string[] = [];
   let current: string | null = null;
@@ -36,8 +37,3 @@ export function formatStylish(findings: readonly Finding[], opts: FormatOptions 
 function oneLine(s: string): string {
   return /[\r\n\t\u0000-\u001f]/.test(s) ? JSON.stringify(s) : s;
 }
-
-const wrap = (a: number, b: number) => (s: string) => `\u001b[${a}m${s}\u001b[${b}m`;
-const colours = { red: wrap(31, 39), yellow: wrap(33, 39), dim: wrap(2, 22), bold: wrap(1, 22), underline: wrap(4, 24) };
-const id = (s: string) => s;
-const plain = { red: id, yellow: id, dim: id, bold: id, underline: id };

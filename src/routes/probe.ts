@@ -81,6 +81,7 @@ function setupMessage(vm: VmSpec, tool: string): string {
       return [
         `${route}: its template runs \`${tool}\`, which is not on PATH.`,
         `Install it or put its directory on PATH, or write its absolute path at the start of the route's \`template\` (now: ${JSON.stringify(vm.template ?? '')}).`,
+        'How to set up the built-in drivers (the Windows VM s.khost1.dev-win10 and its win.sh, vmbox, the Tart helper): docs/VMS.md.',
       ].join('\n');
   }
 }

@@ -22,6 +22,21 @@ export interface VmSpec {
   user?: string;
   /** template backend: a bash command line with placeholders, see ./backends/template.ts. */
   template?: string;
+  // What the VM is, how to provision and check it, its sandbox lifecycle: src/vms/ and docs/VMS.md
+  // (config field names, as offhost.config.yaml spells them).
+  kind?: 'container' | 'vm' | 'microvm';
+  arch?: string;
+  where?: 'laptop' | 'remote';
+  image?: string;
+  packages?: string[];
+  tools?: string[];
+  smoke?: string;
+  snapshot?: string;
+  mount?: { source: string; path: string; readonly: boolean; device?: string };
+  disk_floor_mb?: number;
+  host_key?: string;
+  lifecycle?: { up?: string; exec: string; run?: string; down?: string; rm: string; reset?: string };
+  verdicts?: 'vmbox';
 }
 
 /** Run `argv` (argv[0] is looked up on the VM's PATH, execvp-style) in `cwd` with `env` added. */
@@ -71,4 +86,6 @@ export interface RouteConfig {
   vms: string[];
   pathMap: PathMapping[];
   description?: string;
+  /** What the VM must be (src/vms/isolation.ts). */
+  require?: { kind?: ('container' | 'vm' | 'microvm')[]; arch?: string[]; where?: 'laptop' | 'remote' };
 }

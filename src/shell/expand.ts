@@ -144,6 +144,30 @@ function braceExpand(ps: Piece[]): Piece[][] {
   return out.length > BRACE_LIMIT ? [ps] : out;
 }
 
+/**
+ * Field splitting of one expansion's text on a non-default IFS, as bash does it: blanks of IFS around a
+ * delimiter are part of it and a run of them alone is one delimiter; each other IFS character is a
+ * delimiter of its own (`a::b` has an empty field between). `hard[i]`: delimiter i holds a non-blank
+ * IFS character. A delimiter at the very end of the word makes no empty field (the caller's rule).
+ */
+function splitOnIfs(text: string, ifs: string): { pieces: string[]; hard: boolean[] } {
+  const esc = (chars: string) => chars.replace(/[\\\]^-]/g, '\\$&');
+  const blanks = [...ifs].filter((c) => c === ' ' || c === '\t' || c === '\n').join('');
+  const others = [...ifs].filter((c) => c !== ' ' && c !== '\t' && c !== '\n').join('');
+  const ws = blanks ? `[${esc(blanks)}]` : '';
+  const re = new RegExp(others ? `${ws ? `${ws}*` : ''}[${esc(others)}]${ws ? `${ws}*` : ''}${ws ? `|${ws}+` : ''}` : `${ws}+`, 'g');
+  const pieces: string[] = [];
+  const hard: boolean[] = [];
+  let at = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    pieces.push(text.slice(at, m.index));
+    hard.push(others !== '' && [...m[0]].some((c) => others.includes(c)));
+    at = m.index + m[0].length;
+  }
+  pieces.push(text.slice(at));
+  return { pieces, hard };
+}
+
 /** Characters that make an unquoted literal more than itself: globs, braces, a leading tilde. */
 const SPECIAL_LITERAL = /[*?[{~]/;
 
@@ -196,10 +220,12 @@ function fieldsOf(ps: Piece[], scope: Scope, home: string | null): Field[] {
         cur.unknownEnd = cur.value.length;
         continue;
       }
-      const chunks = ifs === ' \t\n' ? p.text.split(IFS_WS) : ifs === '' ? [p.text] : p.text.split(new RegExp(`[${ifs.replace(/[\\\]^-]/g, '\\$&')}]+`));
+      const { pieces: chunks, hard } = ifs === ' \t\n' ? { pieces: p.text.split(IFS_WS), hard: null } : ifs === '' ? { pieces: [p.text], hard: null } : splitOnIfs(p.text, ifs);
       chunks.forEach((c, i) => {
         if (i > 0) {
-          if (cur) fields.push(cur);
+          // A delimiter with a non-blank IFS character ends a field even when it is empty (`a::b`).
+          if (hard?.[i - 1]) fields.push(cur ?? { value: '', known: true });
+          else if (cur) fields.push(cur);
           cur = null;
         }
         if (c === '') return;

@@ -37,7 +37,7 @@ describe('what a later layer does to an earlier one', () => {
     ['sets lock and hook settings over the defaults', 'locks: { push: true, poll_seconds: 5 }\nhook: { mode: suggest }\n', (c: ResolvedConfig) => ({ locks: c.locks, hook: c.hook }), { locks: { noticesDir: 'meta/context/notices', push: true, skewSeconds: 120, pollSeconds: 5 }, hook: { mode: 'suggest' } }],
   ] as const)('%s', (_what, text, view, expected) => {
     const resolved = resolveLayers([BASE, layer('project.yaml', text)], HOME);
-    expect(view(resolved as never)).toEqual(expected);
+    expect(view(resolved)).toEqual(expected);
     expect(resolved.sources).toEqual(['base.yaml', 'project.yaml']);
   });
 

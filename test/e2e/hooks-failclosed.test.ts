@@ -36,7 +36,7 @@ describe('time and size budget', () => {
     const big = `echo ${'word '.repeat(40_000)}`;
     const r = runHook('claude-code', bashEvent(big), hookEnv(h, { OFFHOST_HOOK_BUDGET_MS: '1' }));
     expect(decision(r.stdout)).toMatchObject({ permissionDecision: 'deny' });
-    expect(decision(r.stdout).permissionDecisionReason).toMatch(/\(rule hook-budget\).*longer than offhost's 1 ms budget/);
+    expect(decision(r.stdout).permissionDecisionReason).toMatch(/\(rule hook-budget\).*longer than offhost's 1ms budget/);
   });
 
   it('input that never ends is refused after the stdin deadline (exit 2 for Claude Code)', async () => {
@@ -46,7 +46,7 @@ describe('time and size budget', () => {
     child.stderr.on('data', (d) => (stderr += d));
     const status = await new Promise<number | null>((res) => child.on('exit', res));
     expect(status).toBe(2);
-    expect(stderr).toContain('did not end within 300 ms');
+    expect(stderr).toContain('did not end within 300ms');
   });
 });
 

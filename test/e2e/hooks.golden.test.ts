@@ -22,8 +22,12 @@ beforeAll(() => {
   h = fakeHome();
 });
 
-// The temporary HOME and this checkout's path vary from run to run and machine to machine.
-const norm = (s: string) => s.split(h.home).join('{{HOME}}').split(ROOT).join('{{ROOT}}');
+// The temporary HOME and this checkout's path vary from run to run and machine to machine, and so does the
+// length of an input holding the HOME: a message giving that length says {{INPUT_LENGTH}}.
+const norm = (s: string, input?: string) => {
+  const out = s.split(h.home).join('{{HOME}}').split(ROOT).join('{{ROOT}}');
+  return input === undefined ? out : out.split(`input, ${input.length} characters)`).join('input, {{INPUT_LENGTH}} characters)');
+};
 
 for (const agent of AGENTS) {
   const dir = join(ROOT, 'fixtures', 'hooks', agent);
@@ -40,13 +44,15 @@ for (const agent of AGENTS) {
 
     for (const name of names) {
       it(name, () => {
-        const input = readFileSync(join(dir, `${name}.input.json`), 'utf8').split('{{HOME}}').join(h.home);
+        const template = readFileSync(join(dir, `${name}.input.json`), 'utf8');
+        const input = template.split('{{HOME}}').join(h.home);
+        const length = template.includes('{{HOME}}') ? input : undefined;
         const m = meta[name] ?? {};
         const r = runHook(agent, input, hookEnv(h, m.env), m.args);
         const got: Expected = {
           exitCode: r.status,
-          stdout: r.stdout === '' ? null : JSON.parse(norm(r.stdout)),
-          stderr: norm(r.stderr),
+          stdout: r.stdout === '' ? null : JSON.parse(norm(r.stdout, length)),
+          stderr: norm(r.stderr, length),
         };
         const file = join(dir, `${name}.output.json`);
         if (UPDATE) writeFileSync(file, `${JSON.stringify(got, null, 2)}\n`);

@@ -41,8 +41,8 @@ describe('offhost init (husky)', () => {
     expect(pkg['lint-staged']).toEqual({ [GLOB]: CMD });
     expect(pkg.devDependencies).toMatchObject({ husky: expect.any(String), 'lint-staged': expect.any(String) });
     const hook = readFileSync(join(dir, '.husky/pre-commit'), 'utf8');
-    expect(hook).toContain('npx lint-staged\n');
-    expect(hook).toContain(`git diff --cached --quiet --diff-filter=D -- 'meta/context/notices' || ${CMD}`);
+    expect(hook).toContain('npx lint-staged --verbose\n');
+    expect(hook).toContain(`git diff --cached --quiet --diff-filter=D -- 'meta/context/notices' || OFFHOST_NO_TTY=1 ${CMD}`);
     expect(r.stdout).toContain('run `npm install`');
     const once = snapshot(dir);
     const again = offhost(['init', '--husky'], dir);

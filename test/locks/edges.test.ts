@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIVE, REF, VM, cleanEnv, ensureBuilt, g, offhost, read, sessionEnv, tempRepo } from './lifecycle-helpers.js';
+import { ACTIVE, REF, VM, bareWithClones, cleanEnv, ensureBuilt, g, offhost, read, sessionEnv, tempRepo } from './lifecycle-helpers.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -140,6 +140,25 @@ describe('crash leftovers', () => {
   });
 });
 
+describe('an unreachable remote', () => {
+  it('status answers from this clone, saying so; a change is exit 2 naming the remote, nothing changed', async () => {
+    const { clones } = bareWithClones(1);
+    const c = clones[0]!;
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'x', '--push'], { cwd: c, env: sessionEnv('a') })).code).toBe(0);
+    const tip = g(c, 'rev-parse', REF);
+    g(c, 'remote', 'set-url', 'origin', join(c, '..', 'gone.git'));
+    const st = await offhost(['lock', 'status', '--push'], { cwd: c, env: sessionEnv('a') });
+    expect(st.code, st.stderr).toBe(0);
+    expect(st.stdout).toContain('could not be read');
+    expect(st.stdout).toContain(VM);
+    const rel = await offhost(['lock', 'release', VM, '--push'], { cwd: c, env: sessionEnv('a') });
+    expect(rel.code).toBe(2);
+    expect(rel.stderr).toContain('origin');
+    expect(rel.stderr).toContain('nothing was changed');
+    expect(g(c, 'rev-parse', REF)).toBe(tip);
+  });
+});
+
 describe('offhost lint --lock-ref', () => {
   it("checks every commit of the lock ref's history; a steal pushed by hand is an error", async () => {
     const dir = tempRepo();
@@ -159,5 +178,12 @@ describe('offhost lint --lock-ref', () => {
     const r = await offhost(['lint', '--lock-ref', '--since', before], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('lock-stolen');
+    // offhost ci checks it too when asked (a job run on a push of the lock ref).
+    const ci = await offhost(['ci', '--base', 'HEAD', '--no-scan', '--no-summary', '--lock-ref', '--lock-ref-since', before], { cwd: dir });
+    expect(ci.code).toBe(1);
+    expect(ci.stdout).toContain('refs/offhost/locks: commit');
+    expect(ci.stdout).toContain('lock-stolen');
+    const ciClean = await offhost(['ci', '--base', 'HEAD', '--no-scan', '--no-summary', '--lock-ref', '--lock-ref-since', c], { cwd: dir });
+    expect(ciClean.code, ciClean.stdout).toBe(0);
   });
 });

@@ -44,7 +44,7 @@ describe('lockState', () => {
     expect(lockState(l, at(day), { skewSeconds: 0 }).state).toBe('live');
     const r = lockState(l, at(day + 1), { skewSeconds: 0 });
     expect(r.state).toBe('expired');
-    expect(r.why).toContain('with no heartbeat, more than 24 h');
+    expect(r.why).toContain('with no heartbeat, more than 24h');
   });
 
   it('with a heartbeat the 24 h rule does not apply (ttl from the heartbeat)', () => {

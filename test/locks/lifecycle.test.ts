@@ -303,6 +303,18 @@ describe('a busy git index', () => {
   });
 });
 
+describe('lock commit messages', () => {
+  it('conventional when the repository uses commitlint; locks.commit_message sets the template', async () => {
+    const dir = tempRepo();
+    writeFileSync(join(dir, 'commitlint.config.js'), "export default { extends: ['@commitlint/config-conventional'] };\n");
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    expect(refLog(dir)[0]).toBe(`chore(locks): lock ${VM} (a)`);
+    writeFileSync(join(dir, 'offhost.config.yaml'), 'locks:\n  commit_message: "ops: {action} of {target} by {session}"\n');
+    expect((await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    expect(refLog(dir)[0]).toBe(`ops: release of ${VM} by a`);
+  });
+});
+
 describe('the notices folder', () => {
   it('follows OFFHOST_NOTICES_DIR', async () => {
     const dir = tempRepo();

@@ -123,7 +123,7 @@ describe('serializeLock', () => {
   });
 });
 
-describe('gray-matter content cache', () => {
+describe('no shared content cache', () => {
   it('parsing the same text twice gives independent results (no shared cache)', () => {
     const text = serializeLock({ vm: VM, session: 's', ai: 'claude', started: new Date('2026-05-19T22:30:00Z'), reason: 'r' });
     const a = parseLockText(text, `x/vm-active/lock-${VM}.md`);

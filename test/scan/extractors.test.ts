@@ -44,10 +44,35 @@ describe('detectKind', () => {
 });
 
 describe('shell scripts', () => {
-  it('is one snippet, mapped 1:1, in the script directory', () => {
+  it('is one snippet, mapped 1:1, run from the repository root and from its own directory', () => {
     const text = '#!/bin/bash\nset -e\ncd engines/lang/koda && make build\n';
     const [sn] = extract('shell', 'scripts/build.sh', text);
-    expect(sn!.cwd).toBe('scripts');
+    expect(sn!.cwd).toBe('');
+    expect(sn!.alsoFrom).toEqual(['scripts']);
+    expect(posOf(sn!, 'make build')).toEqual(filePos(text, 'make build'));
+    const [top] = extract('shell', 'build.sh', text);
+    expect(top!.alsoFrom).toBeUndefined();
+  });
+
+  it.each([
+    ['cd "$(dirname "$0")/.."', 'cd "/r/scripts/.."'],
+    ['cd "$(dirname -- "${BASH_SOURCE[0]}")"', 'cd "/r/scripts"'],
+    ['cd `dirname $0`/..', 'cd /r/scripts/..'],
+    ['D="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd)"', 'D="/r/scripts"'],
+    ['D=$(cd "$(dirname "$0")/.." && pwd -P)', 'D=/r'],
+    ['D="$(dirname "$(readlink -f "$0")")"', 'D="/r/scripts"'],
+    ['D="$(realpath "$(dirname "$0")/..")"', 'D="/r"'],
+    ['source "${BASH_SOURCE[0]%/*}/lib.sh"', 'source "/r/scripts/lib.sh"'],
+    ['cd "${0%/*}"', 'cd "/r/scripts"'],
+    ['echo "usage: $0 [-v]"', 'echo "usage: /r/scripts/b.sh [-v]"'],
+    ["echo '$0 stays in single quotes'", "echo '$0 stays in single quotes'"],
+    ['echo $10 $0x', 'echo $10 /r/scripts/b.shx'],
+    ['cd "$(dirname "$SOMETHING")"', 'cd "$(dirname "$SOMETHING")"'],
+  ])('resolves where the script is: %s', (line, want) => {
+    const text = `#!/bin/bash\n${line}\nmake build\n`;
+    const [sn] = extract('shell', 'scripts/b.sh', text, { root: '/r' });
+    expect(sn!.text).toBe(`#!/bin/bash\n${want}\nmake build\n`);
+    // positions after a rewritten piece still point into the file
     expect(posOf(sn!, 'make build')).toEqual(filePos(text, 'make build'));
   });
 });
@@ -267,5 +292,16 @@ describe('Markdown', () => {
     expect(posOf(sns[1]!, 'make kasm')).toEqual(filePos(text, 'make kasm'));
     expect(posOf(sns[1]!, '-avd')).toEqual(filePos(text, '-avd'));
     expect(posOf(sns[2]!, 'lb build')).toEqual(filePos(text, 'lb build'));
+  });
+});
+
+describe('resolveScriptLocation', () => {
+  it('in a sourced file only BASH_SOURCE names the file ($0 is the sourcing shell\'s)', async () => {
+    const { resolveScriptLocation } = await import('../../src/adapters/scan/script-dir.js');
+    const text = 'cd "$(dirname "$0")"\n. "$(dirname "${BASH_SOURCE[0]}")/x.sh"\n';
+    expect(resolveScriptLocation(text, '/r/lib/env.sh', { sourced: true })!.text).toBe('cd "$(dirname "$0")"\n. "/r/lib/x.sh"\n');
+    expect(resolveScriptLocation(text, '/r/lib/env.sh')!.text).toBe('cd "/r/lib"\n. "/r/lib/x.sh"\n');
+    // a path that would need quoting: left as written
+    expect(resolveScriptLocation(text, '/r/my dir/env.sh')).toBeNull();
   });
 });

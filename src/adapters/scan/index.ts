@@ -6,12 +6,14 @@ import { extractGitlabCi, isGitlabCi } from './gitlab-ci.js';
 import { extractMakefile, isMakefile } from './makefile.js';
 import { extractMarkdown } from './markdown.js';
 import { extractPackageJson } from './package-json.js';
-import { extractShell, isShellScript, mayHaveShebang } from './shell.js';
+import { extractShell, isShellScript, mayHaveShebang, type ExtractContext } from './shell.js';
 import type { FileKind, Snippet } from './snippet.js';
 
 export type { FileKind, Snippet };
 
-export const EXTRACTORS: Record<FileKind, (path: string, text: string) => Snippet[]> = {
+export type { ExtractContext };
+
+export const EXTRACTORS: Record<FileKind, (path: string, text: string, ctx?: ExtractContext) => Snippet[]> = {
   shell: extractShell,
   'package-json': extractPackageJson,
   makefile: extractMakefile,
@@ -42,6 +44,6 @@ export function mayScan(path: string, isMarkdown: (p: string) => boolean): boole
   return detectKind(path, undefined, isMarkdown) !== null || mayHaveShebang(path);
 }
 
-export function extract(kind: FileKind, path: string, text: string): Snippet[] {
-  return EXTRACTORS[kind](path, text);
+export function extract(kind: FileKind, path: string, text: string, ctx: ExtractContext = {}): Snippet[] {
+  return EXTRACTORS[kind](path, text, ctx);
 }

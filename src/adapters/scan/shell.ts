@@ -1,6 +1,10 @@
 // Shell scripts: `*.sh`, `*.bash`, and files whose shebang names bash, sh or dash. The whole file is one
-// snippet; it runs in the script's own directory (see scan.ts for why).
-import { dirOf, lineStarts, SnippetBuilder, type Snippet } from './snippet.js';
+// snippet, judged where a script is run from: the repository root (as `offhost check 'bash scripts/x.sh'`
+// judges it there) and its own folder; the idioms by which it finds its own folder (`cd "$(dirname "$0")/.."`)
+// are resolved to the folder's path on the laptop (script-dir.ts).
+import { posix } from 'node:path';
+import { resolveScriptLocation } from './script-dir.js';
+import { dirOf, lineStarts, snippetFromMap, SnippetBuilder, type Snippet } from './snippet.js';
 
 const SHEBANG = /^#!\s*(?:\/usr)?(?:\/local)?\/bin\/(?:env\s+(?:-\S+\s+)*)?(bash|sh|dash)(?:\s|$)/;
 
@@ -15,8 +19,17 @@ export function mayHaveShebang(path: string): boolean {
   return !base.includes('.') || /\.(command|run|in)$/.test(base);
 }
 
-export function extractShell(path: string, text: string): Snippet[] {
+export interface ExtractContext {
+  /** The repository's absolute path on the laptop (where `$0` points). */
+  root?: string;
+}
+
+export function extractShell(path: string, text: string, ctx: ExtractContext = {}): Snippet[] {
   if (text.trim() === '') return [];
-  const b = new SnippetBuilder(lineStarts(text)).add(text, 0);
-  return [b.build({ cwd: dirOf(path), cwdKind: 'repo', where: 'script' })];
+  const dir = dirOf(path);
+  const rest = { cwd: '', cwdKind: 'repo' as const, where: 'script', ...(dir ? { alsoFrom: [dir] } : {}) };
+  const starts = lineStarts(text);
+  const located = ctx.root ? resolveScriptLocation(text, posix.join(ctx.root, path)) : null;
+  if (located) return [snippetFromMap(located.text, located.map, starts, rest)];
+  return [new SnippetBuilder(starts).add(text, 0).build(rest)];
 }

@@ -14,6 +14,11 @@ export interface Snippet {
    */
   cwd: string | null;
   cwdKind: 'repo' | 'container';
+  /**
+   * Other directories (repository-relative) the text may just as well run in: a script is run from the
+   * repository root (as `offhost check 'bash scripts/x.sh'` judges it) or from its own folder.
+   */
+  alsoFrom?: string[];
   /** Where in the file, for messages: `script "build"`, `job test, step 3`, `RUN`, ... */
   where: string;
   /** Runner labels (GitHub `runs-on`, GitLab `tags`) of the job holding it, when any. */
@@ -66,6 +71,11 @@ export class SnippetBuilder {
       ...rest,
     };
   }
+}
+
+/** A snippet from a text and its per-character map of offsets into the file. */
+export function snippetFromMap(text: string, map: readonly number[], starts: number[], rest: Omit<Snippet, 'text' | 'at'>): Snippet {
+  return { text, at: (offset) => positionOf(starts, map[Math.max(0, Math.min(offset, map.length - 1))] ?? 0), ...rest };
 }
 
 export function dirOf(path: string): string {

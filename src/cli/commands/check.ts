@@ -2,12 +2,13 @@
 // Exit: 0 allow, 1 deny, 3 reroute, 2 usage or config error.
 import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
-import { guardCommandOptions, oneCommandLine } from '../common.js';
+import { GUARD_OPTION_HELP, guardCommandOptions, helpText, oneCommandLine } from '../common.js';
+import { colorEnabled, colorFlag, palette } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
 import type { Verdict } from '../../types.js';
 import { withRunRewrite } from '../run-rewrite.js';
 
-const USAGE = 'Usage: offhost check [--json] [--cwd DIR] [--role laptop|vm|ci] [--config FILE] [--] COMMAND';
+const USAGE = 'Usage: offhost check [options] [--] COMMAND';
 
 export const exitFor = (v: Verdict): number => (v.decision === 'allow' ? EXIT.ok : v.decision === 'deny' ? EXIT.deny : EXIT.reroute);
 
@@ -15,8 +16,10 @@ export function verdictJson(v: Verdict): string {
   return JSON.stringify({ decision: v.decision, rule: v.rule, reason: v.reason, route: v.route, rewrite: v.rewrite }) + '\n';
 }
 
-export function verdictText(line: string, v: Verdict): string {
-  const out = [`${v.decision}${v.rule ? ` (${v.rule})` : ''}: ${line.length > 120 ? line.slice(0, 117) + '...' : line}`, `  ${v.reason}`];
+export function verdictText(line: string, v: Verdict, color = false): string {
+  const c = palette(color);
+  const word = v.decision === 'allow' ? c.green(v.decision) : v.decision === 'deny' ? c.red(v.decision) : c.yellow(v.decision);
+  const out = [`${c.bold(word)}${v.rule ? ` ${c.dim(`(${v.rule})`)}` : ''}: ${line.length > 120 ? line.slice(0, 117) + '...' : line}`, `  ${v.reason}`];
   if (v.route) {
     out.push(`  route: ${v.route.name} -> ${v.route.vm}, cwd ${v.route.cwd}`);
     out.push(`  on the VM: ${v.route.command}`);
@@ -28,7 +31,14 @@ export function verdictText(line: string, v: Verdict): string {
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals, guardOptions } = guardCommandOptions(args, USAGE);
   if (values.help) {
-    io.stdout(`${USAGE}\n\nClassifies one command line: allow (exit 0), deny (1), reroute (3); 2 on a usage or config error.\n`);
+    io.stdout(
+      helpText({
+        usage: USAGE,
+        description: 'Classifies one command line as offhost would before running it: allow, deny or reroute (with the command to run instead).',
+        options: GUARD_OPTION_HELP,
+        notes: 'Exit status: 0 allow, 1 deny, 3 reroute, 2 usage or config error.\nExample: offhost check --cwd engines/lang/koda \'make build-safe\'',
+      }),
+    );
     return EXIT.ok;
   }
   const line = oneCommandLine(positionals, USAGE);
@@ -36,6 +46,6 @@ export async function run(args: string[], io: Io): Promise<number> {
   const cwd = opts.cwd;
   const guard = loadGuard(opts);
   const v = withRunRewrite(guard.classify(line, { cwd }), line);
-  io.stdout(values.json ? verdictJson(v) : verdictText(line, v));
+  io.stdout(values.json ? verdictJson(v) : verdictText(line, v, colorEnabled(colorFlag(values), io)));
   return exitFor(v);
 }

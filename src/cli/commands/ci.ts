@@ -11,15 +11,14 @@ import { loadGuard } from '../../config/load-guard.js';
 import { withRunRewrite } from '../run-rewrite.js';
 import { Scanner, scanSettings } from '../../adapters/scan.js';
 import { runCi } from '../../adapters/ci.js';
-import { parseNowOption, parseSkewOption } from '../commander.js';
+import { addReportOptions, parseNowOption, parseSkewOption, type ReportOpts } from '../commander.js';
 import type { Io } from '../io.js';
-import { emit, formatKind } from '../../report/output.js';
-import { parseWith } from '../commander.js';
+import { emit } from '../../report/output.js';
+import { parseWith, reportOptions } from '../commander.js';
 
-interface Opts {
+interface Opts extends ReportOpts {
   base?: string;
   head?: string;
-  format?: string;
   now?: string;
   config?: string;
   noticesDir?: string;
@@ -28,7 +27,6 @@ interface Opts {
   scan: boolean;
   sarif?: string;
   summary: boolean;
-  color?: boolean;
 }
 
 export async function run(args: string[], io: Io): Promise<number> {
@@ -36,21 +34,22 @@ export async function run(args: string[], io: Io): Promise<number> {
     .description('pull-request policy check: VM lock hygiene commit by commit and at head, and heavy commands the pull request adds')
     .option('--base <ref>', 'the base of the pull request (default $OFFHOST_BASE, else origin/$GITHUB_BASE_REF)')
     .option('--head <ref>', 'the head of the pull request', 'HEAD')
-    .option('--format <kind>', 'stylish | json | sarif | github (default: github inside GitHub Actions, else stylish)')
     .option('--now <iso>', "CI's clock: judge the state at head at this instant (ISO-8601 UTC)")
     .option('--config <file>', 'offhost config file (default: offhost.config.yaml found upwards)')
     .option('--notices-dir <dir>', 'notices folder relative to the repository root (default: config, else meta/context/notices)')
     .option('--skew <seconds>', 'clock-skew margin in seconds (default: config, else 120)')
     .option('--all-locks', 'check every active lock at head, not only those the pull request touches')
+    .option('--lock-ref [ref]', "also check the lock ref's history (default refs/offhost/locks; fetch it first)")
+    .option('--lock-ref-since <rev>', 'with --lock-ref: only the commits after this one (the ref before the push)')
     .option('--no-scan', 'skip the heavy-command scan')
     .option('--sarif <file>', 'also write SARIF 2.1.0 to this file (for code scanning upload)')
     .option('--no-summary', 'do not write the GitHub step summary ($GITHUB_STEP_SUMMARY)')
-    .option('--color', 'colour the stylish output')
     .allowExcessArguments(false);
+  addReportOptions(cmd);
   const early = parseWith(cmd, args, io);
   if (early !== null) return early;
   const opts = cmd.opts<Opts>();
-  const kind = formatKind(opts.format, io.env);
+  const report = reportOptions(opts, io);
   const base = opts.base ?? (io.env.OFFHOST_BASE || (io.env.GITHUB_BASE_REF ? `origin/${io.env.GITHUB_BASE_REF}` : undefined));
   if (!base) throw new UsageError('--base REF is required (the commit the pull request is based on, e.g. origin/main)');
   const now = opts.now !== undefined ? parseNowOption(opts.now) : io.clock.now();
@@ -79,16 +78,25 @@ export async function run(args: string[], io: Io): Promise<number> {
     allLocks: opts.allLocks === true,
     scanner,
   });
+  // The lock history pushed to refs/offhost/locks (docs/LOCKS.md): every commit, as the branch's are.
+  const lockRef = (opts as { lockRef?: string | boolean }).lockRef;
+  if (lockRef !== undefined && lockRef !== false) {
+    const since = (opts as { lockRefSince?: string }).lockRefSince;
+    const refCheck = runCi({ cwd: io.cwd, env: io.env, base: since ?? null, head: typeof lockRef === 'string' ? lockRef : 'refs/offhost/locks', now, noticesDir, scanner: null, checkHead: false, ...(skewSeconds === undefined ? {} : { skewSeconds }) });
+    result.findings.push(...refCheck.findings.map((f) => ({ ...f, message: `refs/offhost/locks: ${f.message}` })));
+    result.commits += refCheck.commits;
+    result.stats.lockChanges += refCheck.stats.lockChanges;
+  }
   return emit(
     result.findings,
     {
-      kind,
+      ...report,
+      name: 'offhost ci',
       root: result.root,
-      color: opts.color === true,
       ...(opts.sarif ? { sarifFile: opts.sarif } : {}),
       summary: opts.summary !== false,
       title: `offhost ci: ${result.base.slice(0, 12)}..${result.head.slice(0, 12)}`,
-      footer: `offhost ci: ${result.commits} commit${result.commits === 1 ? '' : 's'}, ${result.stats.lockChanges} lock change${result.stats.lockChanges === 1 ? '' : 's'}, ${result.stats.scannedFiles} changed file${result.stats.scannedFiles === 1 ? '' : 's'} scanned, ${result.findings.length} finding${result.findings.length === 1 ? '' : 's'} (${result.stats.gitProcesses} git processes)\n`,
+      footer: (n) => `offhost ci: ${result.commits} commit${result.commits === 1 ? '' : 's'}, ${result.stats.lockChanges} lock change${result.stats.lockChanges === 1 ? '' : 's'}, ${result.stats.scannedFiles} changed file${result.stats.scannedFiles === 1 ? '' : 's'} scanned, ${n} finding${n === 1 ? '' : 's'} (${result.stats.gitProcesses} git processes)\n`,
     },
     io,
   );

@@ -2,17 +2,25 @@
 // The human view: every command that would run, its cwd, what it was found inside, and the rule.
 import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
-import { guardCommandOptions, oneCommandLine } from '../common.js';
+import { GUARD_OPTION_HELP, guardCommandOptions, helpText, oneCommandLine } from '../common.js';
+import { colorEnabled, colorFlag } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
 import { withRunRewrite } from '../run-rewrite.js';
 import { exitFor, verdictText } from './check.js';
 
-const USAGE = 'Usage: offhost explain [--json] [--cwd DIR] [--role laptop|vm|ci] [--config FILE] [--] COMMAND';
+const USAGE = 'Usage: offhost explain [options] [--] COMMAND';
 
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals, guardOptions } = guardCommandOptions(args, USAGE);
   if (values.help) {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(
+      helpText({
+        usage: USAGE,
+        description: 'Shows every command the line would run, the directory it runs in, what it was found inside (a script, a Makefile recipe, a wrapper), and the rule that decided each; then the verdict.',
+        options: GUARD_OPTION_HELP,
+        notes: 'Exit status: as offhost check (0 allow, 1 deny, 3 reroute, 2 usage or config error).',
+      }),
+    );
     return EXIT.ok;
   }
   const line = oneCommandLine(positionals, USAGE);
@@ -38,7 +46,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     if (cmd.via.length) out.push(`   found inside: ${cmd.via.join(' > ')}`);
     out.push(`   ${c.decision}${c.rule ? ` by ${c.rule.id} (${c.rule.policy})` : ''}${c.unknown ? ' [depends on something unknown]' : ''}: ${c.reason}`);
   });
-  out.push('', `verdict: ${verdictText(line, verdict).trimEnd()}`);
+  out.push('', `verdict: ${verdictText(line, verdict, colorEnabled(colorFlag(values), io)).trimEnd()}`);
   io.stdout(out.join('\n') + '\n');
   return exitFor(verdict);
 }

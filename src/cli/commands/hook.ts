@@ -4,6 +4,8 @@
 import type { Io } from '../io.js';
 import type { Role } from '../../types.js';
 import { UsageError } from '../../errors.js';
+import { formatDuration } from '../../report/duration.js';
+import { didYouMean } from '../suggest.js';
 import { type AgentName, type Classify, type HookOptions, type HookReply, type RerouteMode, AGENTS, errorText, isRecord } from '../../adapters/common.js';
 import { claudeCode, handleClaudeCode } from '../../adapters/claude-code.js';
 import { codex, handleCodex } from '../../adapters/codex.js';
@@ -34,6 +36,14 @@ const USAGE = `Usage: offhost hook ${AGENTS.join('|')} [--mode rewrite|suggest] 
 
 A pre-exec hook: reads the agent's event JSON on stdin and answers in its protocol (claude-code: PreToolUse,
 codex: PreToolUse, gemini: BeforeTool). Set it up with \`offhost init --agent NAME\`; see hooks/README.md.
+
+Options:
+  --mode <mode>      rewrite: answer a reroute by rewriting the command to its offhost run form; suggest: deny
+                     it with the command to run instead (default: $OFFHOST_HOOK_MODE, else the agent's default)
+  --allow-rewrite    let the project config choose rewrite mode
+  --role <role>      laptop, vm or ci (default: $OFFHOST_ROLE, else detected)
+  --config <file>    configuration file (default: offhost.config.yaml found upwards, plus the user config)
+  -h, --help         show this help
 `;
 
 interface Parsed {
@@ -90,7 +100,7 @@ function parseArgs(args: string[]): Parsed {
         p.help = true;
         break;
       default:
-        if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+        if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'${didYouMean(a, ['--mode', '--allow-rewrite', '--role', '--config', '--help'])}`);
         if (p.agent !== undefined) throw new UsageError(`unexpected argument '${a}'`);
         p.agent = a;
     }
@@ -117,7 +127,7 @@ async function readStdinBounded(io: Io): Promise<{ text: string } | { error: str
       r = { text: now };
     } else {
       const deadline = new Promise<{ error: string }>((res) => {
-        timer = setTimeout(() => res({ error: `the hook input did not end within ${ms} ms (truncated or stalled input)` }), ms);
+        timer = setTimeout(() => res({ error: `the hook input did not end within ${formatDuration(ms)} (truncated or stalled input)` }), ms);
         timer.unref();
       });
       r = await Promise.race([reading.then((text) => ({ text })), deadline]);

@@ -1,5 +1,5 @@
 // `offhost init`: a small dispatcher.
-//   offhost init [--husky] [--notices-dir D] [--dry-run]   husky + lint-staged pre-commit check (src/git/husky-init.ts)
+//   offhost init [--husky] [--notices-dir D] [--dry-run]   husky + lint-staged pre-commit check (src/install/husky.ts)
 //   offhost init --agent <claude-code|codex|gemini> [--project DIR] [--dry-run]   agent hook settings (src/adapters/init-agent.ts)
 //   offhost init --shell <bash|zsh>                        prints the shell snippet (src/adapters/shell-snippet.ts)
 import { Command } from 'commander';
@@ -42,7 +42,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     const { initShell } = await import('../../adapters/shell-snippet.js');
     return initShell(o.shell, io);
   }
-  const { initHusky } = await import('../../git/husky-init.js');
+  const { initHusky } = await import('../../install/husky.js');
   const opts: { noticesDir?: string; dryRun?: boolean } = {};
   if (o.noticesDir !== undefined) opts.noticesDir = o.noticesDir;
   if (o.dryRun) opts.dryRun = true;

@@ -7,7 +7,7 @@
 // Inside a git hook, warnings of a passing check are also written to the terminal (/dev/tty): lint-staged
 // shows a task's output only when it fails.
 import { Command } from 'commander';
-import { collectPaths, parseNowOption, parseSkewOption, parseWith } from '../commander.js';
+import { addReportOptions, collectPaths, parseNowOption, parseSkewOption, parseWith, reportOptions, type ReportOpts } from '../commander.js';
 import { closeSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -22,19 +22,18 @@ import { openRepoAt } from '../../git/ref-tree.js';
 import { runCi } from '../../adapters/ci.js';
 import { refKnowsHold } from '../../locks/legacy.js';
 import { LOCK_REF } from '../../locks/store.js';
-import { format, isFormatKind, type FormatKind } from '../../report/index.js';
+import { format } from '../../report/index.js';
+import { emit } from '../../report/output.js';
 import type { Finding } from '../../types.js';
 import type { Io } from '../io.js';
 
-interface Opts {
+interface Opts extends ReportOpts {
   staged?: boolean;
   lockRef?: string | boolean;
   since?: string;
   now?: string;
-  format: string;
   noticesDir?: string;
   skew?: string;
-  color?: boolean;
 }
 
 function parseArgs(args: string[], io: Io): { opts: Opts; paths: string[] } | number {
@@ -44,12 +43,11 @@ function parseArgs(args: string[], io: Io): { opts: Opts; paths: string[] } | nu
     .option('--lock-ref [ref]', 'check every commit of the lock history ref (default refs/offhost/locks)')
     .option('--since <rev>', 'with --lock-ref: only the commits after this one (e.g. the ref before a push)')
     .option('--now <iso>', 'judge expiry at this instant (ISO-8601 UTC) instead of the clock')
-    .option('--format <kind>', 'stylish | json | sarif | github', 'stylish')
     .option('--notices-dir <dir>', `notices folder, relative to the repository root (default ${DEFAULT_NOTICES_DIR})`)
     .option('--skew <seconds>', 'clock-skew margin in seconds (default 120)')
-    .option('--color', 'colour the stylish output')
     .argument('[paths...]', 'lock files or folders (default: every lock file under the notices folder)')
     .allowExcessArguments(false);
+  addReportOptions(cmd);
   const early = parseWith(cmd, args, io);
   if (early !== null) return early;
   return { opts: cmd.opts<Opts>(), paths: cmd.args };
@@ -153,8 +151,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const parsed = parseArgs(args, io);
   if (typeof parsed === 'number') return parsed;
   const { opts, paths } = parsed;
-  if (!isFormatKind(opts.format)) throw new UsageError(`--format must be stylish, json, sarif or github, not '${opts.format}'`);
-  const kind: FormatKind = opts.format;
+  const report = reportOptions(opts, io);
   const now = opts.now !== undefined ? parseNowOption(opts.now) : io.clock.now();
   const skewSeconds = opts.skew !== undefined ? parseSkewOption(opts.skew) : undefined;
   const noticesDir = (opts.noticesDir ?? DEFAULT_NOTICES_DIR).replace(/\\/g, '/').replace(/\/+$/, '');
@@ -199,11 +196,10 @@ export async function run(args: string[], io: Io): Promise<number> {
     findings.push(...(await lintFiles(files, io.cwd, ctx, io.env)));
   }
 
-  const out = format(findings, kind, { color: opts.color === true, ...(root ? { root } : {}) });
-  if (out) io.stdout(out.endsWith('\n') ? out : `${out}\n`);
-  const failed = findings.some((f) => f.severity === 'error');
-  if (opts.staged && !failed && findings.length && kind === 'stylish') toTerminal(out, io.env);
-  return failed ? EXIT.findings : EXIT.ok;
+  const status = emit(findings, { ...report, name: 'offhost lint', root: root ?? io.cwd, summary: false, title: 'offhost lint' }, io);
+  const shown = report.quiet ? [] : findings;
+  if (opts.staged && status === EXIT.ok && shown.length && report.kind === 'stylish' && report.outputFile === undefined) toTerminal(format(shown, 'stylish', { root: root ?? io.cwd }), io.env);
+  return status;
 }
 
 /**

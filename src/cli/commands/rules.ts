@@ -1,16 +1,28 @@
 // offhost rules list [--json] | offhost rules test   (rules in force: built-in pack + config layers)
 import { EXIT, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
-import { parseOptions } from '../common.js';
+import { helpText, parseOptions } from '../common.js';
+import { didYouMean } from '../suggest.js';
 import { loadConfig } from '../../config/load-config.js';
 import { selfTest } from '../../policy/guard.js';
 
-const USAGE = 'Usage: offhost rules list [--json] [--config FILE] | offhost rules test [--config FILE]';
+const USAGE = 'Usage: offhost rules [list|test] [options]';
 
 export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions(args, { json: { type: 'boolean' }, config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE);
   if (values.help) {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(
+      helpText({
+        usage: USAGE,
+        description: 'The rules in force: the built-in pack, then each configuration layer over it.\n  list  one line per rule: id, POLICY item, decision and route, description (the default)\n  test  checks every rule\'s examples against the rule itself (match / not_match)',
+        options: [
+          ['--json', 'list: print the rules as JSON'],
+          ['--config <file>', 'configuration file (default: offhost.config.yaml found upwards, plus the user config)'],
+          ['-h, --help', 'show this help'],
+        ],
+        notes: 'Exit status: 0; test: 1 when an example fails; 2 usage or config error.',
+      }),
+    );
     return EXIT.ok;
   }
   const sub = positionals[0] ?? 'list';
@@ -36,5 +48,5 @@ export async function run(args: string[], io: Io): Promise<number> {
     io.stdout(`${total - failures.length} passed, ${failures.length} failed (${config.rules.length} rules, examples checked against their own rule)\n`);
     return failures.length ? EXIT.findings : EXIT.ok;
   }
-  throw new UsageError(`unknown subcommand '${sub}'\n${USAGE}`);
+  throw new UsageError(`unknown subcommand '${sub}'${didYouMean(sub, ['list', 'test'])}; \`offhost rules --help\` lists them`);
 }

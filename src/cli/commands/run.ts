@@ -12,9 +12,8 @@ import { Command, CommanderError } from 'commander';
 import { EXIT, isOffhostError, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { loadGuard } from '../../config/load-guard.js';
-import type { GuardVerdict } from '../../policy/guard.js';
-import { mapPath, probeBackend, renderLine } from '../../routes/index.js';
-import type { VmSpec } from '../../routes/index.js';
+import { lineOnVm, type GuardVerdict } from '../../policy/guard.js';
+import { probeBackend } from '../../routes/index.js';
 import type { ResolvedConfig, RouteConfig } from '../../config/resolve.js';
 import {
   acquireFirstFree,
@@ -28,6 +27,8 @@ import {
 } from '../lock-context.js';
 import { DEFAULT_TTL_MINUTES } from '../../locks/schema.js';
 import { contextFor, reportAcquire, settingsFrom, type LockSettings } from './lock.js';
+import { gateCandidates, offerNewVm } from '../../vms/gate.js';
+import { runFresh } from '../../vms/sandbox.js';
 
 const USAGE = `Usage: offhost run [--session S] [--ai A] [--reason R] [--cwd DIR] [--ttl MIN] [--wait[=SECONDS]] [--push] -- COMMAND
 
@@ -48,6 +49,9 @@ interface RunOpts {
   push?: boolean;
   role?: string;
   config?: string;
+  fresh?: boolean;
+  fetch?: string[];
+  fetchTo?: string;
 }
 
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: EXIT.interrupted, SIGTERM: 143, SIGHUP: 129 };
@@ -124,6 +128,9 @@ function parse(args: string[], io: Io): { o: RunOpts; line: string } {
     .option('--poll <seconds>', 'poll interval while waiting (default 30)')
     .option('--push', 'push the lock to the shared remote')
     .option('--no-push', 'do not push even if the configuration says so')
+    .option('--fresh', 'run in a new disposable sandbox of the route\'s VM (lifecycle verbs), removed after')
+    .option('--fetch <path>', 'with --fresh: copy this VM-side path back (repeatable)', (v: string, acc: string[] = []) => [...acc, v])
+    .option('--fetch-to <dir>', 'with --fresh: where fetched results go (default ./offhost-results)')
     .option('--role <role>', 'laptop, vm or ci')
     .option('--config <file>', 'configuration file');
   try {
@@ -198,7 +205,7 @@ async function runInner(args: string[], io: Io): Promise<number> {
   if (!route) throw new UsageError('the guard rerouted the command without a route');
   const config = guard.config;
   const routeCfg = config.routes.get(route.name);
-  const candidates = routeCfg?.vms.length ? routeCfg.vms : [route.vm];
+  let candidates = routeCfg?.vms.length ? routeCfg.vms : [route.vm];
   for (const id of candidates) {
     const spec = config.vms.get(id);
     if (!spec) continue;
@@ -207,6 +214,21 @@ async function runInner(args: string[], io: Io): Promise<number> {
       io.stderr(`offhost run: ${v.reason}\noffhost run: cannot reach ${id}: \`${hint.tool}\` is missing. Nothing was run.\n${hint.message}\n`);
       return EXIT.backendMissing;
     }
+  }
+  // The run's preflight step (src/vms/gate.ts): isolation as required, then the cheap VM checks.
+  const gate = gateCandidates(config, { route: route.name, rule: v.rule, candidates, env: io.env, preflight: !o.fresh });
+  if (!gate.ok) {
+    io.stderr(`offhost run: ${v.reason}\noffhost run: ${gate.message}`);
+    return gate.status;
+  }
+  for (const n of gate.notes) io.stderr(`offhost run: ${n}\n`);
+  candidates = gate.usable;
+  if (o.fresh) {
+    // A disposable sandbox (src/vms/sandbox.ts): uniquely named, no VM lock (nobody else can hold it).
+    const spec = config.vms.get(candidates[0]!)!;
+    const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, [...(routeCfg?.pathMap ?? []), ...config.pathMap]) } : {};
+    io.stderr(`offhost run: ${v.reason}\n`);
+    return runFresh(spec, { argv: ['bash', '-c', line], cwd: route.cwd, env }, { env: io.env, stdout: io.stdout, stderr: io.stderr, fetch: o.fetch ?? [], fetchTo: resolve(cwd, o.fetchTo ?? 'offhost-results'), now: io.clock.now() });
   }
 
   let ttl = DEFAULT_TTL_MINUTES;
@@ -269,7 +291,11 @@ async function underLock(
     if (err instanceof Interrupted) return SIGNAL_EXIT[signals.interrupted!] ?? EXIT.interrupted;
     throw err;
   }
-  if (got.status === 'held') return reportAcquire(got, ctx, io);
+  if (got.status === 'held') {
+    const code = reportAcquire(got, ctx, io);
+    io.stderr(offerNewVm(config, route.name, routeCfg?.vms ?? candidates));
+    return code;
+  }
   const vmId = got.target;
   const took = got.status === 'acquired';
   const target: LockTarget = { kind: 'vm', vm: vmId };
@@ -299,11 +325,7 @@ async function underLock(
   let command = route.command;
   if (vmId !== route.vm) {
     try {
-      const spec = config.vms.get(vmId) as VmSpec | undefined;
-      if (!spec) throw new UsageError(`route ${route.name}: VM ${vmId} has no entry in the configuration's vms`);
-      const mappings = [...(routeCfg?.pathMap ?? []), ...config.pathMap];
-      const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, mappings) } : {};
-      command = renderLine(spec, line, route.cwd, env);
+      command = lineOnVm(config, routeCfg ?? { name: route.name, vms: [route.vm], pathMap: [] }, vmId, line, route.cwd);
     } catch (err) {
       await archive();
       throw err;
@@ -325,7 +347,8 @@ async function underLock(
   });
   let code: number;
   try {
-    code = await runBash(command, cwd, io.env, signals);
+    // The VM side runs as this session: a guard or shim judging the route's own ssh/incus line sees the lock as ours.
+    code = await runBash(command, cwd, { ...io.env, OFFHOST_SESSION: ctx.session }, signals);
   } finally {
     await beats.stop();
     await archive();

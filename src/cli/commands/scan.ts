@@ -16,15 +16,12 @@ import { withRunRewrite } from '../run-rewrite.js';
 import { Scanner, scanSettings } from '../../adapters/scan.js';
 import type { Finding } from '../../types.js';
 import type { Io } from '../io.js';
-import { emit, formatKind } from '../../report/output.js';
-import { parseWith } from '../commander.js';
-import { collectPaths } from '../commander.js';
+import { emit } from '../../report/output.js';
+import { addReportOptions, collectPaths, parseWith, reportOptions, type ReportOpts } from '../commander.js';
 
-interface Opts {
-  format?: string;
+interface Opts extends ReportOpts {
   config?: string;
   sarif?: string;
-  color?: boolean;
   summary: boolean;
 }
 
@@ -51,15 +48,14 @@ export async function run(args: string[], io: Io): Promise<number> {
   const cmd = new Command('offhost scan')
     .description('scan scripts, CI files, Dockerfiles and docs for heavy commands that would run on a laptop')
     .argument('[paths...]', 'files or folders (default: every tracked file of the repository)')
-    .option('--format <kind>', 'stylish | json | sarif | github (default: github inside GitHub Actions, else stylish)')
     .option('--config <file>', 'offhost config file (default: offhost.config.yaml found upwards)')
     .option('--sarif <file>', 'also write SARIF 2.1.0 to this file')
-    .option('--no-summary', 'do not write the GitHub step summary ($GITHUB_STEP_SUMMARY)')
-    .option('--color', 'colour the stylish output');
+    .option('--no-summary', 'do not write the GitHub step summary ($GITHUB_STEP_SUMMARY)');
+  addReportOptions(cmd);
   const early = parseWith(cmd, args, io);
   if (early !== null) return early;
   const opts = cmd.opts<Opts>();
-  const kind = formatKind(opts.format, io.env);
+  const report = reportOptions(opts, io);
   const paths = cmd.args;
 
   const root = repoRootOf(io.cwd, io.env) ?? resolve(io.cwd);
@@ -99,13 +95,13 @@ export async function run(args: string[], io: Io): Promise<number> {
   return emit(
     findings,
     {
-      kind,
+      ...report,
+      name: 'offhost scan',
       root,
-      color: opts.color === true,
       ...(opts.sarif ? { sarifFile: opts.sarif } : {}),
       summary: opts.summary !== false,
       title: 'offhost scan',
-      footer: `offhost scan: ${scanner.stats.files} file${scanner.stats.files === 1 ? '' : 's'} scanned, ${findings.length} finding${findings.length === 1 ? '' : 's'}\n`,
+      footer: (n) => `offhost scan: ${scanner.stats.files} file${scanner.stats.files === 1 ? '' : 's'} scanned, ${n} finding${n === 1 ? '' : 's'}\n`,
     },
     io,
   );

@@ -10,6 +10,7 @@ import { basename, isAbsolute, resolve } from 'node:path';
 import type { Io } from '../io.js';
 import type { Verdict } from '../../types.js';
 import { EXIT, UsageError } from '../../errors.js';
+import { formatDuration } from '../../report/duration.js';
 import { type AuditRecord, HOOK_RULES, errorText, refusal, safeClassify, shQuote } from '../../adapters/common.js';
 import { planShell, replaceAt } from '../../adapters/shell-wrapper.js';
 import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
@@ -156,7 +157,29 @@ async function readAllStdin(deadlineMs: number): Promise<Buffer | 'too-big' | 'n
   }
 }
 
+const HELP = `Usage: offhost shell [bash options] [-c COMMAND | SCRIPT [ARGS...]]
+       offhost shell --check [--cwd DIR] [--] LINE
+
+A drop-in $SHELL (for agents and tools that run commands through $SHELL -c): each command is checked
+first, then run by the real shell as it is, or as its reroute (offhost run -- ...), or refused with the
+reason on stderr (exit 126). Every other bash option is passed to the real shell.
+
+Options:
+  --check LINE  the check the shell integration (eval "$(offhost init --shell bash)") runs before each
+                line: exit 0 allow (no output), 3 reroute (stdout: the command to run instead), 126
+                refused (stdout: the reason)
+  --cwd DIR     --check: judge the line as run from this directory
+  --help        show this help (the real shell's own help: $OFFHOST_REAL_SHELL --help)
+
+Environment: OFFHOST_REAL_SHELL (default /bin/bash), OFFHOST_SESSION (the lock session of rerouted runs).
+`;
+
 export async function run(args: string[], io: Io): Promise<number> {
+  // Only the long --help: bash's -h is an option of its own (hashall).
+  if (args.length === 1 && args[0] === '--help') {
+    io.stdout(HELP);
+    return EXIT.ok;
+  }
   if (args[0] === '--check') return check(args.slice(1), io);
 
   const real = io.env.OFFHOST_REAL_SHELL || '/bin/bash';
@@ -214,7 +237,7 @@ export async function run(args: string[], io: Io): Promise<number> {
         return refuse(
           io,
           'standard input',
-          refusal(HOOK_RULES.budget, `the commands on standard input did not end within ${ms} ms; offhost checks a script on stdin as a whole, so a long-lived shell fed over a pipe is not supported (run each command with -c)`),
+          refusal(HOOK_RULES.budget, `the commands on standard input did not end within ${formatDuration(ms)}; offhost checks a script on stdin as a whole, so a long-lived shell fed over a pipe is not supported (run each command with -c)`),
         );
       }
       const text = input.toString('utf8');

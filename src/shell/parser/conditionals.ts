@@ -10,8 +10,6 @@ export abstract class ConditionalParser extends HeredocReader {
   // Up-calls into later layers.
   protected abstract withRedirects(node: Command & { redirects: Redirect[] }): Command;
 
-  protected condWords: Word[] = [];
-
   protected opWord(op: string, start: number): Word {
     return {
       type: 'Word',

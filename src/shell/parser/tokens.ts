@@ -383,4 +383,8 @@ export abstract class TokenReader {
 
   /** Assignment info of the last word scanned (set at the very end of scanWord). */
   protected wAssign: AssignInfo | null = null;
+  /** The words of the `[[ … ]]` being parsed (conditionals.ts). Every field of the parser is declared in
+   * this class: the layers above add methods only, so their constructors stay the default ones, which
+   * V8 skips (one parser is made per line and per backtick body). */
+  protected condWords: Word[] = [];
 }

@@ -39,9 +39,16 @@ export function checkInstance(tool, name) {
   if (list && !list.split(',').includes(name)) fail(tool, `Error: Instance not found: ${name}`, 1);
 }
 
+/**
+ * Appends to $OFFHOST_STANDIN_LOG; offhost's own VM probes (preflight, marked `offhost-probe`, or run
+ * under an ssh that carried one) go to $OFFHOST_STANDIN_PROBE_LOG instead, so a log shows what the
+ * user's command did and a test can still prove the probe ran.
+ */
 export function log(entry) {
-  const file = process.env.OFFHOST_STANDIN_LOG;
-  if (file) appendFileSync(file, JSON.stringify({ ...entry, pid: process.pid }) + '\n');
+  const line = JSON.stringify({ ...entry, pid: process.pid });
+  const probe = process.env.OFFHOST_STANDIN_PROBE === '1' || line.includes('offhost-probe');
+  const file = probe ? process.env.OFFHOST_STANDIN_PROBE_LOG : process.env.OFFHOST_STANDIN_LOG;
+  if (file) appendFileSync(file, line + '\n');
 }
 
 export function requireDir(tool, dir) {

@@ -5,11 +5,16 @@
 // cannot merge safely (JavaScript/TypeScript, package.yaml) or a hook manager that husky would switch off is
 // refused before anything is written. Idempotent: a second run changes nothing.
 //
+// lint-staged shows a task's output only when the task fails: the hook runs it with --verbose, so that the
+// warnings of a check that passes (a lock about to expire, a heartbeat overdue) reach the person committing,
+// and with OFFHOST_NO_TTY=1, so that `offhost lint --staged` does not also write them to the terminal itself
+// (which it does for a lint-staged run without --verbose): shown once.
+//
 // lint-staged passes only added/copied/modified/renamed files (git diff --diff-filter=ACMR), so a commit that
 // only deletes a lock would not reach it: the pre-commit hook also runs `offhost lint --staged` itself when the
 // staged change deletes something under the notices folder.
 import { spawnSync } from 'node:child_process';
-import { runGitSync } from './run.js';
+import { runGitSync } from '../git/run.js';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative } from 'node:path';
@@ -17,11 +22,14 @@ import { isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
 import { ConfigError, GitError, UsageError, positionAt } from '../errors.js';
 import type { Io } from '../cli/io.js';
 import { DEFAULT_NOTICES_DIR } from '../locks/paths.js';
-import { repoRoot } from './staged.js';
+import { repoRoot } from '../git/staged.js';
 import { singleQuote } from '../routes/quote.js';
 
 export const LINT_COMMAND = 'offhost lint --staged';
 export const HOOK_MARKER = '# offhost: VM lock checks (added by offhost init)';
+/** The lint-staged line offhost adds to the hook (`offhost uninstall` recognises it and the older form). */
+export const LINT_STAGED_LINE = 'OFFHOST_NO_TTY=1 npx lint-staged --verbose';
+export const DELETION_COMMENT = '# lint-staged never sees deleted files: check a change that deletes a lock (or an archive) directly';
 
 export interface HuskyInitOptions {
   noticesDir?: string;
@@ -30,7 +38,7 @@ export interface HuskyInitOptions {
 }
 
 /** lint-staged's config files, in its own search order (lint-staged/lib/configFiles.js). */
-const LINT_STAGED_FILES = [
+export const LINT_STAGED_FILES = [
   'package.json',
   'package.yaml',
   'package.yml',
@@ -59,12 +67,12 @@ interface PlannedWrite {
   what: string[];
 }
 
-function jsonIndent(text: string): string | number {
+export function jsonIndent(text: string): string | number {
   const m = /\n([ \t]+)"/.exec(text);
   return m ? (m[1]!.includes('\t') ? '\t' : m[1]!.length) : 2;
 }
 
-function parseJson(text: string, file: string): unknown {
+export function parseJson(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -75,7 +83,7 @@ function parseJson(text: string, file: string): unknown {
   }
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -135,11 +143,11 @@ function gitOut(args: string[], cwd: string, env: NodeJS.ProcessEnv): { ok: bool
 /** The lines offhost adds to `.husky/pre-commit`. */
 export function hookLines(noticesDir: string, needLintStaged: boolean, needDeletionCheck: boolean): string[] {
   const lines = [HOOK_MARKER];
-  if (needLintStaged) lines.push('npx lint-staged');
+  if (needLintStaged) lines.push(LINT_STAGED_LINE);
   if (needDeletionCheck) {
     lines.push(
-      '# lint-staged never sees deleted files: check a change that deletes a lock (or an archive) directly',
-      `git diff --cached --quiet --diff-filter=D -- ${singleQuote(noticesDir)} || ${LINT_COMMAND}`,
+      DELETION_COMMENT,
+      `git diff --cached --quiet --diff-filter=D -- ${singleQuote(noticesDir)} || OFFHOST_NO_TTY=1 ${LINT_COMMAND}`,
     );
   }
   return lines;
@@ -279,18 +287,21 @@ export async function initHusky(io: Io, opts: HuskyInitOptions = {}): Promise<nu
   const existing = existsSync(hookPath) ? readFileSync(hookPath, 'utf8') : null;
   const needLintStaged = !(existing ?? '').split('\n').some((l) => /^\s*[^#].*\blint-staged\b/.test(l));
   const needDeletion = !(existing ?? '').includes(LINT_COMMAND);
+  if (!needLintStaged && !(existing ?? '').split('\n').some((l) => /^\s*[^#].*\blint-staged\b.*\s(--verbose|-v)\b/.test(l))) {
+    io.stderr('offhost init: note: .husky/pre-commit runs lint-staged without --verbose: offhost\'s warnings show only when a check fails; add --verbose to that line to see them\n');
+  }
   if (needLintStaged || needDeletion) {
     const lines = hookLines(noticesDir, needLintStaged, needDeletion);
     let text: string;
     if (existing === null) {
       text = `${lines.join('\n')}\n`;
-      changes.push('.husky/pre-commit: created (npx lint-staged, and offhost lint --staged for deletions)');
+      changes.push(`.husky/pre-commit: created (${LINT_STAGED_LINE}, and offhost lint --staged for deletions)`);
     } else {
       if (/^\s*exit\b/m.test(existing)) {
         io.stderr('offhost init: warning: .husky/pre-commit contains an `exit`; the lines appended after it may never run\n');
       }
       text = `${existing}${existing.endsWith('\n') || existing === '' ? '' : '\n'}\n${lines.join('\n')}\n`;
-      changes.push(`.husky/pre-commit: appended ${needLintStaged ? 'npx lint-staged' : ''}${needLintStaged && needDeletion ? ' and ' : ''}${needDeletion ? 'the deletion check' : ''} (existing commands kept)`);
+      changes.push(`.husky/pre-commit: appended ${needLintStaged ? LINT_STAGED_LINE : ''}${needLintStaged && needDeletion ? ' and ' : ''}${needDeletion ? 'the deletion check' : ''} (existing commands kept)`);
     }
     writes.push({ path: hookPath, text, mode: 0o755, what: [] });
   }

@@ -1,0 +1,25 @@
+// `offhost uninstall [--project DIR] [--dry-run]`: removes what `offhost init` added to the repository (the
+// husky hook lines, the lint-staged entry, the agent hooks), nothing else, and says what it removed
+// (src/install/uninstall.ts).
+import { Command } from 'commander';
+import { resolve } from 'node:path';
+import { parseWith } from '../commander.js';
+import type { Io } from '../io.js';
+
+interface Opts {
+  project?: string;
+  dryRun?: boolean;
+}
+
+export async function run(args: string[], io: Io): Promise<number> {
+  const cmd = new Command('offhost uninstall')
+    .description('remove what `offhost init` added: the .husky/pre-commit lines, the lint-staged entry, the agent hooks (nothing else)')
+    .option('--project <dir>', 'project whose agent settings are cleaned (default: the repository root)')
+    .option('--dry-run', 'print what would be removed, change nothing')
+    .allowExcessArguments(false);
+  const early = parseWith(cmd, args, io);
+  if (early !== null) return early;
+  const o = cmd.opts<Opts>();
+  const { uninstall } = await import('../../install/uninstall.js');
+  return uninstall(io, { ...(o.project !== undefined ? { project: resolve(io.cwd, o.project) } : {}), ...(o.dryRun ? { dryRun: true } : {}) });
+}

@@ -1,0 +1,52 @@
+// Running a command on a VM's host (the machine its backend runs on): behind `ssh <host> --` when the
+// VM names a host, here otherwise. Every call is a real child process; ssh runs in batch mode (never a
+// password prompt) with a connect timeout, so an unreachable host is an answer, not a hang.
+import { spawnSync } from 'node:child_process';
+import { quote, quoteArgv } from '../routes/quote.js';
+import type { VmSpec } from '../routes/types.js';
+
+export interface HostResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+  /** The laptop command line that ran (for the runbook and messages). */
+  command: string;
+}
+
+/** ssh options offhost adds for its own probes: no prompts, bounded connect time. */
+export const SSH_PROBE_OPTIONS = ['-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10'];
+
+/** The laptop argv that runs `argv` on the VM's host. */
+export function hostArgv(vm: VmSpec, argv: readonly string[]): string[] {
+  return vm.host ? ['ssh', ...SSH_PROBE_OPTIONS, vm.host, '--', ...argv.map(quote)] : [...argv];
+}
+
+/** The laptop argv that runs a POSIX sh `script` on the VM's host (one shell parses it there). */
+export function hostScriptArgv(vm: VmSpec, script: string): string[] {
+  return vm.host ? ['ssh', ...SSH_PROBE_OPTIONS, vm.host, '--', script] : ['sh', '-c', script];
+}
+
+export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000): HostResult {
+  const r = spawnSync(argv[0]!, argv.slice(1), { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+  const command = quoteArgv(argv);
+  if (r.error) {
+    const code = (r.error as NodeJS.ErrnoException).code;
+    return { status: code === 'ENOENT' ? 127 : code === 'ETIMEDOUT' ? 124 : 126, stdout: r.stdout ?? '', stderr: `${r.error.message}\n`, command };
+  }
+  return { status: r.status ?? 128, stdout: r.stdout ?? '', stderr: r.stderr ?? '', command };
+}
+
+/** ssh's own failure (255) against a command's: the host could not be reached or refused us. */
+export function sshFailed(vm: VmSpec, r: HostResult): boolean {
+  return vm.host !== undefined && r.status === 255;
+}
+
+/** First meaningful line of a tool's stderr, for messages. */
+export function firstLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? ''
+  );
+}

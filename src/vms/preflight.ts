@@ -1,0 +1,255 @@
+// Preflight of one VM (seed 001: inspect before touching VM state): the backend's tool is here, the host
+// answers, its host key is the pinned one, the instance exists and runs, is what the catalogue says it is,
+// the source mount is there and read-only or writable as configured, the guest disk has room above a
+// floor, the declared tools are on the guest's PATH. Each failure says what to do and carries its own
+// exit status. A full disk is reported, never cleaned: offhost never stops, deletes or wipes a VM to
+// make room.
+//
+// `cheap` (what `offhost run` does before taking a lock): one round trip to the host, no host-key scan,
+// no tool lookup. `full` (`offhost vm status`): everything.
+import { spawnSync } from 'node:child_process';
+import { EXIT } from '../errors.js';
+import { BACKENDS, probeBackend, renderJob } from '../routes/index.js';
+import { quote } from '../routes/quote.js';
+import type { VmSpec } from '../routes/types.js';
+import { firstLine, hostScriptArgv, runOnHost, sshFailed, type HostResult } from './host.js';
+import { diskAt, findInstance, incusType } from './incus.js';
+import { describeVm } from './isolation.js';
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** What to do about a failure. */
+  fix?: string;
+  /** Exit status of a failure. */
+  status?: number;
+}
+
+export interface PreflightReport {
+  vm: string;
+  checks: Check[];
+  /** 0, or the status of the first failed check. */
+  status: number;
+}
+
+export const DEFAULT_DISK_FLOOR_MB = 1024;
+/** Where the guest's build outputs go (POLICY R6: VM-local /tmp, /srv/test-out): the disk that must have room. */
+const SCRATCH = '/tmp';
+/** Separates the host's answer from the guest's; `offhost-probe` also marks the probe in stand-in logs. */
+const MARK = '@@offhost-probe@@';
+
+function report(vm: VmSpec, checks: Check[]): PreflightReport {
+  const failed = checks.find((c) => !c.ok);
+  return { vm: vm.id, checks, status: failed ? (failed.status ?? EXIT.preflightFailed) : EXIT.ok };
+}
+
+/** The POSIX sh probe run inside the guest; prints `df …`, `mnt …`, `tool NAME ok|missing` lines. */
+export function guestProbe(vm: VmSpec, full: boolean): string {
+  const parts = [': offhost-probe', `echo "df $(df -Pk ${SCRATCH} 2>/dev/null | tail -n 1)"`];
+  if (full && vm.mount) parts.push(`echo "mnt $(findmnt -n -o TARGET,OPTIONS -T ${quote(vm.mount.path)} 2>/dev/null)"`);
+  if (full) for (const t of vm.tools ?? []) parts.push(`if command -v ${quote(t)} >/dev/null 2>&1; then echo ${quote(`tool ${t} ok`)}; else echo ${quote(`tool ${t} missing`)}; fi`);
+  return parts.join('; ');
+}
+
+function guestChecks(vm: VmSpec, out: string, full: boolean, provision: string): Check[] {
+  const checks: Check[] = [];
+  const lines = out.split('\n');
+  const df = lines.find((l) => l.startsWith('df '));
+  const floor = vm.disk_floor_mb ?? DEFAULT_DISK_FLOOR_MB;
+  const cols = df?.slice(3).trim().split(/\s+/) ?? [];
+  const availKb = Number(cols[3]);
+  if (!df || cols.length < 4 || !Number.isFinite(availKb)) {
+    checks.push({ name: 'disk', ok: false, detail: `could not read the free space of ${SCRATCH} in the guest (\`df -Pk ${SCRATCH}\` printed ${JSON.stringify(df ?? '')})`, fix: 'check that df works in the guest' });
+  } else {
+    const mb = Math.floor(availKb / 1024);
+    checks.push(
+      mb >= floor
+        ? { name: 'disk', ok: true, detail: `${mb} MB free on ${SCRATCH} (floor ${floor} MB)` }
+        : {
+            name: 'disk',
+            ok: false,
+            status: EXIT.diskFull,
+            detail: `the guest disk is full: ${mb} MB free on ${SCRATCH} (${cols[4] ?? '?'} used), under the floor of ${floor} MB`,
+            fix: 'report it and ask before reclaiming space; remove only files your own runs left (build outputs under /tmp, /srv/test-out). offhost never stops, deletes or cleans a VM to make room (seed 001)',
+          },
+    );
+  }
+  // In the guest (full preflight only; the cheap one trusts the host's device list): really mounted, ro/rw as configured.
+  if (full && vm.mount) {
+    const mnt = lines.find((l) => l.startsWith('mnt '))?.slice(4).trim() ?? '';
+    const [target, opts = ''] = mnt.split(/\s+/);
+    const ro = opts.split(',').includes('ro');
+    if (target !== vm.mount.path) {
+      checks.push({
+        name: 'mount',
+        ok: false,
+        detail: `${vm.mount.path} is not a mount point in the guest (it is under ${target || 'nothing'}): the source is not mounted`,
+        fix: `mount it (R6): ${provision} adds the disk device; or \`incus config device add ${vm.instance ?? '<instance>'} ${vm.mount.device ?? 'koder'} disk source=${vm.mount.source} path=${vm.mount.path} readonly=${vm.mount.readonly}\` on the host`,
+      });
+    } else if (ro !== vm.mount.readonly) {
+      checks.push({
+        name: 'mount',
+        ok: false,
+        detail: `${vm.mount.path} is mounted ${ro ? 'read-only' : 'writable'} in the guest; the catalogue says ${vm.mount.readonly ? 'read-only' : 'writable'}`,
+        fix: vm.mount.readonly ? 'remount it read-only (readonly=true on the disk device): a writable mount lets a build write into the monorepo (R6)' : 'set readonly=false on the disk device, or mount: readonly: true in the catalogue',
+      });
+    } else checks.push({ name: 'mount', ok: true, detail: `${vm.mount.path} mounted ${ro ? 'read-only' : 'writable'} as configured` });
+  }
+  if (full && (vm.tools ?? []).length > 0) {
+    const missing = (vm.tools ?? []).filter((t) => !lines.includes(`tool ${t} ok`));
+    checks.push(
+      missing.length === 0
+        ? { name: 'tools', ok: true, detail: `on the guest's PATH: ${vm.tools!.join(' ')}` }
+        : {
+            name: 'tools',
+            ok: false,
+            detail: `missing in the guest: ${missing.join(' ')}`,
+            fix: vm.packages?.length ? `${provision} installs the VM's packages (${vm.packages.join(' ')})` : `install them in the guest, or list their packages under the VM's \`packages\``,
+          },
+    );
+  }
+  return checks;
+}
+
+/** Fingerprints the host presents (`ssh -G` for the real name and port, `ssh-keyscan`, `ssh-keygen -lf -`). */
+function hostKeyCheck(vm: VmSpec, env: NodeJS.ProcessEnv): Check {
+  const host = vm.host!;
+  const pinned = vm.host_key!;
+  const g = spawnSync('ssh', ['-G', host], { env, encoding: 'utf8' });
+  const conf = new Map((g.stdout ?? '').split('\n').map((l) => [l.split(' ')[0]!, l.slice(l.indexOf(' ') + 1)] as [string, string]));
+  const hostname = conf.get('hostname') ?? host.replace(/^.*@/, '');
+  const port = conf.get('port') ?? '22';
+  const scan = spawnSync('ssh-keyscan', ['-T', '10', '-p', port, hostname], { env, encoding: 'utf8' });
+  const keys = (scan.stdout ?? '').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  if (keys.length === 0) {
+    return { name: 'host key', ok: false, detail: `could not read the host key of ${host} (${hostname}:${port}): ${firstLine(scan.stderr ?? '') || 'no answer'}`, fix: `check that ${host} is up and runs sshd` };
+  }
+  const fp = spawnSync('ssh-keygen', ['-lf', '-'], { env, encoding: 'utf8', input: keys.join('\n') + '\n' });
+  const prints = (fp.stdout ?? '').split('\n').map((l) => l.split(/\s+/)[1]).filter((x): x is string => !!x);
+  if (prints.includes(pinned)) return { name: 'host key', ok: true, detail: `${host} presents the pinned key ${pinned}` };
+  return {
+    name: 'host key',
+    ok: false,
+    status: EXIT.hostKeyMismatch,
+    detail: `${host} (${hostname}:${port}) presents ${prints.join(', ') || 'no key'}, not the pinned ${pinned}: nothing was sent to it`,
+    fix: `do not connect. If ${host} was reinstalled, confirm its new key out of band (on its console: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub) and update host_key in the catalogue; otherwise someone may be in the way`,
+  };
+}
+
+/** Runs the preflight of one VM. */
+export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: boolean }): PreflightReport {
+  const checks: Check[] = [];
+  const provision = `\`offhost vm provision ${vm.id}\``;
+  const hint = probeBackend(vm, env);
+  if (hint) {
+    checks.push({ name: 'laptop tool', ok: false, status: EXIT.backendMissing, detail: `\`${hint.tool}\` is not on this machine's PATH`, fix: hint.message });
+    return report(vm, checks);
+  }
+  checks.push({ name: 'laptop tool', ok: true, detail: `on PATH here: ${BACKENDS[vm.backend].tools(vm).join(' ') || '(none needed)'}` });
+  if (opts.full && vm.host && vm.host_key) {
+    const c = hostKeyCheck(vm, env);
+    checks.push(c);
+    if (!c.ok) return report(vm, checks);
+  }
+
+  if (vm.backend === 'incus') {
+    const inst = vm.instance ?? '';
+    const script = `incus list --format json ${quote(inst)} && echo ${MARK} && incus exec ${quote(inst)} -- sh -c ${quote(guestProbe(vm, opts.full))}`;
+    const r = runOnHost(hostScriptArgv(vm, script), env, 120_000);
+    if (sshFailed(vm, r)) return report(vm, [...checks, unreachable(vm, r)]);
+    checks.push({ name: 'host', ok: true, detail: vm.host ? `${vm.host} answers over ssh` : 'incus runs here' });
+    const [listOut = '', guestOut = ''] = r.stdout.split(`${MARK}\n`);
+    let found;
+    try {
+      found = findInstance(listOut, inst);
+    } catch (err) {
+      checks.push({ name: 'instance', ok: false, detail: `${(err as Error).message}; stderr: ${firstLine(r.stderr)}`, fix: `check \`${vm.host ? `ssh ${vm.host} -- ` : ''}incus list\` works (the remote user needs the incus-admin group)` });
+      return report(vm, checks);
+    }
+    if (!found) {
+      checks.push({
+        name: 'instance',
+        ok: false,
+        status: EXIT.vmMissing,
+        detail: `instance ${inst} does not exist${vm.host ? ` on ${vm.host}` : ''}`,
+        fix: `provision it (POLICY R8): ${provision}`,
+      });
+      return report(vm, checks);
+    }
+    if (found.status !== 'Running') {
+      checks.push({ name: 'instance', ok: false, detail: `instance ${inst} is ${found.status}`, fix: `start it: \`${vm.host ? `ssh ${vm.host} -- ` : ''}incus start ${inst}\` (offhost does not change VM state during a preflight)` });
+      return report(vm, checks);
+    }
+    checks.push({ name: 'instance', ok: true, detail: `${inst} is Running (${found.type}, ${found.architecture || 'arch unknown'})` });
+    const kindWrong = vm.kind !== undefined && vm.kind !== 'microvm' && found.type !== incusType(vm.kind);
+    const archWrong = vm.arch !== undefined && found.architecture !== '' && found.architecture !== vm.arch;
+    if (kindWrong || archWrong) {
+      checks.push({
+        name: 'isolation',
+        ok: false,
+        status: EXIT.isolationRefused,
+        detail: `${inst} is a ${found.type} on ${found.architecture}; the catalogue says ${describeVm(vm)}`,
+        fix: 'fix the catalogue entry, or recreate the instance as declared; offhost never treats one as the other (seed 002)',
+      });
+    }
+    if (vm.mount) {
+      const d = diskAt(found, vm.mount.path);
+      if (!d) {
+        checks.push({
+          name: 'mount',
+          ok: false,
+          detail: `${inst} has no disk device at ${vm.mount.path}: the source is not mounted (R6)`,
+          fix: `${provision} adds it; or \`${vm.host ? `ssh ${vm.host} -- ` : ''}incus config device add ${inst} ${vm.mount.device ?? 'koder'} disk source=${vm.mount.source} path=${vm.mount.path} readonly=${vm.mount.readonly}\``,
+        });
+        return report(vm, checks);
+      }
+      if (d.source !== vm.mount.source) {
+        checks.push({ name: 'mount', ok: false, detail: `the disk device ${d.name} at ${vm.mount.path} shows ${d.source}, not ${vm.mount.source}`, fix: 'fix the device (incus config device set) or the catalogue' });
+        return report(vm, checks);
+      }
+    }
+    if (r.status !== 0) {
+      checks.push({ name: 'guest', ok: false, detail: `the probe in ${inst} failed (exit ${r.status}): ${firstLine(r.stderr)}`, fix: `try \`${vm.host ? `ssh ${vm.host} -- ` : ''}incus exec ${inst} -- true\`` });
+      return report(vm, checks);
+    }
+    checks.push(...guestChecks(vm, guestOut, opts.full, provision));
+    return report(vm, checks);
+  }
+
+  // Any other backend: the probe runs in the guest through the route's own command.
+  const line = renderJob(vm, { argv: ['sh', '-c', guestProbe(vm, opts.full)], cwd: '/', env: {} });
+  const r = runOnHost(['bash', '-c', line], env, 120_000);
+  if (r.status !== 0) {
+    checks.push({
+      name: 'guest',
+      ok: false,
+      ...(r.status === 255 ? {} : {}),
+      detail: `could not run a probe in ${vm.id} (exit ${r.status}): ${firstLine(r.stderr) || 'no message'}`,
+      fix: vm.backend === 'template' ? `run the driver by hand (\`${line}\`) and follow its setup guidance (docs/VMS.md)` : `check that the ${vm.backend} instance ${vm.instance ?? ''} exists and runs`,
+    });
+    return report(vm, checks);
+  }
+  checks.push({ name: 'guest', ok: true, detail: `${vm.id} runs commands` });
+  checks.push(...guestChecks(vm, r.stdout, opts.full, provision));
+  return report(vm, checks);
+}
+
+function unreachable(vm: VmSpec, r: HostResult): Check {
+  return {
+    name: 'host',
+    ok: false,
+    detail: `cannot reach ${vm.host} over ssh: ${firstLine(r.stderr) || `ssh exited ${r.status}`}`,
+    fix: `make \`ssh ${vm.host} true\` work without a prompt: a \`Host ${vm.host}\` entry in ~/.ssh/config (HostName, User, IdentityFile), your key in its authorized_keys, the host up and on the network`,
+  };
+}
+
+/** Text for a report: one line per check, the fix under each failure. */
+export function formatReport(r: PreflightReport): string {
+  const lines = [`${r.vm}: ${r.status === 0 ? 'ready' : 'NOT READY'}`];
+  for (const c of r.checks) {
+    lines.push(`  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(11)} ${c.detail}`);
+    if (!c.ok && c.fix) lines.push(...c.fix.split('\n').map((l) => `       fix: ${l}`));
+  }
+  return lines.join('\n') + '\n';
+}

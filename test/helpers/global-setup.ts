@@ -1,0 +1,26 @@
+// Once per `vitest run`: the V8 code caches the build wrote into dist/ must be the same at the end. A test
+// that runs the executable under other V8 flags makes the loader rewrite its cache: such a test runs from a
+// copy of dist/ (see test/e2e/hooks-stdin.test.ts).
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const DIST = join(import.meta.dirname, '..', '..', 'dist');
+const CACHES = ['hot.cjs.cache', 'hook.cjs.cache'];
+
+function digest(): string | null {
+  if (!CACHES.every((f) => existsSync(join(DIST, f)))) return null;
+  const h = createHash('sha256');
+  for (const f of CACHES) h.update(readFileSync(join(DIST, f)));
+  return h.digest('hex');
+}
+
+export default function setup(): () => void {
+  const before = digest();
+  return () => {
+    const after = digest();
+    if (before !== null && after !== null && before !== after) {
+      throw new Error('a test rewrote the code caches in dist/ (dist/*.cjs.cache): run the executable from a copy of dist/ in that test');
+    }
+  };
+}

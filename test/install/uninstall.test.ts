@@ -1,0 +1,117 @@
+// `offhost uninstall` against real files written by the real `offhost init` (built CLI, real git): it takes
+// out exactly what init put in, keeps everything of the user's around it, and says what it removed.
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git, initRepo, offhost, write } from '../lint/helpers.js';
+
+const CMD = 'offhost lint --staged';
+const GLOB = 'meta/context/notices/**/*.md';
+
+function snapshot(dir: string, files: string[]): Record<string, string | null> {
+  return Object.fromEntries(files.map((f) => [f, existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : null]));
+}
+
+function repo(pkg: Record<string, unknown> = { name: 'x', private: true, devDependencies: { husky: '^9', 'lint-staged': '^16' } }): string {
+  const dir = initRepo('offhost-uninstall-');
+  git(dir, 'config', '--unset', 'core.hooksPath');
+  write(dir, 'package.json', `${JSON.stringify(pkg, null, 2)}\n`);
+  return dir;
+}
+
+describe('offhost uninstall', () => {
+  it('after init in a fresh repository: the hook file, the lint-staged entry and the agent hook go; the rest stays', () => {
+    const dir = repo();
+    const before = snapshot(dir, ['package.json']);
+    expect(offhost(['init'], dir).status).toBe(0);
+    expect(offhost(['init', '--agent', 'claude-code'], dir).status).toBe(0);
+    expect(offhost(['init', '--agent', 'gemini'], dir).status).toBe(0);
+    const r = offhost(['uninstall'], dir);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('.husky/pre-commit: removed offhost\'s lines (nothing else was in it: file removed)');
+    expect(r.stdout).toContain(`package.json: removed the lint-staged entry "${CMD}"`);
+    expect(r.stdout).toContain('.claude/settings.json: removed 1 offhost hook');
+    expect(r.stdout).toContain('.gemini/settings.json: removed 1 offhost hook');
+    expect(r.stdout).toContain('kept: husky and lint-staged');
+    expect(existsSync(join(dir, '.husky/pre-commit'))).toBe(false);
+    expect(existsSync(join(dir, '.claude'))).toBe(false);
+    expect(existsSync(join(dir, '.gemini'))).toBe(false);
+    // package.json as it was before init (init added only the prepare script, kept: husky's own set-up)
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect({ ...pkg, scripts: undefined }).toEqual({ ...JSON.parse(before['package.json']!), scripts: undefined });
+    // a second run has nothing left to do
+    const again = offhost(['uninstall'], dir);
+    expect(again.stdout).toContain('nothing of offhost to remove');
+  });
+
+  it("keeps the user's own hook lines, lint-staged entries and agent hooks, and init's lint-staged line while others use it", () => {
+    const dir = repo({ name: 'x', private: true, devDependencies: { husky: '^9', 'lint-staged': '^16' }, 'lint-staged': { '*.ts': 'eslint --fix', [GLOB]: 'prettier --check' } });
+    write(dir, '.husky/pre-commit', 'npm test\n');
+    write(dir, '.claude/settings.json', `${JSON.stringify({ permissions: { allow: ['Bash(ls)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './my-check.sh' }] }] } }, null, 2)}\n`);
+    const before = snapshot(dir, ['package.json', '.husky/pre-commit', '.claude/settings.json']);
+    expect(offhost(['init'], dir).status).toBe(0);
+    expect(offhost(['init', '--agent', 'claude-code'], dir).status).toBe(0);
+    const r = offhost(['uninstall'], dir);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('kept `OFFHOST_NO_TTY=1 npx lint-staged --verbose`: other lint-staged entries use it');
+    const after = snapshot(dir, ['package.json', '.husky/pre-commit', '.claude/settings.json']);
+    expect(after['.claude/settings.json']).toBe(before['.claude/settings.json']);
+    const pkg = JSON.parse(after['package.json']!);
+    expect(pkg['lint-staged']).toEqual({ '*.ts': 'eslint --fix', [GLOB]: 'prettier --check' });
+    expect(after['.husky/pre-commit']).toBe('npm test\n\nOFFHOST_NO_TTY=1 npx lint-staged --verbose\n');
+  });
+
+  it('recognises offhost agent hooks by their command, whatever path form, and only those', () => {
+    const dir = repo();
+    const hooks = [
+      "'/usr/bin/node' '/opt/x/node_modules/offhost/dist/offhost.cjs' 'hook' 'claude-code'",
+      '/home/u/proj/node_modules/.bin/offhost hook claude-code --mode suggest',
+      'npx offhost hook claude-code',
+      'node "/srv/offhost/dist/offhost.mjs" hook claude-code',
+      './not-offhost.sh hook claude-code',
+      'echo offhost hooks',
+    ];
+    write(dir, '.claude/settings.json', `${JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: hooks.map((command) => ({ type: 'command', command })) }] } }, null, 2)}\n`);
+    const r = offhost(['uninstall'], dir);
+    expect(r.stdout).toContain('.claude/settings.json: removed 4 offhost hooks');
+    const left = JSON.parse(readFileSync(join(dir, '.claude/settings.json'), 'utf8'));
+    expect(left.hooks.PreToolUse[0].hooks.map((h: { command: string }) => h.command)).toEqual(['./not-offhost.sh hook claude-code', 'echo offhost hooks']);
+  });
+
+  it('--dry-run says what would go and writes nothing; a settings file that is not JSON stops it with its name', () => {
+    const dir = repo();
+    expect(offhost(['init'], dir).status).toBe(0);
+    const files = ['package.json', '.husky/pre-commit'];
+    const before = snapshot(dir, files);
+    const dry = offhost(['uninstall', '--dry-run'], dir);
+    expect(dry.stdout).toContain('would remove:');
+    expect(dry.stdout).toContain('.husky/pre-commit');
+    expect(snapshot(dir, files)).toEqual(before);
+    write(dir, '.codex/hooks.json', '{ "hooks": ');
+    const bad = offhost(['uninstall'], dir);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('.codex/hooks.json');
+    expect(snapshot(dir, files)).toEqual(before);
+  });
+
+  it('takes the entry out of a YAML .lintstagedrc, keeping its comments', () => {
+    const dir = repo();
+    write(dir, '.lintstagedrc.yaml', `# mine\n'*.ts': eslint --fix\n`);
+    expect(offhost(['init'], dir).status).toBe(0);
+    expect(readFileSync(join(dir, '.lintstagedrc.yaml'), 'utf8')).toContain(CMD);
+    expect(offhost(['uninstall'], dir).status).toBe(0);
+    expect(readFileSync(join(dir, '.lintstagedrc.yaml'), 'utf8')).toBe(`# mine\n'*.ts': eslint --fix\n`);
+  });
+
+  it('init says when an existing lint-staged line would hide the warnings (no --verbose), and leaves that line alone', () => {
+    const dir = repo();
+    write(dir, '.husky/pre-commit', 'npx lint-staged\n');
+    const r = offhost(['init'], dir);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('runs lint-staged without --verbose');
+    expect(readFileSync(join(dir, '.husky/pre-commit'), 'utf8').startsWith('npx lint-staged\n')).toBe(true);
+    // and uninstall gives the hook back as it was
+    expect(offhost(['uninstall'], dir).status).toBe(0);
+    expect(readFileSync(join(dir, '.husky/pre-commit'), 'utf8')).toBe('npx lint-staged\n');
+  });
+});
