@@ -10,6 +10,10 @@ __offhost_loaded=1
 __offhost_cmd=(offhost)
 __offhost_state=idle
 __offhost_histnum=
+__offhost_said=
+__offhost_err=${TMPDIR:-/tmp}/offhost-check.$$
+# The heavy programs of offhost's built-in rules: still refused when offhost itself cannot run.
+__offhost_heavy='^(Brave Browser|Chromium|Firefox|Firefox Developer Edition|Firefox Nightly|Google Chrome|Google Chrome Beta|Google Chrome Canary|Google Chrome Dev|Hyprland|Microsoft Edge|Microsoft Edge Beta|Microsoft Edge Dev|MiniBrowser|Safari|UTM|VBoxHeadless|VBoxManage|VirtualBoxVM|WebKitWebDriver|X|Xdummy|Xephyr|Xnest|Xorg|Xtigervnc|Xvfb|Xvnc|backstop|brave|brave-browser|brave-browser-beta|brave-browser-nightly|brave-browser-stable|bun|cage|chrome|chrome-headless-shell|chromedriver|chromium|chromium-browser|chromium-freeworld|codeceptjs|cypress|dart|deno|detox|docker|dwl|emulator|emulator-headless|epiphany|firefox|firefox-beta|firefox-bin|firefox-developer-edition|firefox-esr|firefox-nightly|flutter|gamescope|geckodriver|gmake|gnome-boxes|gnome-shell|google-chrome|google-chrome-beta|google-chrome-canary|google-chrome-dev|google-chrome-stable|google-chrome-unstable|gradle|gradlew|headless-shell|headless_shell|hikari|hyprland|karma|kvm|kwin_wayland|labwc|lb|lhci|librewolf|lighthouse|make|microsoft-edge|microsoft-edge-beta|microsoft-edge-canary|microsoft-edge-dev|microsoft-edge-stable|msedge|msedgedriver|multipassd|mutter|nerdctl|ng|nightwatch|niri|node|nodejs|opera|pa11y|pa11y-ci|patrol|playwright|podman|protractor|puppeteer|py\.test|pytest|python|python3|qemu-kvm|quickemu|river|ruby|selenium-server|selenium-standalone|sway|taiko|test-storybook|testcafe|testem|tigervncserver|ungoogled-chromium|utm|vagrant|vboxheadless|vboxmanage|virsh|virt-install|virt-viewer|vitest|vivaldi|vivaldi-stable|vncserver|waterfox|wayfire|wdio|web-test-runner|weston|wlheadless-run|wtr|x11vnc-virtual|xpra|xvfb-run|emulator64-.*|python3\..*|qemu-system-.*)$'
 
 # Sets __offhost_hnum and __offhost_hline from the last history entry.
 __offhost_hist() {
@@ -24,39 +28,160 @@ __offhost_hist() {
   fi
 }
 __offhost_reset() { __offhost_state=idle; }
-__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
+__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; __offhost_cont=; }
+
+# Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
+# its config is broken: exit, cd, trap -, builtins that run nothing, and editing offhost's own config.
+__offhost_trivial() {
+  local l=$1 w rest
+  case $l in *[\`\;\&\|\<\>\(\)]* | *'$('*) return 1 ;; esac
+  [[ $l == *$'\n'* ]] && return 1
+  [[ $l =~ ^[[:space:]]*([^[:space:]]+)(.*)$ ]] || return 1
+  w=${BASH_REMATCH[1]} rest=${BASH_REMATCH[2]}
+  case $w in
+    exit | logout | cd | pushd | popd | dirs | pwd | true | false | : | jobs | fg | bg | wait | disown | umask | history | type | hash | help | alias | unalias | export | unset | set | shopt | declare | typeset | local | readonly | times | clear | reset | bind | complete) return 0 ;;
+    trap) [[ $rest =~ ^[[:space:]]*((-|-p|-l|\'\'|\"\")([[:space:]].*)?)?$ ]] && return 0 ;;
+    vi | vim | nvim | nano | emacs | micro | hx | ed | code | "${EDITOR:-vi}" | "${VISUAL:-vi}" | '$EDITOR' | '$VISUAL' | '"$EDITOR"' | '"$VISUAL"')
+      [[ $rest =~ ^[[:space:]]+[^[:space:]]*(offhost\.config\.yaml|offhost/config\.yaml)[[:space:]]*$ ]] && return 0 ;;
+  esac
+  return 1
+}
+
+# Is the line one bash keeps out of history (HISTCONTROL ignorespace/ignoreboth, HISTIGNORE)?
+__offhost_private() {
+  local line=$1 pat pats
+  if [[ $line == [[:space:]]* && ( ${HISTCONTROL-} == *ignorespace* || ${HISTCONTROL-} == *ignoreboth* ) ]]; then return 0; fi
+  IFS=: read -ra pats <<<"${HISTIGNORE-}"
+  for pat in "${pats[@]}"; do
+    # shellcheck disable=SC2053
+    [[ -n $pat && $line == $pat ]] && return 0
+  done
+  return 1
+}
+
+# offhost could not answer (node or the install gone, a crash): say so once, refuse the heavy programs known.
+__offhost_fallback() {
+  local line=$1 rc=$2 w words why
+  if [[ -z $__offhost_said ]]; then
+    __offhost_said=1
+    why=$(head -n 1 "$__offhost_err" 2>/dev/null)
+    printf 'offhost: cannot run %s (status %s%s); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell bash\n' "${__offhost_cmd[*]}" "$rc" "${why:+: $why}" >&2
+  fi
+  read -ra words <<<"$line"
+  for w in "${words[@]}"; do
+    w=${w//[\'\"]/}
+    w=${w##*/}
+    if [[ $w =~ $__offhost_heavy ]]; then
+      __offhost_out="refused: offhost cannot run, and this line names $w, which offhost's rules keep off this laptop; fix offhost first"
+      return 1
+    fi
+  done
+  return 0
+}
+
+# Judges a line: 0 allow, 3 reroute (__offhost_out: the command), 126 refused (__offhost_out: the reason),
+# 5 not complete yet. $2 = 1: the line is kept out of history (not audited).
+__offhost_judge() {
+  local line=$1 rc
+  __offhost_out=
+  __offhost_trivial "$line" && return 0
+  local priv=()
+  [[ ${2-} == 1 ]] && priv=(--private)
+  __offhost_out=$("${__offhost_cmd[@]}" shell --check --cwd "$PWD" "${priv[@]}" -- "$line" 2>"$__offhost_err")
+  rc=$?
+  case $rc in
+    0 | 3 | 5 | 126) return $rc ;;
+    4)
+      if [[ $__offhost_said != config ]]; then
+        __offhost_said=config
+        printf 'offhost: %s\n' "$__offhost_out" >&2
+      fi
+      return 0
+      ;;
+  esac
+  __offhost_fallback "$line" "$rc" && return 0
+  return 126
+}
 
 __offhost_debug() {
   [[ -n ${COMP_LINE-} ]] && return 0
   case $BASH_COMMAND in __offhost_*) return 0 ;; esac
+  # extdebug makes functions inherit the DEBUG trap: the snippet's own functions are not checked.
+  case ${FUNCNAME[1]-} in __offhost_*) return 0 ;; esac
   case $__offhost_state in
     idle | pass) return 0 ;;
     skip) return 1 ;;
   esac
-  local line out rc
+  local line priv=1 rc
   __offhost_hist
   if [[ -n $__offhost_hnum && $__offhost_hnum != "$__offhost_histnum" ]]; then
     line=$__offhost_hline
+    priv=0
     __offhost_state=pass
   else
     line=$BASH_COMMAND
   fi
-  out=$("${__offhost_cmd[@]}" shell --check --cwd "$PWD" -- "$line")
+  __offhost_judge "$line" "$priv"
   rc=$?
+  # bash has the whole line by now: one offhost still reads as unfinished is one it cannot read (refused)
+  [[ $rc == 5 ]] && __offhost_out="refused: offhost cannot read this line as bash runs it"
   case $rc in
     0) return 0 ;;
     3)
       [[ $__offhost_state == pass ]] && __offhost_state=skip
-      printf 'offhost: rerouted; running instead:\n  %s\n' "$out" >&2
-      eval "$out"
+      printf 'offhost: rerouted; running instead:\n  %s\n' "$__offhost_out" >&2
+      eval "$__offhost_out"
       return 1
       ;;
     *)
       [[ $__offhost_state == pass ]] && __offhost_state=skip
-      printf 'offhost: %s\n' "${out:-refused (offhost exited with status $rc)}" >&2
+      printf 'offhost: %s\n' "${__offhost_out:-refused}" >&2
       return 1
       ;;
   esac
+}
+
+# At a terminal: the line is judged when Enter is pressed, before bash accepts it, so that what runs is
+# the line itself, the reroute (its status is the remote one) or __offhost_refused (status 126).
+__offhost_rl() {
+  local line=$READLINE_LINE priv=0 rc
+  [[ -z ${line//[[:space:]]/} ]] && return 0
+  # `trap - DEBUG` takes the whole check out (both layers)
+  [[ $(trap -p DEBUG) == *__offhost_debug* ]] || return 0
+  # A continuation line (PS2) is not a command by itself: the DEBUG trap checks the whole from history.
+  [[ -n ${__offhost_cont-} ]] && return 0
+  __offhost_private "$line" && priv=1
+  __offhost_judge "$line" "$priv"
+  rc=$?
+  case $rc in
+    5)
+      # not complete yet: bash reads on, the DEBUG trap checks the whole line from history
+      __offhost_cont=1
+      return 0
+      ;;
+    0) __offhost_state=pass ;;
+    3)
+      printf 'offhost: rerouted; running instead:\n  %s\n' "$__offhost_out" >&2
+      READLINE_LINE=$__offhost_out
+      READLINE_POINT=${#READLINE_LINE}
+      __offhost_state=pass
+      ;;
+    *)
+      printf 'offhost: %s\n' "${__offhost_out:-refused}" >&2
+      __offhost_refused_line=$line
+      __offhost_refused_priv=$priv
+      READLINE_LINE=__offhost_refused
+      READLINE_POINT=${#READLINE_LINE}
+      __offhost_state=pass
+      ;;
+  esac
+}
+# Runs instead of a refused line: puts the typed line back into history (for editing) and fails with 126.
+__offhost_refused() {
+  __offhost_hist
+  [[ $__offhost_hline == __offhost_refused ]] && builtin history -d "$__offhost_hnum" 2>/dev/null
+  [[ ${__offhost_refused_priv-} == 1 ]] || builtin history -s -- "${__offhost_refused_line-}"
+  return 126
 }
 
 if [[ $(declare -p PROMPT_COMMAND 2>/dev/null) == 'declare -a'* ]]; then
@@ -66,3 +191,8 @@ else
 fi
 shopt -s extdebug
 trap '__offhost_debug' DEBUG
+for __offhost_map in emacs vi-insert vi-command; do
+  bind -m "$__offhost_map" -x '"\C-x\C-o\C-k": __offhost_rl' 2>/dev/null
+  bind -m "$__offhost_map" '"\C-m": "\C-x\C-o\C-k\C-j"' 2>/dev/null
+done
+unset __offhost_map

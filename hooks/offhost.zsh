@@ -2,31 +2,92 @@
 # Checks each command line before zsh accepts it. Source it from ~/.zshrc.
 [[ -o interactive ]] || return 0
 (( ${+__offhost_loaded} )) && return 0
-typeset -g __offhost_loaded=1
+typeset -g __offhost_loaded=1 __offhost_said= __offhost_out= __offhost_refused_line= __offhost_refused_priv=
 typeset -ga __offhost_cmd
 __offhost_cmd=(offhost)
+typeset -g __offhost_heavy='^(Brave Browser|Chromium|Firefox|Firefox Developer Edition|Firefox Nightly|Google Chrome|Google Chrome Beta|Google Chrome Canary|Google Chrome Dev|Hyprland|Microsoft Edge|Microsoft Edge Beta|Microsoft Edge Dev|MiniBrowser|Safari|UTM|VBoxHeadless|VBoxManage|VirtualBoxVM|WebKitWebDriver|X|Xdummy|Xephyr|Xnest|Xorg|Xtigervnc|Xvfb|Xvnc|backstop|brave|brave-browser|brave-browser-beta|brave-browser-nightly|brave-browser-stable|bun|cage|chrome|chrome-headless-shell|chromedriver|chromium|chromium-browser|chromium-freeworld|codeceptjs|cypress|dart|deno|detox|docker|dwl|emulator|emulator-headless|epiphany|firefox|firefox-beta|firefox-bin|firefox-developer-edition|firefox-esr|firefox-nightly|flutter|gamescope|geckodriver|gmake|gnome-boxes|gnome-shell|google-chrome|google-chrome-beta|google-chrome-canary|google-chrome-dev|google-chrome-stable|google-chrome-unstable|gradle|gradlew|headless-shell|headless_shell|hikari|hyprland|karma|kvm|kwin_wayland|labwc|lb|lhci|librewolf|lighthouse|make|microsoft-edge|microsoft-edge-beta|microsoft-edge-canary|microsoft-edge-dev|microsoft-edge-stable|msedge|msedgedriver|multipassd|mutter|nerdctl|ng|nightwatch|niri|node|nodejs|opera|pa11y|pa11y-ci|patrol|playwright|podman|protractor|puppeteer|py\.test|pytest|python|python3|qemu-kvm|quickemu|river|ruby|selenium-server|selenium-standalone|sway|taiko|test-storybook|testcafe|testem|tigervncserver|ungoogled-chromium|utm|vagrant|vboxheadless|vboxmanage|virsh|virt-install|virt-viewer|vitest|vivaldi|vivaldi-stable|vncserver|waterfox|wayfire|wdio|web-test-runner|weston|wlheadless-run|wtr|x11vnc-virtual|xpra|xvfb-run|emulator64-.*|python3\..*|qemu-system-.*)$'
+typeset -g __offhost_err=${TMPDIR:-/tmp}/offhost-check.$$
+
+__offhost_trivial() {
+  emulate -L zsh
+  local l=$1
+  [[ $l == *[\;\&\|\<\>\(\)\`]* || $l == *'$('* || $l == *$'\n'* ]] && return 1
+  local -a w
+  w=(${(z)l})
+  case $w[1] in
+    exit | logout | bye | cd | pushd | popd | dirs | pwd | true | false | : | jobs | fg | bg | wait | disown | umask | history | fc | type | whence | which | hash | rehash | alias | unalias | export | unset | set | setopt | unsetopt | typeset | declare | local | readonly | clear | reset | bindkey) return 0 ;;
+    trap) [[ ${#w} -eq 1 || $w[2] == (-|-p|-l|\'\'|\"\") ]] && return 0 ;;
+    vi | vim | nvim | nano | emacs | micro | hx | ed | code) [[ ${#w} -eq 2 && $w[2] == (*offhost.config.yaml|*offhost/config.yaml) ]] && return 0 ;;
+  esac
+  return 1
+}
+
+__offhost_judge() {
+  emulate -L zsh
+  local line=$1 rc w
+  __offhost_out=
+  __offhost_trivial "$line" && return 0
+  local -a priv
+  [[ $2 == 1 ]] && priv=(--private)
+  # stdout only: the rewrite (3) or the reason (126); stderr would end up in the buffer or on the display
+  __offhost_out=$("${__offhost_cmd[@]}" shell --check --cwd "$PWD" $priv -- "$line" 2>"$__offhost_err")
+  rc=$?
+  case $rc in
+    0 | 3 | 5 | 126) return $rc ;;
+    4)
+      [[ $__offhost_said == config ]] || { __offhost_said=config; print -u2 -r -- "offhost: $__offhost_out"; }
+      return 0
+      ;;
+  esac
+  if [[ -z $__offhost_said ]]; then
+    __offhost_said=1
+    print -u2 -r -- "offhost: cannot run ${__offhost_cmd[*]} (status $rc: $(head -n 1 $__offhost_err 2>/dev/null)); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell zsh"
+  fi
+  for w in ${(z)line}; do
+    w=${${(Q)w}:t}
+    if [[ $w =~ $__offhost_heavy ]]; then
+      __offhost_out="refused: offhost cannot run, and this line names $w, which offhost's rules keep off this laptop; fix offhost first"
+      return 126
+    fi
+  done
+  return 0
+}
 
 __offhost_accept_line() {
   emulate -L zsh
-  local line=$BUFFER out rc
+  local line=$BUFFER rc priv=0
   if [[ -z ${line//[[:space:]]/} ]]; then
     zle .accept-line
     return
   fi
-  # stdout only: the rewrite (3) or the reason (126); stderr would end up in the buffer or on the display
-  out=$("${__offhost_cmd[@]}" shell --check --cwd "$PWD" -- "$line" 2>/dev/null)
+  [[ -o histignorespace && $line == [[:space:]]* ]] && priv=1
+  [[ -n ${HISTORY_IGNORE-} && $line == ${~HISTORY_IGNORE} ]] && priv=1
+  __offhost_judge "$line" $priv
   rc=$?
   case $rc in
-    0) zle .accept-line ;;
+    0 | 5) zle .accept-line ;;
     3)
-      BUFFER=$out
+      BUFFER=$__offhost_out
       CURSOR=${#BUFFER}
       zle -M "offhost: rerouted to a VM"
       zle .accept-line
       ;;
     *)
-      zle -M "offhost: ${out:-refused (offhost exited with status $rc)}"
+      __offhost_refused_line=$line
+      __offhost_refused_priv=$priv
+      zle -M "offhost: ${__offhost_out:-refused}"
+      BUFFER=__offhost_refused
+      zle .accept-line
       ;;
   esac
 }
+# The refused line, not __offhost_refused, goes into history (for editing), unless it is a private one.
+__offhost_addhistory() {
+  [[ $1 == __offhost_refused$'\n' || $1 == __offhost_refused ]] || return 0
+  [[ $__offhost_refused_priv == 1 ]] || print -s -r -- "$__offhost_refused_line"
+  return 1
+}
+__offhost_refused() { print -u2 -r -- "offhost: ${__offhost_out:-refused}"; return 126; }
+autoload -Uz add-zsh-hook
+add-zsh-hook zshaddhistory __offhost_addhistory
 zle -N accept-line __offhost_accept_line

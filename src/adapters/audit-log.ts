@@ -9,6 +9,11 @@
 // the oldest dropped). Rotation takes a directory lock (`<log>.rotating`, mkdir is atomic); a process that
 // does not get it simply appends, and a lock older than 30 s is taken as stale.
 // Failure: the caller notes it on stderr and carries on; the decision it logs stands either way.
+// What: refusals and reroutes by default; every decision (allows too) with `OFFHOST_AUDIT=all` or the
+// config's `audit.record: all`. A line the user's shell keeps out of history (HISTCONTROL ignorespace/
+// ignoreboth, HISTIGNORE) is never written: the snippets tell `offhost shell --check --private`. Values of
+// variables whose names look secret (TOKEN, SECRET, PASSWORD, KEY, CREDENTIAL, AUTH...) and of --password=
+// style options are written as `***`.
 import { closeSync, mkdirSync, openSync, renameSync, rmdirSync, statSync, writeSync, constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AuditRecord } from './common.js';
@@ -22,6 +27,26 @@ export const MAX_COMMAND_CHARS = 4096;
 export interface AuditSettings {
   path?: string;
   maxBytes?: number;
+  record?: 'decisions' | 'all';
+}
+
+/** Does this record go to the log at all (allows only when asked for)? */
+export function recorded(rec: AuditRecord, env: NodeJS.ProcessEnv, settings: AuditSettings = {}): boolean {
+  if (rec.decision !== 'allow') return true;
+  const level = env.OFFHOST_AUDIT || settings.record || 'decisions';
+  return level === 'all';
+}
+
+const SECRET_NAME = /(TOKEN|SECRET|PASSW(OR)?D|PASS|PWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|_KEY|^KEY|CREDENTIAL|AUTH|COOKIE|SESSION_?ID|SIGNATURE|DSN|WEBHOOK)/i;
+// NAME=value, with the value quoted or bare (a bare value ends at a blank or a shell operator).
+const ASSIGNMENT = /(^|[\s;&|(`'"]|\$\()((?:export\s+|declare\s+-x\s+)?)([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|'[^']*'|(?:[^\s;&|()`'"\\]|\\.)+)/g;
+const SECRET_OPTION = /(--?(?:password|passwd|token|secret|api-?key|access-?key|auth|private-?key)[=\s])("(?:[^"\\]|\\.)*"|'[^']*'|[^\s;&|]+)/gi;
+
+/** The line with the values of secret-looking variables and options replaced by `***`. */
+export function redactSecrets(text: string): string {
+  let out = text.replace(ASSIGNMENT, (m, pre: string, kw: string, name: string) => (SECRET_NAME.test(name) && !name.startsWith('OFFHOST_') ? `${pre}${kw}${name}=***` : m));
+  out = out.replace(SECRET_OPTION, (_m, opt: string) => `${opt}***`);
+  return out;
 }
 
 export function auditLogPath(env: NodeJS.ProcessEnv, settings: AuditSettings = {}): string | null {
@@ -46,7 +71,7 @@ export function isoUtc(d: Date): string {
 }
 
 export function auditLine(rec: AuditRecord, now: Date): string {
-  const command = rec.command;
+  const command = rec.command === null ? null : redactSecrets(rec.command);
   const out: Record<string, unknown> = {
     time: isoUtc(now),
     agent: rec.agent,
@@ -59,7 +84,10 @@ export function auditLine(rec: AuditRecord, now: Date): string {
   if (command !== null && command.length > MAX_COMMAND_CHARS) out.commandLength = command.length;
   if (rec.reason !== undefined) out.reason = rec.reason.length > 1000 ? `${rec.reason.slice(0, 1000)}…` : rec.reason;
   if (rec.mode !== undefined) out.mode = rec.mode;
-  if (rec.rewrite !== undefined) out.rewrite = rec.rewrite.length > MAX_COMMAND_CHARS ? rec.rewrite.slice(0, MAX_COMMAND_CHARS) : rec.rewrite;
+  if (rec.rewrite !== undefined) {
+    const rewrite = redactSecrets(rec.rewrite);
+    out.rewrite = rewrite.length > MAX_COMMAND_CHARS ? rewrite.slice(0, MAX_COMMAND_CHARS) : rewrite;
+  }
   // JSON.stringify escapes control characters, so one record is always exactly one line.
   return `${JSON.stringify(out)}\n`;
 }
@@ -119,7 +147,7 @@ function rotate(path: string, now: Date): void {
  */
 export function appendAudit(rec: AuditRecord, env: NodeJS.ProcessEnv, now: Date = new Date(), settings: AuditSettings = {}): string | null {
   const path = auditLogPath(env, settings);
-  if (!path) return null;
+  if (!path || !recorded(rec, env, settings)) return null;
   const line = auditLine(rec, now);
   const bytes = Buffer.from(line, 'utf8');
   const max = Number(env.OFFHOST_AUDIT_MAX_BYTES) > 0 ? Number(env.OFFHOST_AUDIT_MAX_BYTES) : settings.maxBytes && settings.maxBytes > 0 ? settings.maxBytes : DEFAULT_MAX_BYTES;

@@ -45,7 +45,7 @@ export interface Classifier {
   /** Guard classify for a project directory; throws ConfigError when that project's config is bad. */
   classifyAt(cwd: string): Classify;
   /** That project's config (`hook:` and `audit:` sections are read by the doors). */
-  configAt(cwd: string): { hook: { mode?: 'rewrite' | 'suggest'; allowRewrite?: boolean }; audit: { path?: string; maxBytes?: number } };
+  configAt(cwd: string): { hook: { mode?: 'rewrite' | 'suggest'; allowRewrite?: boolean }; audit: { path?: string; maxBytes?: number; record?: 'decisions' | 'all' } };
 }
 
 export async function makeClassifier(opts: ClassifierOptions): Promise<Classifier> {

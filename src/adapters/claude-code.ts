@@ -18,13 +18,28 @@
 import type { Classify, HookOptions, HookReply } from './common.js';
 import { type PreToolUseFlavour, handlePreToolUse, refuseByExit2 } from './pretooluse.js';
 
+// Tools that run commands: `Bash`; `Monitor` (runs a command in the background and streams its output,
+// `tool_input.command`); `PowerShell` (Windows, `tool_input.command` is a PowerShell line: read by
+// src/adapters/powershell.ts, refused when it names a trigger, never rewritten); MCP tools
+// (`mcp__<server>__<tool>`) whose input names a command (common.ts COMMAND_FIELDS), refused or answered
+// with the command to run instead.
+// Nobody can answer `ask` in headless runs (`claude -p`, the SDK: CLAUDE_CODE_ENTRYPOINT=sdk-*) or when the
+// session's permission_mode is bypassPermissions/dontAsk/auto: reroutes are then answered in suggest form.
+const HEADLESS_MODES = new Set(['bypassPermissions', 'dontAsk', 'auto']);
+
 export const claudeCode: PreToolUseFlavour = {
   agent: 'claude-code',
-  shellTools: ['Bash'],
+  shellTools: ['Bash', 'Monitor'],
+  powershellTools: ['PowerShell'],
+  mcpPrefix: 'mcp__',
   defaultMode: 'rewrite',
   rewriteDecision: (opts) => (opts.allowRewrite ? 'allow' : 'ask'),
   refuseInput: (reason) => refuseByExit2('claude-code', reason),
   argvCommand: false,
+  noOneToAsk: (ev, env) =>
+    (typeof ev.permission_mode === 'string' && HEADLESS_MODES.has(ev.permission_mode)) ||
+    /^sdk/.test(env.CLAUDE_CODE_ENTRYPOINT ?? '') ||
+    env.OFFHOST_HOOK_HEADLESS === '1',
 };
 
 export function handleClaudeCode(raw: string, classifyAt: (cwd: string) => Classify, opts: HookOptions): HookReply {

@@ -44,6 +44,11 @@ export const codex: PreToolUseFlavour = {
   rewriteDecision: () => 'allow',
   refuseInput: refuseCodexInput,
   argvCommand: true,
+  // MCP tools reach PreToolUse as `mcp__<server>__<tool>` with their arguments (pre_tool_use.rs).
+  mcpPrefix: 'mcp__',
+  // The shell tools' `workdir` parameter, where a Codex build puts it in the event's tool_input; current
+  // builds send `{command}` only, so the $SHELL wrapper and the exec-time shims are the layer that sees it.
+  workdirField: 'workdir',
 };
 
 export function handleCodex(raw: string, classifyAt: (cwd: string) => Classify, opts: HookOptions): HookReply {

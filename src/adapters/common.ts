@@ -6,8 +6,50 @@ import { bareOrSingleQuote } from '../routes/quote.js';
 /** The guard's classify (src/policy/guard.ts `Guard.classify`): never throws by contract; we still guard. */
 export type Classify = (line: string, at?: { cwd?: string; env?: NodeJS.ProcessEnv }) => Verdict;
 
-export type AgentName = 'claude-code' | 'codex' | 'gemini';
-export const AGENTS: readonly AgentName[] = ['claude-code', 'codex', 'gemini'];
+export type AgentName = 'claude-code' | 'codex' | 'gemini' | 'cursor' | 'copilot' | 'windsurf' | 'opencode';
+export const AGENTS: readonly AgentName[] = ['claude-code', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf', 'opencode'];
+
+/**
+ * The hook timeout `offhost init --agent` writes for each agent (ms). Every deadline inside the hook stays
+ * below it (see hookDeadlines): an agent that kills a hook at its timeout runs the tool anyway.
+ */
+export const HOOK_TIMEOUT_MS: Record<AgentName, number> = {
+  'claude-code': 30_000,
+  codex: 30_000,
+  gemini: 30_000,
+  cursor: 30_000,
+  copilot: 30_000,
+  windsurf: 30_000,
+  opencode: 30_000,
+};
+/** Left for node start-up, config loading and writing the answer, below the agent's timeout. */
+const HOOK_MARGIN_MS = 6_000;
+export const STDIN_DEFAULT_MS = 10_000;
+export const BUDGET_DEFAULT_MS = 5_000;
+
+/**
+ * The stdin and classification deadlines for one hook call: OFFHOST_HOOK_STDIN_MS / OFFHOST_HOOK_BUDGET_MS
+ * (or the defaults), each capped so that both together end before the agent's timeout. `capped` names a
+ * variable that asked for more (said once on stderr by the caller).
+ */
+export function hookDeadlines(agent: AgentName, env: NodeJS.ProcessEnv): { stdinMs: number; budgetMs: number; capped: string[] } {
+  const room = HOOK_TIMEOUT_MS[agent] - HOOK_MARGIN_MS;
+  const want = (name: string, dflt: number): number => (Number(env[name]) > 0 ? Number(env[name]) : dflt);
+  const capped: string[] = [];
+  let stdinMs = want('OFFHOST_HOOK_STDIN_MS', STDIN_DEFAULT_MS);
+  let budgetMs = want('OFFHOST_HOOK_BUDGET_MS', BUDGET_DEFAULT_MS);
+  const stdinCap = Math.floor(room / 2);
+  if (stdinMs > stdinCap) {
+    stdinMs = stdinCap;
+    capped.push(`OFFHOST_HOOK_STDIN_MS (capped at ${stdinCap})`);
+  }
+  const budgetCap = room - stdinMs;
+  if (budgetMs > budgetCap) {
+    budgetMs = budgetCap;
+    capped.push(`OFFHOST_HOOK_BUDGET_MS (capped at ${budgetCap})`);
+  }
+  return { stdinMs, budgetMs, capped };
+}
 
 /** How a reroute is answered: the command is replaced in the tool call, or denied with the command to run. */
 export type RerouteMode = 'rewrite' | 'suggest';
@@ -19,6 +61,11 @@ export interface HookOptions {
   allowRewrite?: boolean;
   /** The hook process's environment (OFFHOST_SESSION there wins over the agent's session id). */
   env: NodeJS.ProcessEnv;
+  /**
+   * The hook process's own directory: where the agent started it (the workspace root for Windsurf's and
+   * Cursor's project hooks). Used only for events that carry no directory at all (MCP tool events).
+   */
+  processCwd?: string;
   /**
    * The project config's `hook:` section for a directory (offhost.config.yaml), used where neither the
    * command line nor the environment decided. Throws like loadGuard on a bad config (then ignored: the
@@ -86,7 +133,15 @@ export function joinArgv(argv: readonly string[]): string {
   return argv.map(shQuote).join(' ');
 }
 
-const AI_OF: Record<AgentName, string> = { 'claude-code': 'claude', codex: 'codex', gemini: 'gemini' };
+const AI_OF: Record<AgentName, string> = {
+  'claude-code': 'claude',
+  codex: 'codex',
+  gemini: 'gemini',
+  cursor: 'cursor',
+  copilot: 'copilot',
+  windsurf: 'windsurf',
+  opencode: 'opencode',
+};
 
 /** The `ai` a lock taken for this agent records (POLICY R3: claude | codex | gemini | ...). */
 export function aiOf(agent: AgentName): string {
@@ -106,15 +161,34 @@ export function sessionTag(agent: AgentName, sessionId: string | null, env: Node
 }
 
 /**
- * The command an agent runs instead of a rerouted one: the guard's rewrite, with the agent's session and ai
- * exported first so that `offhost run` takes (and releases) the VM lock in this session's name. `export`
- * rather than a `VAR=x` prefix, because a prefix would only reach the first command of a compound rewrite.
+ * The command an agent runs instead of a rerouted one: the guard's rewrite (always ONE simple command,
+ * `<offhost> run [...] -- '<line>'`, src/cli/run-rewrite.ts) behind `env OFFHOST_SESSION=… OFFHOST_AI=…`, so
+ * that `offhost run` takes (and releases) the VM lock in this session's name. `env` rather than `export …;`:
+ * the line stays one argv that survives a shlex split and exec (Codex's argv-style shell tools), and in a
+ * shell it means the same.
  */
 export function withSession(rewrite: string, session: string | null, agent: AgentName): string {
   const parts: string[] = [];
   if (session) parts.push(`OFFHOST_SESSION=${shQuote(session)}`);
   parts.push(`OFFHOST_AI=${aiOf(agent)}`);
-  return `export ${parts.join(' ')}; ${rewrite}`;
+  return `env ${parts.join(' ')} ${rewrite}`;
+}
+
+/** Names of tool-input fields that carry a command line in tools offhost does not know by name (MCP tools). */
+export const COMMAND_FIELDS = ['command', 'cmd', 'commandLine', 'command_line', 'script', 'shell_command'] as const;
+
+/**
+ * The command line an unknown tool's input names, if any: a string in one of COMMAND_FIELDS, or an argv
+ * array there (joined with bash quoting). null when the input names none (the tool is not judged).
+ */
+export function commandInInput(input: unknown): string | null {
+  if (!isRecord(input)) return null;
+  for (const k of COMMAND_FIELDS) {
+    const v = input[k];
+    if (typeof v === 'string' && v.trim() !== '') return v;
+    if (Array.isArray(v) && v.length > 0 && v.every((w) => typeof w === 'string')) return joinArgv(v as string[]);
+  }
+  return null;
 }
 
 function ruleText(v: Verdict): string {
@@ -158,6 +232,23 @@ export function safeClassify(classify: Classify, line: string, at: { cwd?: strin
   } catch (err) {
     return refusal(HOOK_RULES.internal, `offhost failed while checking this command: ${errorText(err)}`);
   }
+}
+
+/**
+ * A PowerShell line judged through the bash guard (src/adapters/powershell.ts says what is read): the
+ * worst verdict of its candidate commands (deny over reroute over allow).
+ */
+export function classifyPowerShell(classify: Classify, line: string, at: { cwd?: string; env?: NodeJS.ProcessEnv }, candidates: (l: string) => { lines: string[]; tooMany: boolean }): Verdict {
+  if (line.includes('\0')) return safeClassify(classify, line, at);
+  const { lines, tooMany } = candidates(line);
+  if (tooMany) return refusal(HOOK_RULES.budget, 'this PowerShell line names too many commands for offhost to check one by one; split it up');
+  let worst: Verdict | null = null;
+  for (const l of lines) {
+    const v = safeClassify(classify, l, at);
+    if (v.decision === 'deny') return { ...v, reason: `${v.reason} (read from the PowerShell line as \`${l}\`)` };
+    if (v.decision === 'reroute' && !worst) worst = { ...v, reason: `${v.reason} (read from the PowerShell line as \`${l}\`)` };
+  }
+  return worst ?? { decision: 'allow', rule: null, reason: 'no rule matched', route: null, rewrite: null, commands: [] };
 }
 
 export function errorText(err: unknown): string {

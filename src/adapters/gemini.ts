@@ -24,6 +24,7 @@ import {
   json,
   jsonType,
   aJsonType,
+  commandInInput,
   parseEvent,
   rewriteReason,
   safeClassify,
@@ -37,6 +38,13 @@ import { isAbsolute, resolve } from 'node:path';
 
 export const GEMINI_SHELL_TOOLS = ['run_shell_command'] as const;
 
+/** MCP tools are named `mcp__<server>__<tool>` (docs/hooks/reference.md); judged when their input names a command. */
+export function geminiNeedsGuard(ev: unknown): boolean {
+  if (!isRecord(ev) || typeof ev.tool_name !== 'string') return true;
+  if ((GEMINI_SHELL_TOOLS as readonly string[]).includes(ev.tool_name)) return true;
+  return ev.tool_name.startsWith('mcp__') && commandInInput(ev.tool_input) !== null;
+}
+
 const refuse = (reason: string): HookReply => refuseByExit2('gemini', reason);
 
 export function handleGemini(raw: string, classifyAt: (cwd: string) => Classify, opts: HookOptions): HookReply {
@@ -49,7 +57,8 @@ export function handleGemini(raw: string, classifyAt: (cwd: string) => Classify,
   const toolName = stringField(ev, 'tool_name');
   if (typeof toolName !== 'string') return refuse(toolName.error);
   // Other tools pass: an empty JSON object is "no decision" (the reference's own examples print `{}`).
-  if (!(GEMINI_SHELL_TOOLS as readonly string[]).includes(toolName)) return { stdout: json({}), stderr: '', exitCode: 0, audit: null };
+  const mcp = toolName.startsWith('mcp__') && commandInInput(ev.tool_input) !== null;
+  if (!mcp && !(GEMINI_SHELL_TOOLS as readonly string[]).includes(toolName)) return { stdout: json({}), stderr: '', exitCode: 0, audit: null };
 
   const cwd = stringField(ev, 'cwd');
   if (typeof cwd !== 'string') return refuse(cwd.error);
@@ -58,10 +67,11 @@ export function handleGemini(raw: string, classifyAt: (cwd: string) => Classify,
   if (typeof sessionId !== 'string') return refuse(sessionId.error);
   const input = ev.tool_input;
   if (!isRecord(input)) return refuse(input === undefined ? 'hook event has no tool_input' : `hook event field tool_input is ${aJsonType(input)}, not an object`);
-  const line = stringField(input, 'command', 'tool_input.');
-  if (typeof line !== 'string') return refuse(line.error);
+  const field = mcp ? (commandInInput(input) as string) : stringField(input, 'command', 'tool_input.');
+  if (typeof field !== 'string') return refuse(field.error);
+  const line = field;
   let dir = cwd;
-  for (const key of ['dir_path', 'directory']) {
+  for (const key of mcp ? [] : ['dir_path', 'directory']) {
     const d = input[key];
     if (d === undefined || d === null || d === '') continue;
     if (typeof d !== 'string') return refuse(`hook event field tool_input.${key} is ${aJsonType(d)}, not a string`);
@@ -70,7 +80,8 @@ export function handleGemini(raw: string, classifyAt: (cwd: string) => Classify,
   }
 
   const session = sessionTag('gemini', sessionId, opts.env);
-  const { mode } = effectiveSettings(opts, cwd, 'rewrite');
+  // An MCP tool's command cannot be swapped: it gets the command to run instead.
+  const mode = mcp ? 'suggest' : effectiveSettings(opts, cwd, 'rewrite').mode;
   const base: AuditRecord = { agent: 'gemini', session, cwd: dir, command: line, decision: 'deny', rule: null };
   let verdict: Verdict;
   try {

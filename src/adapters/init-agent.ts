@@ -1,77 +1,158 @@
-// `offhost init --agent claude-code|codex|gemini`: writes (or merges) offhost's hook into the project's
-// agent settings, calling offhost by absolute path (node + dist/offhost.cjs), never through npx: a hook runs
-// before every shell command, and `npx -y` costs seconds per call.
+// `offhost init --agent <agent>`: writes (or merges) offhost's hook into the agent's settings.
 //
-// - Claude Code: `.claude/settings.json`, `hooks.PreToolUse[] = {matcher: "Bash", hooks: [{type:
-//   "command", command, timeout}]}` (timeout in seconds). Hooks reference: settings files
-//   `~/.claude/settings.json`, `.claude/settings.json`, `.claude/settings.local.json`.
-// - Codex: `.codex/hooks.json`, the same `hooks.PreToolUse[] = {matcher: "Bash", hooks: [...]}` shape
-//   (timeout in seconds). Codex loads `<project>/.codex/hooks.json` and `~/.codex/hooks.json` (both run);
-//   hooks are on by default since 0.124 (`[features] hooks = false` turns them off; older builds needed
-//   `codex_hooks = true`), and a new hook must be trusted once in Codex's `/hooks` review.
-// - Gemini CLI: `.gemini/settings.json`, `hooks.BeforeTool[] = {matcher: "run_shell_command", hooks:
-//   [{name: "offhost", type: "command", command, timeout}]}` (timeout in milliseconds, default 60000).
+// What every written hook command looks like (hooks/README.md "What init writes" documents it exactly, and
+// `offhost uninstall` recognises an entry by its `offhost hook <agent>`):
 //
-// Idempotent: an entry whose command runs `offhost ... hook <agent>` is updated in place (one entry after any
-// number of runs); every other hook and setting is kept as it was. A settings file that is not valid JSON
-// is refused with file:line:column and left untouched.
+//   <root>/<rel>/node_modules/.bin/offhost hook <agent> [ARGS] || { s=$?; [ $s -eq 2 ] || echo "…" >&2; exit 2; }
+//
+// - No machine path in a committed file: <root> is the agent's project directory variable
+//   ("$CLAUDE_PROJECT_DIR", "$GEMINI_PROJECT_DIR") or "$(git rev-parse --show-toplevel)" for agents that set
+//   none, and <rel> is where the project's node_modules sits relative to it. When offhost is not installed
+//   in the project (a global install, a checkout), there is no such path: the entry then goes to the
+//   agent's personal settings file with absolute node and offhost paths, and init says so.
+// - Fails closed: `|| … exit 2` turns any failure to start (node_modules gone, dist/ missing mid-build,
+//   node missing, a Node upgrade that breaks it: shell status 126/127, node status 1) into exit 2 with a
+//   reason on stderr, which Claude Code, Codex, Gemini, Cursor and Windsurf treat as a block. Copilot acts
+//   only on a deny on stdout, so its fallback prints one (see FALLBACK).
+// - Keeps the user's choices: the arguments after `hook <agent>` in an existing entry (`--mode rewrite`,
+//   `--allow-rewrite`…) are kept unless --hook-args replaces them; every other hook and setting is kept.
+// - Idempotent: one entry per event and matcher after any number of runs; a file that is not valid JSON
+//   (Gemini: JSON with comments, which Gemini strips) is refused with file:line:column and left untouched.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ConfigError, UsageError, positionAt } from '../errors.js';
 import type { Io } from '../cli/io.js';
-import { type AgentName, AGENTS, isRecord, shQuote } from './common.js';
+import { type AgentName, AGENTS, HOOK_TIMEOUT_MS, isRecord, shQuote } from './common.js';
+import { openCodePlugin } from './opencode-plugin.js';
 import { ownExecutableForSettings } from '../cli/own-executable.js';
 
 export interface InitAgentOptions {
   /** Project root whose settings are written (default: io.cwd). */
   project?: string;
-  /** Absolute path of the offhost entry script (default: the running dist/offhost.cjs). */
+  /** Absolute path of the offhost entry script, for the personal-file form (default: the running dist/offhost.cjs). */
   bin?: string;
-  /** Node executable (default: process.execPath). */
+  /** Node executable, for the personal-file form (default: process.execPath). */
   node?: string;
-  /** Extra arguments for the hook (e.g. ['--mode', 'suggest']). */
+  /** Hook arguments (e.g. ['--mode', 'rewrite']); undefined keeps what an existing entry has. */
   hookArgs?: string[];
+  /** Where node_modules/.bin/offhost is (default: searched from the project up). null: not installed there. */
+  projectBin?: string | null;
   /** Print what would be written, write nothing. */
   dryRun?: boolean;
 }
 
+type Shape = 'groups' | 'flat' | 'copilot' | 'plugin';
+
 interface AgentTarget {
+  /** The committed, project-level file. */
   file: string;
-  event: string;
-  matcher: string;
-  timeout: number;
-  named: boolean;
+  /** The personal file (under HOME, or project-local and not committed) for an install outside the project. */
+  personal: string;
+  personalInHome: boolean;
+  shape: Shape;
+  /** groups: event -> matchers (one group each); flat: event names. */
+  events: { event: string; matchers?: string[] }[];
+  /** The timeout as the agent spells it (seconds or ms), or null where the agent has no per-hook timeout. */
+  timeout: number | null;
+  named?: boolean;
+  /** Extra fields of a flat entry. */
+  extra?: Record<string, unknown>;
+  /** The shell expression for the directory <rel> is relative to. */
+  root: 'CLAUDE_PROJECT_DIR' | 'GEMINI_PROJECT_DIR' | 'git';
+  jsonc?: boolean;
+  topLevel?: Record<string, unknown>;
   notes: string[];
 }
+
+const S = (agent: AgentName) => HOOK_TIMEOUT_MS[agent] / 1000;
 
 const TARGETS: Record<AgentName, AgentTarget> = {
   'claude-code': {
     file: '.claude/settings.json',
-    event: 'PreToolUse',
-    matcher: 'Bash',
-    timeout: 30,
-    named: false,
+    personal: '.claude/settings.local.json',
+    personalInHome: false,
+    shape: 'groups',
+    events: [{ event: 'PreToolUse', matchers: ['Bash|Monitor|PowerShell|mcp__.*'] }],
+    timeout: S('claude-code'),
+    root: 'CLAUDE_PROJECT_DIR',
     notes: ['Claude Code reads it at start: restart running sessions (or review it in /hooks).'],
   },
   codex: {
     file: '.codex/hooks.json',
-    event: 'PreToolUse',
-    matcher: 'Bash',
-    timeout: 30,
-    named: false,
+    personal: '.codex/hooks.json',
+    personalInHome: true,
+    shape: 'groups',
+    events: [{ event: 'PreToolUse', matchers: ['Bash', 'mcp__.*'] }],
+    timeout: S('codex'),
+    root: 'git',
     notes: [
-      'Codex asks you to trust a new hook once: open /hooks in Codex and approve it.',
+      'Codex runs project hooks only in a trusted project, and asks you to trust each new or changed hook command once: open /hooks in Codex and approve it (again after this command changed it).',
       'Hooks are on by default since Codex 0.124; older builds need `[features] codex_hooks = true` in config.toml.',
-      'Reroutes are answered as a deny carrying the command to run (suggest mode); add `--mode rewrite` to the hook command to rewrite instead.',
+      'Reroutes are answered as a deny carrying the command to run (suggest mode); `--hook-args "--mode rewrite"` rewrites instead.',
     ],
   },
   gemini: {
     file: '.gemini/settings.json',
-    event: 'BeforeTool',
-    matcher: 'run_shell_command',
-    timeout: 30_000,
+    personal: '.gemini/settings.json',
+    personalInHome: true,
+    shape: 'groups',
+    events: [{ event: 'BeforeTool', matchers: ['run_shell_command|mcp__.*'] }],
+    timeout: HOOK_TIMEOUT_MS.gemini,
     named: true,
-    notes: ['Gemini CLI loads project settings at start: restart running sessions. Check it with /hooks.'],
+    root: 'GEMINI_PROJECT_DIR',
+    jsonc: true,
+    notes: [
+      'Gemini CLI loads project settings at start: restart running sessions. Check it with /hooks.',
+      'Gemini ignores a project\'s .gemini/settings.json (hooks included) until the folder is trusted (/permissions, or trust it when asked at start).',
+    ],
+  },
+  cursor: {
+    file: '.cursor/hooks.json',
+    personal: '.cursor/hooks.json',
+    personalInHome: true,
+    shape: 'flat',
+    events: [{ event: 'beforeShellExecution' }, { event: 'beforeMCPExecution' }],
+    timeout: null,
+    // Cursor's own fail-closed switch (a crash, a timeout or bad JSON blocks), besides the `||` tail.
+    extra: { timeout: S('cursor'), failClosed: true },
+    root: 'git',
+    topLevel: { version: 1 },
+    notes: ['Cursor reloads hooks.json when it changes; its Hooks settings tab lists the hook and its output.'],
+  },
+  copilot: {
+    file: '.github/hooks/offhost.json',
+    personal: '',
+    personalInHome: true,
+    shape: 'copilot',
+    events: [{ event: 'preToolUse' }],
+    timeout: S('copilot'),
+    root: 'git',
+    topLevel: { version: 1 },
+    notes: [
+      'Copilot CLI reads .github/hooks/*.json from the repository; the coding agent reads them from the default branch: commit and merge this file.',
+      'Copilot acts on a deny only: reroutes are answered as a deny carrying the command to run.',
+    ],
+  },
+  windsurf: {
+    file: '.windsurf/hooks.json',
+    personal: '.codeium/windsurf/hooks.json',
+    personalInHome: true,
+    shape: 'flat',
+    events: [{ event: 'pre_run_command' }, { event: 'pre_mcp_tool_use' }],
+    timeout: null,
+    extra: { show_output: true },
+    root: 'git',
+    notes: ['Windsurf merges system, user and workspace hooks.json; a block shows offhost\'s reason in Cascade (show_output).'],
+  },
+  opencode: {
+    file: '.opencode/plugins/offhost.js',
+    personal: '.config/opencode/plugins/offhost.js',
+    personalInHome: true,
+    shape: 'plugin',
+    events: [],
+    timeout: S('opencode'),
+    root: 'git',
+    notes: ['OpenCode loads .opencode/plugins/ at start: restart running sessions.'],
   },
 };
 
@@ -86,16 +167,153 @@ export function defaultBin(): string {
   return bin;
 }
 
-export function hookCommand(agent: AgentName, opts: InitAgentOptions = {}): string {
+/** node_modules/.bin/offhost in the project or a folder above it (a hoisted workspace install), or null. */
+export function findProjectBin(project: string): string | null {
+  let dir = project;
+  for (;;) {
+    const p = join(dir, 'node_modules', '.bin', 'offhost');
+    if (existsSync(p)) return p;
+    const up = dirname(dir);
+    if (up === dir) return null;
+    dir = up;
+  }
+}
+
+/** The git work tree root above `dir`, or null. */
+function gitRoot(dir: string): string | null {
+  for (let d = dir; ; ) {
+    if (existsSync(join(d, '.git'))) return d;
+    const up = dirname(d);
+    if (up === d) return null;
+    d = up;
+  }
+}
+
+/** The reason printed when the hook cannot start, and the status the agent blocks on. */
+const CANNOT_RUN = (agent: AgentName) => `offhost hook ${agent} could not run (status $s), so the tool call is refused; fix: npm ci (reinstall offhost) in the project, or offhost init --agent ${agent} again`;
+
+/** `… || {…}`: what runs when offhost fails to start or exits other than its own answers. */
+function fallback(agent: AgentName): string {
+  const msg = CANNOT_RUN(agent);
+  if (agent === 'copilot') {
+    // Copilot blocks on a deny printed on stdout (exit 0); a failing hook is not documented to block.
+    return ` || { s=$?; printf '{"permissionDecision":"deny","permissionDecisionReason":"%s"}\\n' "${msg}"; echo "${msg}" >&2; exit 0; }`;
+  }
+  if (agent === 'cursor') {
+    return ` || { s=$?; [ $s -eq 2 ] && exit 2; printf '{"permission":"deny","user_message":"%s","agent_message":"%s"}\\n' "${msg}" "${msg}"; echo "${msg}" >&2; exit 2; }`;
+  }
+  return ` || { s=$?; [ $s -eq 2 ] || echo "${msg}" >&2; exit 2; }`;
+}
+
+/** The shell expression of the directory the project-relative path starts at. */
+function rootExpr(t: AgentTarget): string {
+  if (t.root === 'git') return '"$(git rev-parse --show-toplevel)"';
+  return `"$${t.root}"`;
+}
+
+export interface HookCommand {
+  command: string;
+  /** true: the committed project file; false: the personal file (absolute paths). */
+  projectRelative: boolean;
+}
+
+/** The hook command for an agent; `args` are the hook arguments (after `hook <agent>`). */
+export function hookCommand(agent: AgentName, project: string, args: readonly string[], opts: InitAgentOptions = {}): HookCommand {
+  const t = TARGETS[agent];
+  const tail = ['hook', agent, ...args].map(shQuote).join(' ') + fallback(agent);
+  const bin = opts.projectBin === undefined ? findProjectBin(project) : opts.projectBin;
+  if (bin) {
+    const base = t.root === 'git' ? gitRoot(project) : project;
+    if (base) {
+      const rel = relative(base, bin);
+      if (!rel.startsWith('..') || t.root !== 'git') return { command: `${rootExpr(t)}/${rel.split('/').map(shQuote).join('/')} ${tail}`, projectRelative: true };
+    }
+  }
   const node = opts.node ?? process.execPath;
-  const bin = opts.bin ?? defaultBin();
-  return [node, bin, 'hook', agent, ...(opts.hookArgs ?? [])].map(shQuote).join(' ');
+  const abs = opts.bin ?? defaultBin();
+  return { command: `${shQuote(node)} ${shQuote(abs)} ${tail}`, projectRelative: false };
 }
 
 /** Is this hook entry one of ours (any install path, any options)? */
-function isOurs(command: unknown, agent: AgentName): boolean {
+export function isOurs(command: unknown, agent: AgentName): boolean {
   if (typeof command !== 'string') return false;
   return /offhost/.test(command) && new RegExp(`\\bhook\\s+'?${agent.replace('-', '\\-')}'?(\\s|$)`).test(command);
+}
+
+/** Shell words of a command, quotes removed (enough for the commands init writes and users edit). */
+function shellWords(s: string): string[] {
+  const out: string[] = [];
+  let w = '';
+  let has = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i] as string;
+    if (c === "'") {
+      has = true;
+      const j = s.indexOf("'", i + 1);
+      w += s.slice(i + 1, j < 0 ? s.length : j);
+      i = j < 0 ? s.length : j;
+    } else if (c === '"') {
+      has = true;
+      for (i++; i < s.length && s[i] !== '"'; i++) w += s[i] === '\\' && i + 1 < s.length ? s[++i] : s[i];
+    } else if (c === '\\' && i + 1 < s.length) {
+      has = true;
+      w += s[++i];
+    } else if (/\s/.test(c)) {
+      if (has) out.push(w);
+      w = '';
+      has = false;
+    } else if ((c === '|' || c === ';' || c === '&') && !has) {
+      out.push(c === '|' && s[i + 1] === '|' ? '||' : c);
+      if (s[i + 1] === c) i++;
+    } else {
+      has = true;
+      w += c;
+    }
+  }
+  if (has) out.push(w);
+  return out;
+}
+
+/** The arguments after `hook <agent>` in an existing command, up to the fallback (`||`, `;`, `&`). */
+export function hookArgsOf(command: string, agent: AgentName): string[] {
+  const words = shellWords(command);
+  const i = words.findIndex((w, k) => w === 'hook' && words[k + 1] === agent);
+  if (i < 0) return [];
+  const out: string[] = [];
+  for (const w of words.slice(i + 2)) {
+    if (w === '||' || w === ';' || w === '&' || w === '|' || w === '{') break;
+    out.push(w);
+  }
+  return out;
+}
+
+/**
+ * JSON with `//` and `/* *\/` comments removed outside strings (Gemini CLI reads its settings through
+ * strip-json-comments: packages/cli/src/config/settings.ts). Offsets are kept (comments become spaces) so
+ * error positions still point into the file.
+ */
+export function stripJsonComments(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else if (c === '/' && text[i + 1] === '/') {
+      let j = i;
+      while (j < text.length && text[j] !== '\n') j++;
+      out += ' '.repeat(j - i);
+      i = j - 1;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      const j = end < 0 ? text.length : end + 2;
+      out += text.slice(i, j).replace(/[^\n]/g, ' ');
+      i = j - 1;
+    } else out += c;
+  }
+  return out;
 }
 
 /**
@@ -108,7 +326,7 @@ function syntaxErrorOffset(text: string): number {
       JSON.parse(text.slice(0, n));
       return true;
     } catch (err) {
-      return /end of (JSON )?input|Unterminated|Expected .* after|Bad control character/i.test(err instanceof Error ? err.message : '') ;
+      return /end of (JSON )?input|Unterminated|Expected .* after|Bad control character/i.test(err instanceof Error ? err.message : '');
     }
   };
   let lo = 0;
@@ -121,11 +339,13 @@ function syntaxErrorOffset(text: string): number {
   return lo;
 }
 
-/** Parses a settings file; invalid JSON becomes a ConfigError with file:line:column. */
-export function readSettings(path: string): Record<string, unknown> {
-  if (!existsSync(path)) return {};
-  const text = readFileSync(path, 'utf8');
-  if (text.trim() === '') return {};
+/** Parses a settings file (JSON, or JSON with comments when `jsonc`); invalid JSON is a ConfigError with file:line:column. */
+export function readSettings(path: string, jsonc = false): { settings: Record<string, unknown>; hadComments: boolean } {
+  if (!existsSync(path)) return { settings: {}, hadComments: false };
+  const raw = readFileSync(path, 'utf8');
+  const text = jsonc ? stripJsonComments(raw) : raw;
+  const hadComments = text !== raw;
+  if (text.trim() === '') return { settings: {}, hadComments };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -138,79 +358,85 @@ export function readSettings(path: string): Record<string, unknown> {
     if (lc) {
       line = Number(lc[1]);
       column = Number(lc[2]);
-    } else if (m) {
-      const p = positionAt(text, Number(m[1]));
-      line = p.line;
-      column = p.column;
     } else {
-      const p = positionAt(text, syntaxErrorOffset(text));
+      const p = positionAt(text, m ? Number(m[1]) : syntaxErrorOffset(text));
       line = p.line;
       column = p.column;
     }
     throw new ConfigError(`not valid JSON (${msg.replace(/ in JSON at position \d+.*$/, '')}); fix it by hand, offhost will not overwrite it`, path, line, column);
   }
   if (!isRecord(value)) throw new ConfigError('not a JSON object; offhost will not overwrite it', path, 1, 1);
-  return value;
+  return { settings: value, hadComments };
 }
 
-/** Returns the settings with our hook entry added or updated, and whether anything changed. */
-export function mergeHook(settings: Record<string, unknown>, agent: AgentName, command: string, file: string): { settings: Record<string, unknown>; changed: boolean } {
+function listAt(hooks: Record<string, unknown>, event: string, file: string): unknown[] {
+  const list = hooks[event] === undefined ? [] : hooks[event];
+  if (!Array.isArray(list)) throw new ConfigError(`"hooks.${event}" is not an array; offhost will not overwrite it`, file);
+  hooks[event] = list;
+  return list;
+}
+
+/** The command of one entry, wherever the agent keeps it. */
+const commandOf = (h: Record<string, unknown>, shape: Shape): unknown => (shape === 'copilot' ? h.bash : h.command);
+
+/**
+ * Returns the settings with our entries added or updated, the arguments found in an existing entry, and
+ * whether anything changed.
+ */
+export function mergeHook(
+  settings: Record<string, unknown>,
+  agent: AgentName,
+  makeCommand: (found: string[] | null) => string,
+  file: string,
+): { settings: Record<string, unknown>; changed: boolean; command: string } {
   const t = TARGETS[agent];
   const out = structuredClone(settings);
+  for (const [k, v] of Object.entries(t.topLevel ?? {})) if (out[k] === undefined) out[k] = v;
   const hooks = out.hooks === undefined ? {} : out.hooks;
   if (!isRecord(hooks)) throw new ConfigError('"hooks" is not an object; offhost will not overwrite it', file);
   out.hooks = hooks;
-  const list = hooks[t.event] === undefined ? [] : hooks[t.event];
-  if (!Array.isArray(list)) throw new ConfigError(`"hooks.${t.event}" is not an array; offhost will not overwrite it`, file);
-  hooks[t.event] = list;
-  const entry: Record<string, unknown> = { type: 'command', command, timeout: t.timeout };
-  if (t.named) entry.name = 'offhost';
 
-  let found = false;
-  let changed = false;
-  let moved: Record<string, unknown> | null = null;
-  for (const group of list) {
-    if (!isRecord(group) || !Array.isArray(group.hooks)) continue;
-    const hs = group.hooks as unknown[];
-    for (let i = 0; i < hs.length; i++) {
-      const h = hs[i];
-      if (!isRecord(h) || !isOurs(h.command, agent)) continue;
-      if (found) {
-        // A duplicate from an older run or a hand edit: drop it, one entry is enough.
-        hs.splice(i, 1);
-        i--;
-        changed = true;
-        continue;
-      }
-      found = true;
-      const updated = { ...h, ...entry };
-      if (JSON.stringify(updated) !== JSON.stringify(h) || group.matcher !== t.matcher) changed = true;
-      hs[i] = updated;
-      if (group.matcher !== t.matcher) {
-        if (hs.length === 1) group.matcher = t.matcher;
-        else {
-          // Shared with other hooks under another matcher: take ours out into its own group (added below).
+  // 1. Take every entry of ours out (remembering the first one's extra fields and arguments).
+  let found: string[] | null = null;
+  let kept: Record<string, unknown> = {};
+  for (const { event } of t.events) {
+    const list = listAt(hooks, event, file);
+    for (let gi = list.length - 1; gi >= 0; gi--) {
+      const g = list[gi];
+      if (!isRecord(g)) continue;
+      if (t.shape === 'groups') {
+        if (!Array.isArray(g.hooks)) continue;
+        const hs = g.hooks as unknown[];
+        for (let i = hs.length - 1; i >= 0; i--) {
+          const h = hs[i];
+          if (!isRecord(h) || !isOurs(h.command, agent)) continue;
+          found = hookArgsOf(h.command as string, agent);
+          kept = h;
           hs.splice(i, 1);
-          i--;
-          moved = updated;
         }
+        if (hs.length === 0) list.splice(gi, 1);
+      } else if (isOurs(commandOf(g, t.shape), agent)) {
+        found = hookArgsOf(commandOf(g, t.shape) as string, agent);
+        kept = g;
+        list.splice(gi, 1);
       }
     }
   }
-  if (moved) list.push({ matcher: t.matcher, hooks: [moved] });
-  // Drop groups we emptied.
-  for (let i = list.length - 1; i >= 0; i--) {
-    const g = list[i];
-    if (isRecord(g) && Array.isArray(g.hooks) && g.hooks.length === 0) {
-      list.splice(i, 1);
-      changed = true;
+  // 2. Put one entry per event (and matcher) back, at the end.
+  const command = makeCommand(found);
+  for (const { event, matchers } of t.events) {
+    const list = listAt(hooks, event, file);
+    if (t.shape === 'groups') {
+      const entry: Record<string, unknown> = { ...kept, type: 'command', command, ...(t.timeout !== null ? { timeout: t.timeout } : {}) };
+      if (t.named) entry.name = 'offhost';
+      for (const matcher of matchers ?? []) list.push({ matcher, hooks: [entry] });
+    } else if (t.shape === 'copilot') {
+      list.push({ ...kept, type: 'command', bash: command, cwd: '.', timeoutSec: t.timeout });
+    } else {
+      list.push({ ...kept, command, ...(t.extra ?? {}) });
     }
   }
-  if (!found) {
-    list.push({ matcher: t.matcher, hooks: [entry] });
-    changed = true;
-  }
-  return { settings: out, changed };
+  return { settings: out, changed: JSON.stringify(out) !== JSON.stringify(settings), command };
 }
 
 function writeAtomic(path: string, text: string): void {
@@ -225,18 +451,53 @@ export async function initAgent(name: string, io: Io, opts: InitAgentOptions = {
   if (!isAgentName(name)) throw new UsageError(`unknown agent '${name}' (expected one of: ${AGENTS.join(', ')})`);
   const t = TARGETS[name];
   const project = resolve(io.cwd, opts.project ?? '.');
-  const file = join(project, t.file);
-  const command = hookCommand(name, opts);
-  const settings = readSettings(file);
-  const { settings: merged, changed } = mergeHook(settings, name, command, file);
-  const text = `${JSON.stringify(merged, null, 2)}\n`;
+  const probe = hookCommand(name, project, [], opts);
+  let file = join(project, t.file);
+  const notes = [...t.notes];
+  if (!probe.projectRelative) {
+    if (!t.personal) {
+      throw new UsageError(`offhost is not installed in this project (no node_modules/.bin/offhost in ${project} or above), and ${name} has no personal hooks file to point at another install: npm install --save-dev offhost, then run this again`);
+    }
+    const home = io.env.HOME;
+    if (t.personalInHome && !home) throw new UsageError('HOME is not set: cannot find the personal settings file');
+    file = t.personalInHome ? join(home as string, t.personal) : join(project, t.personal);
+    notes.unshift(`offhost is not installed in this project (no node_modules/.bin/offhost), so the hook goes to your personal ${t.personalInHome ? '' : 'project '}settings (${file}) with this machine's paths; npm install --save-dev offhost and run this again to put a portable hook in ${t.file}.`);
+  }
   const shown = relative(io.cwd, file) || file;
+
+  if (t.shape === 'plugin') {
+    const args = opts.hookArgs ?? [];
+    const text = openCodePlugin(probe.projectRelative ? { rel: relative(gitRoot(project) ?? project, findProjectBin(project) as string) } : { abs: [opts.node ?? process.execPath, opts.bin ?? defaultBin()] }, args, HOOK_TIMEOUT_MS.opencode);
+    if (opts.dryRun) {
+      io.stdout(`# ${shown}\n${text}`);
+      return 0;
+    }
+    const same = existsSync(file) && readFileSync(file, 'utf8') === text;
+    if (!same) writeAtomic(file, text);
+    io.stdout(`${same ? 'already set up:' : 'wrote'} ${shown}: OpenCode plugin (tool.execute.before) -> offhost hook opencode${args.length ? ` ${args.join(' ')}` : ''}\n`);
+    for (const n of notes) io.stdout(`  ${n}\n`);
+    return 0;
+  }
+
+  const { settings, hadComments } = readSettings(file, t.jsonc === true);
+  const before = JSON.stringify(settings);
+  const { settings: merged, changed, command } = mergeHook(settings, name, (found) => hookCommand(name, project, opts.hookArgs ?? found ?? [], opts).command, file);
+  const text = `${JSON.stringify(merged, null, 2)}\n`;
   if (opts.dryRun) {
     io.stdout(`# ${shown}\n${text}`);
     return 0;
   }
-  if (changed) writeAtomic(file, text);
-  io.stdout(`${changed ? 'wrote' : 'already set up:'} ${shown}: ${t.event} hook (matcher ${t.matcher}) -> ${command}\n`);
-  for (const n of t.notes) io.stdout(`  ${n}\n`);
+  if (changed) {
+    if (hadComments) {
+      // Gemini's comments cannot survive a JSON rewrite: keep the original next to it.
+      writeFileSync(`${file}.offhost-backup`, readFileSync(file));
+      notes.unshift(`the comments in ${shown} could not be kept; the file as it was is in ${shown}.offhost-backup`);
+    }
+    writeAtomic(file, text);
+    if (name === 'codex' && before.includes('offhost')) notes.unshift('the hook command changed: Codex skips it until you trust it again in /hooks.');
+  }
+  const where = t.events.map((e) => (e.matchers ? `${e.event} (matcher ${e.matchers.join(', ')})` : e.event)).join(', ');
+  io.stdout(`${changed ? 'wrote' : 'already set up:'} ${shown}: ${where} -> ${command}\n`);
+  for (const n of notes) io.stdout(`  ${n}\n`);
   return 0;
 }

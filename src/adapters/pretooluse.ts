@@ -1,6 +1,8 @@
 // The `PreToolUse` wire format shared by Claude Code and Codex (Codex's hook engine reads the same
 // `hookSpecificOutput` fields). The agent-specific choices are passed in by claude-code.ts and codex.ts.
 import type { Verdict } from '../types.js';
+import { isAbsolute, resolve } from 'node:path';
+import { powershellCandidates } from './powershell.js';
 import {
   type AgentName,
   type AuditRecord,
@@ -16,6 +18,8 @@ import {
   json,
   jsonType,
   aJsonType,
+  classifyPowerShell,
+  commandInInput,
   parseEvent,
   rewriteReason,
   safeClassify,
@@ -36,6 +40,30 @@ export interface PreToolUseFlavour {
   refuseInput(reason: string): HookReply;
   /** Accept `tool_input.command` as an argv array (joined for checking)? */
   argvCommand: boolean;
+  /** tool_name values whose `command` is a PowerShell line (read by src/adapters/powershell.ts). */
+  powershellTools?: readonly string[];
+  /** tool_name prefix of MCP tools: judged when their input names a command (common.ts COMMAND_FIELDS). */
+  mcpPrefix?: string;
+  /** A `tool_input` field naming the directory the command runs in (Codex's `workdir`), relative to cwd. */
+  workdirField?: string;
+  /** True when nobody can answer an `ask` (headless or auto modes): reroutes are then answered in suggest form. */
+  noOneToAsk?(ev: Record<string, unknown>, env: NodeJS.ProcessEnv): boolean;
+}
+
+/** What kind of line a tool call carries, or null when it is not judged. */
+function lineKind(flavour: PreToolUseFlavour, toolName: string, input: unknown): 'bash' | 'powershell' | 'mcp' | null {
+  // Claude's Monitor also has a WebSocket form with no command: it runs nothing here.
+  if (toolName === 'Monitor' && isRecord(input) && input.command === undefined && typeof input.ws === 'string') return null;
+  if (flavour.shellTools.includes(toolName)) return 'bash';
+  if (flavour.powershellTools?.includes(toolName)) return 'powershell';
+  if (flavour.mcpPrefix && toolName.startsWith(flavour.mcpPrefix) && commandInInput(input) !== null) return 'mcp';
+  return null;
+}
+
+/** Does this event need the guard at all (false only for a well-formed event about a tool that runs nothing)? */
+export function preToolUseNeedsGuard(flavour: PreToolUseFlavour, ev: unknown): boolean {
+  if (!isRecord(ev) || typeof ev.tool_name !== 'string') return true;
+  return lineKind(flavour, ev.tool_name, ev.tool_input) !== null;
 }
 
 /** Handles one PreToolUse event, given the raw stdin. `classifyAt(cwd)` gives the guard for that project. */
@@ -56,8 +84,10 @@ export function handlePreToolUse(
   }
   const toolName = stringField(ev, 'tool_name');
   if (typeof toolName !== 'string') return flavour.refuseInput(toolName.error);
-  // Another tool (Edit, Read, an MCP tool...): not ours to judge. No output: the agent carries on as usual.
-  if (!flavour.shellTools.includes(toolName)) return { stdout: '', stderr: '', exitCode: 0, audit: null };
+  // Another tool (Edit, Read, an MCP tool that names no command...): not ours to judge. No output: the agent
+  // carries on as usual.
+  const kind = lineKind(flavour, toolName, ev.tool_input);
+  if (kind === null) return { stdout: '', stderr: '', exitCode: 0, audit: null };
 
   const cwd = stringField(ev, 'cwd');
   if (typeof cwd !== 'string') return flavour.refuseInput(cwd.error);
@@ -71,20 +101,38 @@ export function handlePreToolUse(
   const cmd = input.command;
   let line: string;
   let argvForm = false;
-  if (typeof cmd === 'string') line = cmd;
+  if (kind === 'mcp') line = commandInInput(input) as string;
+  else if (typeof cmd === 'string') line = cmd;
   else if (flavour.argvCommand && Array.isArray(cmd) && cmd.length > 0 && cmd.every((w) => typeof w === 'string')) {
     line = joinArgv(cmd as string[]);
     argvForm = true;
   } else if (cmd === undefined || cmd === null) return flavour.refuseInput('hook event has no tool_input.command');
   else return flavour.refuseInput(`hook event field tool_input.command is ${aJsonType(cmd)}, not a string`);
 
+  // The directory the command runs in: the tool's own workdir parameter where the event carries one.
+  let dir = cwd;
+  if (flavour.workdirField) {
+    const w = input[flavour.workdirField];
+    if (w !== undefined && w !== null && w !== '') {
+      if (typeof w !== 'string') return flavour.refuseInput(`hook event field tool_input.${flavour.workdirField} is ${aJsonType(w)}, not a string`);
+      dir = isAbsolute(w) ? w : resolve(cwd, w);
+    }
+  }
+
   const session = sessionTag(flavour.agent, sessionId, opts.env);
-  const { mode, allowRewrite } = effectiveSettings(opts, cwd, flavour.defaultMode);
-  const base: AuditRecord = { agent: flavour.agent, session, cwd, command: line, decision: 'deny', rule: null };
+  const settings = effectiveSettings(opts, cwd, flavour.defaultMode);
+  const { allowRewrite } = settings;
+  let { mode } = settings;
+  // Only a shell tool's command can be swapped; a PowerShell or MCP tool gets the command to run instead.
+  if (kind !== 'bash') mode = 'suggest';
+  // An `ask` nobody can answer (headless -p, auto modes) is denied silently: answer with the command instead.
+  if (mode === 'rewrite' && flavour.rewriteDecision({ ...opts, allowRewrite }) === 'ask' && flavour.noOneToAsk?.(ev, opts.env)) mode = 'suggest';
+  const base: AuditRecord = { agent: flavour.agent, session, cwd: dir, command: line, decision: 'deny', rule: null };
 
   let verdict: Verdict;
   try {
-    verdict = safeClassify(classifyAt(cwd), line, { cwd, env: opts.env });
+    const classify = classifyAt(cwd);
+    verdict = kind === 'powershell' ? classifyPowerShell(classify, line, { cwd: dir, env: opts.env }, powershellCandidates) : safeClassify(classify, line, { cwd: dir, env: opts.env });
   } catch (err) {
     // loadGuard threw (a bad config file): refuse, and say which file.
     verdict = {

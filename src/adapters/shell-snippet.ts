@@ -7,8 +7,20 @@
 // history (`history 1`) once, at the first simple command after a prompt, and remembers the answer for the
 // rest of the line; when the line is not in history (HISTCONTROL=ignorespace/ignoredups, `set +o history`)
 // it checks each simple command (`$BASH_COMMAND`) instead.
-// zsh: the `accept-line` widget is wrapped: the buffer is checked before zsh accepts it; a reroute replaces
-// the buffer (you see what runs), a refusal keeps the buffer for editing and shows the reason.
+// At a terminal (readline), bash also checks the line when Enter is pressed (a `bind -x` macro before
+// accept-line): a reroute replaces the line before it runs (so `$?` is the remote status), a refusal runs
+// `__offhost_refused` instead (`$?` is 126; the typed line goes back into history for editing). The DEBUG
+// trap stays as the layer for what readline does not see (continuation lines, input on a pipe).
+// zsh: the `accept-line` widget is wrapped the same way. fish: Enter is bound to a function that checks
+// `commandline` and then executes it (or the reroute, or `__offhost_refused`).
+//
+// Never wedges a terminal: `exit`, `cd`, `trap -`/`trap -p`, builtins that run nothing and editing
+// offhost's own config file pass without starting offhost; a broken config is said once (exit 4 of
+// `--check`) while the built-in rules still refuse; an offhost that cannot run at all (node or the install
+// gone) is said once in one line with the fix, and the heavy programs the built-in rules name (listed in
+// the snippet when it is generated) are still refused. Lines the shell keeps out of history (HISTCONTROL
+// ignorespace/ignoreboth, HISTIGNORE; zsh HIST_IGNORE_SPACE; fish's leading space) are checked with
+// `--private`: never written to the audit log.
 //
 // Limits (also in the README): aliases and functions are checked by their text, not their expansion (an alias
 // `m='make build-safe'` typed as `m` is not recognised); commands run by scripts, `source`d files, key
@@ -19,8 +31,33 @@ import type { Io } from '../cli/io.js';
 import { UsageError } from '../errors.js';
 import { shQuote } from './common.js';
 import { defaultBin } from './init-agent.js';
+import { builtinLayer } from '../config/builtin.js';
 
-export type ShellName = 'bash' | 'zsh';
+export type ShellName = 'bash' | 'zsh' | 'fish';
+
+/** Rules whose programs are not heavy by name alone (inline code, a bare `open`, any unknown program). */
+const NOT_BY_NAME = new Set(['inline-code-heavy', 'unknown-program', 'ios-simulator']);
+
+/**
+ * The programs the built-in rules refuse or reroute, for the snippets' fallback when offhost cannot run:
+ * literal names and name prefixes (`qemu-system-`).
+ */
+export function heavyPrograms(): { names: string[]; prefixes: string[] } {
+  const names = new Set<string>();
+  const prefixes = new Set<string>();
+  for (const r of builtinLayer().rules as unknown as { id: string; decision: string; programs?: { literal?: string[]; prefixes?: string[] } }[]) {
+    if ((r.decision !== 'deny' && r.decision !== 'reroute') || NOT_BY_NAME.has(r.id)) continue;
+    for (const n of r.programs?.literal ?? []) if (n !== 'java') names.add(n);
+    for (const p of r.programs?.prefixes ?? []) prefixes.add(p);
+  }
+  return { names: [...names].sort(), prefixes: [...prefixes].sort() };
+}
+
+const reEscape = (s: string) => s.replace(/[.+*?^$()[\]{}|\\]/g, '\\$&');
+function heavyRegex(): string {
+  const { names, prefixes } = heavyPrograms();
+  return `^(${[...names.map(reEscape), ...prefixes.map((p) => `${reEscape(p)}.*`)].join('|')})$`;
+}
 
 function commandArray(cmd: readonly string[]): string {
   return `(${cmd.map(shQuote).join(' ')})`;
@@ -39,6 +76,10 @@ __offhost_loaded=1
 __offhost_cmd=${commandArray(cmd)}
 __offhost_state=idle
 __offhost_histnum=
+__offhost_said=
+__offhost_err=\${TMPDIR:-/tmp}/offhost-check.$$
+# The heavy programs of offhost's built-in rules: still refused when offhost itself cannot run.
+__offhost_heavy=${shQuote(heavyRegex())}
 
 # Sets __offhost_hnum and __offhost_hline from the last history entry.
 __offhost_hist() {
@@ -53,39 +94,160 @@ __offhost_hist() {
   fi
 }
 __offhost_reset() { __offhost_state=idle; }
-__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
+__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; __offhost_cont=; }
+
+# Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
+# its config is broken: exit, cd, trap -, builtins that run nothing, and editing offhost's own config.
+__offhost_trivial() {
+  local l=$1 w rest
+  case $l in *[\\\`\\;\\&\\|\\<\\>\\(\\)]* | *'$('*) return 1 ;; esac
+  [[ $l == *$'\\n'* ]] && return 1
+  [[ $l =~ ^[[:space:]]*([^[:space:]]+)(.*)$ ]] || return 1
+  w=\${BASH_REMATCH[1]} rest=\${BASH_REMATCH[2]}
+  case $w in
+    exit | logout | cd | pushd | popd | dirs | pwd | true | false | : | jobs | fg | bg | wait | disown | umask | history | type | hash | help | alias | unalias | export | unset | set | shopt | declare | typeset | local | readonly | times | clear | reset | bind | complete) return 0 ;;
+    trap) [[ $rest =~ ^[[:space:]]*((-|-p|-l|\\'\\'|\\"\\")([[:space:]].*)?)?$ ]] && return 0 ;;
+    vi | vim | nvim | nano | emacs | micro | hx | ed | code | "\${EDITOR:-vi}" | "\${VISUAL:-vi}" | '$EDITOR' | '$VISUAL' | '"$EDITOR"' | '"$VISUAL"')
+      [[ $rest =~ ^[[:space:]]+[^[:space:]]*(offhost\\.config\\.yaml|offhost/config\\.yaml)[[:space:]]*$ ]] && return 0 ;;
+  esac
+  return 1
+}
+
+# Is the line one bash keeps out of history (HISTCONTROL ignorespace/ignoreboth, HISTIGNORE)?
+__offhost_private() {
+  local line=$1 pat pats
+  if [[ $line == [[:space:]]* && ( \${HISTCONTROL-} == *ignorespace* || \${HISTCONTROL-} == *ignoreboth* ) ]]; then return 0; fi
+  IFS=: read -ra pats <<<"\${HISTIGNORE-}"
+  for pat in "\${pats[@]}"; do
+    # shellcheck disable=SC2053
+    [[ -n $pat && $line == $pat ]] && return 0
+  done
+  return 1
+}
+
+# offhost could not answer (node or the install gone, a crash): say so once, refuse the heavy programs known.
+__offhost_fallback() {
+  local line=$1 rc=$2 w words why
+  if [[ -z $__offhost_said ]]; then
+    __offhost_said=1
+    why=$(head -n 1 "$__offhost_err" 2>/dev/null)
+    printf 'offhost: cannot run %s (status %s%s); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell bash\\n' "\${__offhost_cmd[*]}" "$rc" "\${why:+: $why}" >&2
+  fi
+  read -ra words <<<"$line"
+  for w in "\${words[@]}"; do
+    w=\${w//[\\'\\"]/}
+    w=\${w##*/}
+    if [[ $w =~ $__offhost_heavy ]]; then
+      __offhost_out="refused: offhost cannot run, and this line names $w, which offhost's rules keep off this laptop; fix offhost first"
+      return 1
+    fi
+  done
+  return 0
+}
+
+# Judges a line: 0 allow, 3 reroute (__offhost_out: the command), 126 refused (__offhost_out: the reason),
+# 5 not complete yet. $2 = 1: the line is kept out of history (not audited).
+__offhost_judge() {
+  local line=$1 rc
+  __offhost_out=
+  __offhost_trivial "$line" && return 0
+  local priv=()
+  [[ \${2-} == 1 ]] && priv=(--private)
+  __offhost_out=$("\${__offhost_cmd[@]}" shell --check --cwd "$PWD" "\${priv[@]}" -- "$line" 2>"$__offhost_err")
+  rc=$?
+  case $rc in
+    0 | 3 | 5 | 126) return $rc ;;
+    4)
+      if [[ $__offhost_said != config ]]; then
+        __offhost_said=config
+        printf 'offhost: %s\\n' "$__offhost_out" >&2
+      fi
+      return 0
+      ;;
+  esac
+  __offhost_fallback "$line" "$rc" && return 0
+  return 126
+}
 
 __offhost_debug() {
   [[ -n \${COMP_LINE-} ]] && return 0
   case $BASH_COMMAND in __offhost_*) return 0 ;; esac
+  # extdebug makes functions inherit the DEBUG trap: the snippet's own functions are not checked.
+  case \${FUNCNAME[1]-} in __offhost_*) return 0 ;; esac
   case $__offhost_state in
     idle | pass) return 0 ;;
     skip) return 1 ;;
   esac
-  local line out rc
+  local line priv=1 rc
   __offhost_hist
   if [[ -n $__offhost_hnum && $__offhost_hnum != "$__offhost_histnum" ]]; then
     line=$__offhost_hline
+    priv=0
     __offhost_state=pass
   else
     line=$BASH_COMMAND
   fi
-  out=$("\${__offhost_cmd[@]}" shell --check --cwd "$PWD" -- "$line")
+  __offhost_judge "$line" "$priv"
   rc=$?
+  # bash has the whole line by now: one offhost still reads as unfinished is one it cannot read (refused)
+  [[ $rc == 5 ]] && __offhost_out="refused: offhost cannot read this line as bash runs it"
   case $rc in
     0) return 0 ;;
     3)
       [[ $__offhost_state == pass ]] && __offhost_state=skip
-      printf 'offhost: rerouted; running instead:\\n  %s\\n' "$out" >&2
-      eval "$out"
+      printf 'offhost: rerouted; running instead:\\n  %s\\n' "$__offhost_out" >&2
+      eval "$__offhost_out"
       return 1
       ;;
     *)
       [[ $__offhost_state == pass ]] && __offhost_state=skip
-      printf 'offhost: %s\\n' "\${out:-refused (offhost exited with status $rc)}" >&2
+      printf 'offhost: %s\\n' "\${__offhost_out:-refused}" >&2
       return 1
       ;;
   esac
+}
+
+# At a terminal: the line is judged when Enter is pressed, before bash accepts it, so that what runs is
+# the line itself, the reroute (its status is the remote one) or __offhost_refused (status 126).
+__offhost_rl() {
+  local line=$READLINE_LINE priv=0 rc
+  [[ -z \${line//[[:space:]]/} ]] && return 0
+  # \`trap - DEBUG\` takes the whole check out (both layers)
+  [[ $(trap -p DEBUG) == *__offhost_debug* ]] || return 0
+  # A continuation line (PS2) is not a command by itself: the DEBUG trap checks the whole from history.
+  [[ -n \${__offhost_cont-} ]] && return 0
+  __offhost_private "$line" && priv=1
+  __offhost_judge "$line" "$priv"
+  rc=$?
+  case $rc in
+    5)
+      # not complete yet: bash reads on, the DEBUG trap checks the whole line from history
+      __offhost_cont=1
+      return 0
+      ;;
+    0) __offhost_state=pass ;;
+    3)
+      printf 'offhost: rerouted; running instead:\\n  %s\\n' "$__offhost_out" >&2
+      READLINE_LINE=$__offhost_out
+      READLINE_POINT=\${#READLINE_LINE}
+      __offhost_state=pass
+      ;;
+    *)
+      printf 'offhost: %s\\n' "\${__offhost_out:-refused}" >&2
+      __offhost_refused_line=$line
+      __offhost_refused_priv=$priv
+      READLINE_LINE=__offhost_refused
+      READLINE_POINT=\${#READLINE_LINE}
+      __offhost_state=pass
+      ;;
+  esac
+}
+# Runs instead of a refused line: puts the typed line back into history (for editing) and fails with 126.
+__offhost_refused() {
+  __offhost_hist
+  [[ $__offhost_hline == __offhost_refused ]] && builtin history -d "$__offhost_hnum" 2>/dev/null
+  [[ \${__offhost_refused_priv-} == 1 ]] || builtin history -s -- "\${__offhost_refused_line-}"
+  return 126
 }
 
 if [[ $(declare -p PROMPT_COMMAND 2>/dev/null) == 'declare -a'* ]]; then
@@ -95,6 +257,11 @@ else
 fi
 shopt -s extdebug
 trap '__offhost_debug' DEBUG
+for __offhost_map in emacs vi-insert vi-command; do
+  bind -m "$__offhost_map" -x '"\\C-x\\C-o\\C-k": __offhost_rl' 2>/dev/null
+  bind -m "$__offhost_map" '"\\C-m": "\\C-x\\C-o\\C-k\\C-j"' 2>/dev/null
+done
+unset __offhost_map
 `;
 }
 
@@ -103,34 +270,214 @@ export function zshSnippet(cmd: readonly string[]): string {
 # Checks each command line before zsh accepts it. Source it from ~/.zshrc.
 [[ -o interactive ]] || return 0
 (( \${+__offhost_loaded} )) && return 0
-typeset -g __offhost_loaded=1
+typeset -g __offhost_loaded=1 __offhost_said= __offhost_out= __offhost_refused_line= __offhost_refused_priv=
 typeset -ga __offhost_cmd
 __offhost_cmd=${commandArray(cmd)}
+typeset -g __offhost_heavy=${shQuote(heavyRegex())}
+typeset -g __offhost_err=\${TMPDIR:-/tmp}/offhost-check.$$
+
+__offhost_trivial() {
+  emulate -L zsh
+  local l=$1
+  [[ $l == *[\\;\\&\\|\\<\\>\\(\\)\\\`]* || $l == *'$('* || $l == *$'\\n'* ]] && return 1
+  local -a w
+  w=(\${(z)l})
+  case $w[1] in
+    exit | logout | bye | cd | pushd | popd | dirs | pwd | true | false | : | jobs | fg | bg | wait | disown | umask | history | fc | type | whence | which | hash | rehash | alias | unalias | export | unset | set | setopt | unsetopt | typeset | declare | local | readonly | clear | reset | bindkey) return 0 ;;
+    trap) [[ \${#w} -eq 1 || $w[2] == (-|-p|-l|\\'\\'|\\"\\") ]] && return 0 ;;
+    vi | vim | nvim | nano | emacs | micro | hx | ed | code) [[ \${#w} -eq 2 && $w[2] == (*offhost.config.yaml|*offhost/config.yaml) ]] && return 0 ;;
+  esac
+  return 1
+}
+
+__offhost_judge() {
+  emulate -L zsh
+  local line=$1 rc w
+  __offhost_out=
+  __offhost_trivial "$line" && return 0
+  local -a priv
+  [[ $2 == 1 ]] && priv=(--private)
+  # stdout only: the rewrite (3) or the reason (126); stderr would end up in the buffer or on the display
+  __offhost_out=$("\${__offhost_cmd[@]}" shell --check --cwd "$PWD" $priv -- "$line" 2>"$__offhost_err")
+  rc=$?
+  case $rc in
+    0 | 3 | 5 | 126) return $rc ;;
+    4)
+      [[ $__offhost_said == config ]] || { __offhost_said=config; print -u2 -r -- "offhost: $__offhost_out"; }
+      return 0
+      ;;
+  esac
+  if [[ -z $__offhost_said ]]; then
+    __offhost_said=1
+    print -u2 -r -- "offhost: cannot run \${__offhost_cmd[*]} (status $rc: $(head -n 1 $__offhost_err 2>/dev/null)); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell zsh"
+  fi
+  for w in \${(z)line}; do
+    w=\${\${(Q)w}:t}
+    if [[ $w =~ $__offhost_heavy ]]; then
+      __offhost_out="refused: offhost cannot run, and this line names $w, which offhost's rules keep off this laptop; fix offhost first"
+      return 126
+    fi
+  done
+  return 0
+}
 
 __offhost_accept_line() {
   emulate -L zsh
-  local line=$BUFFER out rc
+  local line=$BUFFER rc priv=0
   if [[ -z \${line//[[:space:]]/} ]]; then
     zle .accept-line
     return
   fi
-  # stdout only: the rewrite (3) or the reason (126); stderr would end up in the buffer or on the display
-  out=$("\${__offhost_cmd[@]}" shell --check --cwd "$PWD" -- "$line" 2>/dev/null)
+  [[ -o histignorespace && $line == [[:space:]]* ]] && priv=1
+  [[ -n \${HISTORY_IGNORE-} && $line == \${~HISTORY_IGNORE} ]] && priv=1
+  __offhost_judge "$line" $priv
   rc=$?
   case $rc in
-    0) zle .accept-line ;;
+    0 | 5) zle .accept-line ;;
     3)
-      BUFFER=$out
+      BUFFER=$__offhost_out
       CURSOR=\${#BUFFER}
       zle -M "offhost: rerouted to a VM"
       zle .accept-line
       ;;
     *)
-      zle -M "offhost: \${out:-refused (offhost exited with status $rc)}"
+      __offhost_refused_line=$line
+      __offhost_refused_priv=$priv
+      zle -M "offhost: \${__offhost_out:-refused}"
+      BUFFER=__offhost_refused
+      zle .accept-line
       ;;
   esac
 }
+# The refused line, not __offhost_refused, goes into history (for editing), unless it is a private one.
+__offhost_addhistory() {
+  [[ $1 == __offhost_refused$'\\n' || $1 == __offhost_refused ]] || return 0
+  [[ $__offhost_refused_priv == 1 ]] || print -s -r -- "$__offhost_refused_line"
+  return 1
+}
+__offhost_refused() { print -u2 -r -- "offhost: \${__offhost_out:-refused}"; return 126; }
+autoload -Uz add-zsh-hook
+add-zsh-hook zshaddhistory __offhost_addhistory
 zle -N accept-line __offhost_accept_line
+`;
+}
+
+export function fishSnippet(cmd: readonly string[]): string {
+  const fishQuote = (w: string) => `'${w.replace(/\\\\/g, '\\\\\\\\').replace(/'/g, "\\\\'")}'`;
+  return `# offhost shell integration for fish (generated by \`offhost init --shell fish\`).
+# Checks each command line before fish runs it. Source it from ~/.config/fish/config.fish.
+status is-interactive; or exit 0
+set -q __offhost_loaded; and exit 0
+set -g __offhost_loaded 1
+set -g __offhost_cmd ${cmd.map(fishQuote).join(' ')}
+set -g __offhost_said ''
+set -g __offhost_heavy ${fishQuote(heavyRegex())}
+set -g __offhost_err (set -q TMPDIR; and echo $TMPDIR; or echo /tmp)/offhost-check.$fish_pid
+
+function __offhost_trivial
+    set -l l $argv[1]
+    string match -qr '[;&|<>()\`\\n]|\\$\\(' -- $l; and return 1
+    set -l w (string split -n ' ' -- (string trim -- $l))
+    switch $w[1]
+        case exit logout cd pushd popd dirs prevd nextd cdh pwd true false jobs fg bg wait disown umask history type functions abbr alias set set_color clear reset bind commandline
+            return 0
+        case trap
+            test (count $w) -eq 1; or contains -- $w[2] - -p -l "''"; and return 0
+        case vi vim nvim nano emacs micro hx ed code
+            test (count $w) -eq 2; and string match -qr '(offhost\\.config\\.yaml|offhost/config\\.yaml)$' -- $w[2]; and return 0
+    end
+    return 1
+end
+
+function __offhost_judge
+    set -l line $argv[1]
+    set -g __offhost_out ''
+    __offhost_trivial $line; and return 0
+    set -l priv
+    test "$argv[2]" = 1; and set priv --private
+    # \`set\` keeps the command substitution's status
+    set -l raw
+    set -l rc 127
+    # fish reports a missing command itself, on the terminal: look first
+    if command -q -- $__offhost_cmd[1]
+        set raw ($__offhost_cmd shell --check --cwd $PWD $priv -- $line 2>$__offhost_err)
+        set rc $status
+    else
+        echo "$__offhost_cmd[1]: not found" >$__offhost_err
+    end
+    set -g __offhost_out (string join \\n -- $raw)
+    switch $rc
+        case 0 3 5 126
+            return $rc
+        case 4
+            if test "$__offhost_said" != config
+                set -g __offhost_said config
+                set -ga __offhost_note "offhost: $__offhost_out"
+            end
+            return 0
+    end
+    if test -z "$__offhost_said"
+        set -g __offhost_said 1
+        set -ga __offhost_note "offhost: cannot run $__offhost_cmd (status $rc: "(head -n 1 $__offhost_err 2>/dev/null)"); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell fish"
+    end
+    for w in (string split -n ' ' -- $line)
+        set w (basename -- (string trim -c '\\'"' -- $w) 2>/dev/null)
+        if string match -qr -- $__offhost_heavy $w
+            set -g __offhost_out "refused: offhost cannot run, and this line names $w, which offhost's rules keep off this laptop; fix offhost first"
+            return 126
+        end
+    end
+    return 0
+end
+
+# What the Enter binding has to say is printed just before the line runs (a binding's own output is
+# painted over by the prompt).
+set -g __offhost_note
+function __offhost_say --on-event fish_preexec
+    if set -q __offhost_note[1]
+        printf '%s\\n' $__offhost_note >&2
+        set -g __offhost_note
+    end
+end
+
+function __offhost_refused
+    echo "offhost: $__offhost_out" >&2
+    return 126
+end
+
+# Enter: judge the whole command line, then run it, its reroute, or __offhost_refused (status 126).
+function __offhost_execute
+    set -l line (commandline)
+    if test -z (string trim -- "$line")
+        commandline -f execute
+        return
+    end
+    # Not complete yet (an open quote or block): let fish read on; it is judged when complete.
+    if not commandline --is-valid
+        commandline -f execute
+        return
+    end
+    set -l priv 0
+    string match -q ' *' -- $line; and set priv 1
+    __offhost_judge "$line" $priv
+    switch $status
+        case 0 5
+            commandline -f execute
+        case 3
+            set -ga __offhost_note "offhost: rerouted; running instead: $__offhost_out"
+            commandline -r -- $__offhost_out
+            commandline -f execute
+        case '*'
+            # a leading space keeps __offhost_refused out of fish's history
+            commandline -r -- ' __offhost_refused'
+            commandline -f execute
+    end
+end
+for __offhost_mode in default insert
+    bind -M $__offhost_mode \\r __offhost_execute 2>/dev/null
+    bind -M $__offhost_mode \\n __offhost_execute 2>/dev/null
+end
+set -e __offhost_mode
 `;
 }
 
@@ -143,11 +490,12 @@ export function shellCommandFor(opts: InitShellOptions = {}): string[] {
   return [opts.node ?? process.execPath, opts.bin ?? defaultBin()];
 }
 
-/** `offhost init --shell bash|zsh`: prints the snippet; the caller sources it from its rc file. */
+/** `offhost init --shell bash|zsh|fish`: prints the snippet; the caller sources it from its rc file. */
 export async function initShell(shell: string, io: Io, opts: InitShellOptions = {}): Promise<number> {
   const cmd = shellCommandFor(opts);
   if (shell === 'bash') io.stdout(bashSnippet(cmd));
   else if (shell === 'zsh') io.stdout(zshSnippet(cmd));
-  else throw new UsageError(`unknown shell '${shell}' (expected bash or zsh)`);
+  else if (shell === 'fish') io.stdout(fishSnippet(cmd));
+  else throw new UsageError(`unknown shell '${shell}' (expected bash, zsh or fish)`);
   return 0;
 }

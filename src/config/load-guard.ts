@@ -3,7 +3,8 @@
 import type { Role } from '../types.js';
 import { makeGuard, type Guard } from '../policy/guard.js';
 import { loadConfig } from './load-config.js';
-import type { ResolvedConfig } from './resolve.js';
+import { resolveLayers, type ResolvedConfig } from './resolve.js';
+import { builtinLayer } from './builtin.js';
 import { resolveRole } from './role.js';
 
 export interface GuardOptions {
@@ -11,10 +12,26 @@ export interface GuardOptions {
   env: NodeJS.ProcessEnv;
   role?: Role;
   configFile?: string;
+  /** Let a bare `CI=true|1` pick role `ci` when nothing else did (the CI commands only; role.ts). */
+  ciFromEnv?: boolean;
 }
 
 export function loadGuard(opts: GuardOptions): Guard<ResolvedConfig> {
   const config = loadConfig(opts);
-  const role = resolveRole(opts.role, opts.env, config.role);
+  const role = resolveRole(opts.role, opts.env, config.role, opts.ciFromEnv === true);
   return makeGuard(config, role, { cwd: opts.cwd, env: opts.env });
+}
+
+/**
+ * The built-in pack alone, no config file: what the interactive shell falls back on while a config file is
+ * broken, so that the heavy lines it knows are still refused (src/cli/commands/shell.ts `--check`).
+ */
+export function loadBuiltinGuard(opts: { cwd: string; env: NodeJS.ProcessEnv }): Guard<ResolvedConfig> {
+  let role: Role = 'laptop';
+  try {
+    role = resolveRole(undefined, opts.env, undefined);
+  } catch {
+    /* a bad OFFHOST_ROLE: judge as laptop */
+  }
+  return makeGuard(resolveLayers([builtinLayer()], opts.env), role, { cwd: opts.cwd, env: opts.env });
 }

@@ -26,7 +26,7 @@ export interface ResolvedConfig {
   hook: { mode?: 'rewrite' | 'suggest'; allowRewrite?: boolean };
   scan: { vmGlobs?: string[]; ignore?: string[]; markdownGlobs?: string[]; laptopRunners?: string[]; laptopRoot?: string; dockerfileIsLaptop?: boolean };
   locks: { noticesDir: string; push: boolean; skewSeconds: number; pollSeconds: number; remote?: string; commitMessage?: string };
-  audit: { path?: string; maxBytes?: number };
+  audit: { path?: string; maxBytes?: number; record?: 'decisions' | 'all' };
   /** The files that contributed, lowest layer first (`<built-in>` for the pack). */
   sources: string[];
 }
@@ -92,6 +92,7 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
     if (l.locks?.commit_message) locks.commitMessage = l.locks.commit_message;
     if (l.audit?.path) audit.path = l.audit.path;
     if (l.audit?.max_bytes) audit.maxBytes = l.audit.max_bytes;
+    if (l.audit?.record) audit.record = l.audit.record;
   }
 
   const vars: Record<string, string> = {};

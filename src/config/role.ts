@@ -4,8 +4,12 @@ import type { Role } from '../types.js';
 
 const ROLES: Role[] = ['laptop', 'vm', 'ci'];
 
-/** `--role`, else OFFHOST_ROLE, else config, else `ci` when CI=true, else laptop. */
-export function resolveRole(flag: string | undefined, env: NodeJS.ProcessEnv, configRole: Role | undefined): Role {
+/**
+ * `--role`, else OFFHOST_ROLE, else config, else (only when `ciFromEnv`: the CI commands ask for it) `ci`
+ * when CI=true|1, else laptop. Many people export CI=1 on their laptop to make tools non-interactive; the
+ * doors and `check` must still judge as laptop there.
+ */
+export function resolveRole(flag: string | undefined, env: NodeJS.ProcessEnv, configRole: Role | undefined, ciFromEnv = false): Role {
   if (flag !== undefined) {
     if (!ROLES.includes(flag as Role)) throw new ConfigError(`--role must be one of ${ROLES.join(', ')} (got '${flag}')`);
     return flag as Role;
@@ -16,6 +20,6 @@ export function resolveRole(flag: string | undefined, env: NodeJS.ProcessEnv, co
     return fromEnv as Role;
   }
   if (configRole) return configRole;
-  if (/^(true|1)$/i.test(env.CI ?? '')) return 'ci';
+  if (ciFromEnv && /^(true|1)$/i.test(env.CI ?? '')) return 'ci';
   return 'laptop';
 }

@@ -201,7 +201,7 @@ export const configSchema = z
       })
       .strict()
       .optional(),
-    audit: z.object({ path: z.string().optional(), max_bytes: z.number().int().positive().optional() }).strict().optional(),
+    audit: z.object({ path: z.string().optional(), max_bytes: z.number().int().positive().optional(), record: z.enum(['decisions', 'all']).optional() }).strict().optional(),
   })
   .strict();
 

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildSync } from 'esbuild';
 import fc from 'fast-check';
-import { appendAudit, auditLogPath, isoUtc, tryAppendAudit } from '../../src/adapters/audit-log.js';
+import { appendAudit, auditLine, auditLogPath, isoUtc, redactSecrets, tryAppendAudit } from '../../src/adapters/audit-log.js';
 import type { AuditRecord } from '../../src/adapters/common.js';
 
 const rec = (n = 0): AuditRecord => ({ agent: 'claude-code', session: 'claude-s', cwd: '/w', command: `make build-safe # ${n}`, decision: 'reroute', rule: 'koda-make' });
@@ -24,7 +24,7 @@ async function writers(p: string, maxBytes: string): Promise<void> {
     writeFileSync(join(dir, 'w.ts'), script);
     const file = join(dir, 'w.mjs');
     buildSync({ entryPoints: [join(dir, 'w.ts')], bundle: true, platform: 'node', format: 'esm', outfile: file, logLevel: 'silent' });
-    const env = { ...process.env, OFFHOST_AUDIT_LOG: p, OFFHOST_AUDIT_MAX_BYTES: maxBytes };
+    const env = { ...process.env, OFFHOST_AUDIT_LOG: p, OFFHOST_AUDIT_MAX_BYTES: maxBytes, OFFHOST_AUDIT: 'all' };
     const run = (id: string) =>
       new Promise<number>((res) => {
         const c = spawn(process.execPath, [file, id], { env, stdio: 'inherit' });
@@ -104,5 +104,34 @@ describe('isoUtc (toISOString without loading the time zone)', () => {
     );
     for (const ms of [0, -1, 253402300800000, -62167219200001, 8.64e15]) expect(isoUtc(new Date(ms))).toBe(new Date(ms).toISOString());
     expect(() => isoUtc(new Date(NaN))).toThrow(RangeError);
+  });
+
+  it('records refusals and reroutes by default, allows only with OFFHOST_AUDIT=all or audit.record: all', () => {
+    const d = tmp();
+    const p = join(d, 'a.jsonl');
+    const allow: AuditRecord = { ...rec(), decision: 'allow', rule: null, command: 'ls' };
+    expect(appendAudit(allow, { OFFHOST_AUDIT_LOG: p })).toBeNull();
+    expect(existsSync(p)).toBe(false);
+    appendAudit(rec(1), { OFFHOST_AUDIT_LOG: p });
+    appendAudit({ ...rec(2), decision: 'deny', rule: 'qemu-windows' }, { OFFHOST_AUDIT_LOG: p });
+    appendAudit(allow, { OFFHOST_AUDIT_LOG: p, OFFHOST_AUDIT: 'all' });
+    appendAudit(allow, { OFFHOST_AUDIT_LOG: p }, new Date(), { record: 'all' });
+    expect(lines(p).map((l) => l.decision)).toEqual(['reroute', 'deny', 'allow', 'allow']);
+  });
+
+  it('redacts the values of secret-looking variables and options, in the command and the rewrite', () => {
+    const cases: [string, string][] = [
+      [' export GITHUB_TOKEN=ghp_abc123; make', ' export GITHUB_TOKEN=***; make'],
+      ['AWS_SECRET_ACCESS_KEY="a b c" aws s3 ls', 'AWS_SECRET_ACCESS_KEY=*** aws s3 ls'],
+      ["DB_PASSWORD='x;y' psql && API_KEY=k1 curl x", 'DB_PASSWORD=*** psql && API_KEY=*** curl x'],
+      ['mysql --password=hunter2 -u root', 'mysql --password=*** -u root'],
+      ['gh auth login --token ghp_x', 'gh auth login --token ***'],
+      ['FOO=bar OFFHOST_SESSION=claude-1 make', 'FOO=bar OFFHOST_SESSION=claude-1 make'],
+      ['echo $(NPM_TOKEN=t npm whoami)', 'echo $(NPM_TOKEN=*** npm whoami)'],
+    ];
+    for (const [line, want] of cases) expect(redactSecrets(line), line).toBe(want);
+    const out = JSON.parse(auditLine({ ...rec(), command: 'SECRET=s3 make build-safe', rewrite: "env OFFHOST_AI=claude offhost run -- 'SECRET=s3 make build-safe'" }, new Date(0)));
+    expect(out.command).toBe('SECRET=*** make build-safe');
+    expect(JSON.stringify(out)).not.toContain('s3');
   });
 });

@@ -43,7 +43,7 @@ describe('gemini', () => {
     const o = JSON.parse(r.stdout);
     expect(o.hookSpecificOutput).toEqual({
       hookEventName: 'BeforeTool',
-      tool_input: { command: `export OFFHOST_SESSION=gemini-s-9 OFFHOST_AI=gemini; ${REWRITE}`, description: 'status', dir_path: 'engines/lang/koda' },
+      tool_input: { command: `env OFFHOST_SESSION=gemini-s-9 OFFHOST_AI=gemini ${REWRITE}`, description: 'status', dir_path: 'engines/lang/koda' },
     });
     expect(o.decision).toBeUndefined();
     expect(o.systemMessage).toContain('rerouted');

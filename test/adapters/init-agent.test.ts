@@ -1,55 +1,180 @@
-import { describe, expect, it } from 'vitest';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initAgent } from '../../src/adapters/init-agent.js';
+import { hookArgsOf, initAgent, mergeHook, stripJsonComments } from '../../src/adapters/init-agent.js';
 import type { Io } from '../../src/cli/io.js';
 import { systemClock } from '../../src/types.js';
 
-function io(cwd: string) {
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+function io(cwd: string, home = cwd) {
   const out: string[] = [];
   const err: string[] = [];
-  const value: Io = { argv: [], env: {}, cwd, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), readStdin: async () => '', clock: systemClock };
+  const value: Io = { argv: [], env: { HOME: home }, cwd, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), readStdin: async () => '', clock: systemClock };
   return { io: value, out, err };
 }
-const opts = { node: '/usr/bin/node', bin: '/opt/offhost/dist/offhost.mjs' };
-const project = () => mkdtempSync(join(tmpdir(), 'offhost-init-'));
+/** A project with offhost installed in it (node_modules/.bin/offhost), the way npm lays it out. */
+function project(installed = true, git = true): string {
+  const d = mkdtempSync(join(tmpdir(), 'offhost-init-'));
+  made.push(d);
+  if (git) mkdirSync(join(d, '.git'));
+  if (installed) {
+    mkdirSync(join(d, 'node_modules', '.bin'), { recursive: true });
+    writeFileSync(join(d, 'node_modules', '.bin', 'offhost'), '#!/bin/sh\n');
+  }
+  return d;
+}
+const abs = { node: '/usr/bin/node', bin: '/opt/offhost/dist/offhost.cjs' };
 const read = (p: string) => JSON.parse(readFileSync(p, 'utf8'));
+const FALLBACK = (agent: string) =>
+  ` || { s=$?; [ $s -eq 2 ] || echo "offhost hook ${agent} could not run (status $s), so the tool call is refused; fix: npm ci (reinstall offhost) in the project, or offhost init --agent ${agent} again" >&2; exit 2; }`;
 
-describe('initAgent', () => {
-  it('claude-code: writes .claude/settings.json with an absolute, npx-free command', async () => {
+describe('initAgent: committed settings hold no machine path', () => {
+  it('claude-code: "$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost, with a fallback that blocks (exit 2)', async () => {
     const d = project();
-    expect(await initAgent('claude-code', io(d).io, opts)).toBe(0);
-    expect(read(join(d, '.claude/settings.json'))).toEqual({
-      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/bin/node /opt/offhost/dist/offhost.mjs hook claude-code', timeout: 30 }] }] },
+    expect(await initAgent('claude-code', io(d).io, abs)).toBe(0);
+    const text = readFileSync(join(d, '.claude/settings.json'), 'utf8');
+    expect(text).not.toContain(d);
+    expect(text).not.toContain('/usr/bin/node');
+    expect(JSON.parse(text)).toEqual({
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Bash|Monitor|PowerShell|mcp__.*', hooks: [{ type: 'command', command: `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code${FALLBACK('claude-code')}`, timeout: 30 }] },
+        ],
+      },
     });
   });
 
-  it('is idempotent and keeps other hooks and settings', async () => {
+  it('codex and cursor: relative to the git work tree root; gemini: "$GEMINI_PROJECT_DIR", timeout in ms', async () => {
+    const root = project(false);
+    const d = join(root, 'packages', 'app');
+    mkdirSync(join(d, 'node_modules', '.bin'), { recursive: true });
+    writeFileSync(join(d, 'node_modules', '.bin', 'offhost'), '');
+    await initAgent('codex', io(d).io, abs);
+    await initAgent('gemini', io(d).io, abs);
+    await initAgent('cursor', io(d).io, abs);
+    expect(read(join(d, '.codex/hooks.json')).hooks.PreToolUse).toEqual(
+      ['Bash', 'mcp__.*'].map((matcher) => ({
+        matcher,
+        hooks: [{ type: 'command', command: `"$(git rev-parse --show-toplevel)"/packages/app/node_modules/.bin/offhost hook codex${FALLBACK('codex')}`, timeout: 30 }],
+      })),
+    );
+    expect(read(join(d, '.gemini/settings.json')).hooks.BeforeTool).toEqual([
+      { matcher: 'run_shell_command|mcp__.*', hooks: [{ type: 'command', command: `"$GEMINI_PROJECT_DIR"/node_modules/.bin/offhost hook gemini${FALLBACK('gemini')}`, timeout: 30000, name: 'offhost' }] },
+    ]);
+    const cursor = read(join(d, '.cursor/hooks.json'));
+    expect(cursor.version).toBe(1);
+    expect(Object.keys(cursor.hooks)).toEqual(['beforeShellExecution', 'beforeMCPExecution']);
+    expect(cursor.hooks.beforeShellExecution[0]).toMatchObject({ timeout: 30, failClosed: true });
+    expect(cursor.hooks.beforeShellExecution[0].command).toMatch(/^"\$\(git rev-parse --show-toplevel\)"\/packages\/app\/node_modules\/\.bin\/offhost hook cursor \|\| \{ s=\$\?; \[ \$s -eq 2 \] && exit 2; printf '\{"permission":"deny"/);
+  });
+
+  it('copilot: .github/hooks/offhost.json, version 1, bash + cwd + timeoutSec, a fallback that prints a deny', async () => {
+    const d = project();
+    await initAgent('copilot', io(d).io, abs);
+    const f = read(join(d, '.github/hooks/offhost.json'));
+    expect(f.version).toBe(1);
+    expect(f.hooks.preToolUse).toHaveLength(1);
+    expect(f.hooks.preToolUse[0]).toMatchObject({ type: 'command', cwd: '.', timeoutSec: 30 });
+    expect(f.hooks.preToolUse[0].bash).toContain(`"$(git rev-parse --show-toplevel)"/node_modules/.bin/offhost hook copilot || { s=$?; printf '{"permissionDecision":"deny"`);
+  });
+
+  it('windsurf: pre_run_command and pre_mcp_tool_use with show_output', async () => {
+    const d = project();
+    await initAgent('windsurf', io(d).io, abs);
+    const f = read(join(d, '.windsurf/hooks.json'));
+    expect(f.hooks.pre_run_command).toEqual([{ command: expect.stringContaining('offhost hook windsurf ||'), show_output: true }]);
+    expect(f.hooks.pre_mcp_tool_use).toHaveLength(1);
+  });
+
+  it('not installed in the project: the personal file gets absolute paths, the committed one is not written', async () => {
+    const d = project(false);
+    const home = project(false, false);
+    const t = io(d, home);
+    await initAgent('claude-code', t.io, abs);
+    expect(existsSync(join(d, '.claude/settings.json'))).toBe(false);
+    expect(read(join(d, '.claude/settings.local.json')).hooks.PreToolUse[0].hooks[0].command).toBe(`/usr/bin/node /opt/offhost/dist/offhost.cjs hook claude-code${FALLBACK('claude-code')}`);
+    expect(t.out.join('')).toContain('not installed in this project');
+    await initAgent('codex', io(d, home).io, abs);
+    expect(existsSync(join(home, '.codex/hooks.json'))).toBe(true);
+    await expect(initAgent('copilot', io(d, home).io, abs)).rejects.toThrow(/npm install --save-dev offhost/);
+  });
+});
+
+describe('initAgent keeps the user\'s choices', () => {
+  it('re-running keeps --mode rewrite (and any arguments) found in the entry; --hook-args replaces them', async () => {
+    const d = project();
+    mkdirSync(join(d, '.codex'));
+    writeFileSync(
+      join(d, '.codex/hooks.json'),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/bin/node /old/dist/offhost.cjs hook codex --mode rewrite', timeout: 30, statusMessage: 'checking' }] }] } }),
+    );
+    const t = io(d);
+    await initAgent('codex', t.io, abs);
+    const after = read(join(d, '.codex/hooks.json')).hooks.PreToolUse;
+    expect(after).toHaveLength(2);
+    for (const g of after) {
+      expect(g.hooks).toHaveLength(1);
+      expect(g.hooks[0].command).toBe(`"$(git rev-parse --show-toplevel)"/node_modules/.bin/offhost hook codex --mode rewrite${FALLBACK('codex')}`);
+      expect(g.hooks[0].statusMessage).toBe('checking');
+    }
+    expect(t.out.join('')).toContain('trust it again in /hooks');
+    const again = io(d);
+    await initAgent('codex', again.io, abs);
+    expect(again.out.join('')).toContain('already set up');
+    await initAgent('codex', io(d).io, { ...abs, hookArgs: ['--mode', 'suggest'] });
+    expect(read(join(d, '.codex/hooks.json')).hooks.PreToolUse[0].hooks[0].command).toContain('hook codex --mode suggest ||');
+  });
+
+  it('claude-code: --allow-rewrite survives, other hooks and settings stay, one entry after many runs', async () => {
     const d = project();
     mkdirSync(join(d, '.claude'));
     const before = {
       permissions: { allow: ['Bash(git status)'] },
       hooks: {
-        PreToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'prettier --check' }] }],
+        PreToolUse: [
+          { matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'prettier --check' }] },
+          { matcher: 'Bash', hooks: [{ type: 'command', command: 'audit.sh' }, { type: 'command', command: "node /x/offhost.mjs hook 'claude-code' --allow-rewrite" }] },
+        ],
         PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'log.sh' }] }],
       },
     };
     writeFileSync(join(d, '.claude/settings.json'), JSON.stringify(before));
-    await initAgent('claude-code', io(d).io, opts);
-    const second = io(d);
-    await initAgent('claude-code', second.io, opts);
-    expect(second.out.join('')).toContain('already set up');
+    for (let i = 0; i < 3; i++) await initAgent('claude-code', io(d).io, abs);
     const after = read(join(d, '.claude/settings.json'));
     expect(after.permissions).toEqual(before.permissions);
     expect(after.hooks.PostToolUse).toEqual(before.hooks.PostToolUse);
-    expect(after.hooks.PreToolUse).toHaveLength(2);
-    expect(after.hooks.PreToolUse[0]).toEqual(before.hooks.PreToolUse[0]);
-    // A move of the install (another bin path) updates the one entry instead of adding another.
-    await initAgent('claude-code', io(d).io, { ...opts, bin: '/new/place/dist/offhost.mjs' });
-    const moved = read(join(d, '.claude/settings.json'));
-    const ours = moved.hooks.PreToolUse.flatMap((g: { hooks: { command: string }[] }) => g.hooks).filter((h: { command: string }) => h.command.includes('offhost'));
-    expect(ours).toEqual([{ type: 'command', command: '/usr/bin/node /new/place/dist/offhost.mjs hook claude-code', timeout: 30 }]);
+    expect(after.hooks.PreToolUse).toEqual([
+      before.hooks.PreToolUse[0],
+      { matcher: 'Bash', hooks: [{ type: 'command', command: 'audit.sh' }] },
+      { matcher: 'Bash|Monitor|PowerShell|mcp__.*', hooks: [{ type: 'command', command: `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code --allow-rewrite${FALLBACK('claude-code')}`, timeout: 30 }] },
+    ]);
+  });
+
+  it('hookArgsOf reads the arguments up to the fallback, quotes removed', () => {
+    expect(hookArgsOf(`"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code --mode 'suggest' --role laptop${FALLBACK('claude-code')}`, 'claude-code')).toEqual(['--mode', 'suggest', '--role', 'laptop']);
+    expect(hookArgsOf('/usr/bin/node /o/offhost.cjs hook gemini', 'gemini')).toEqual([]);
+  });
+});
+
+describe('settings files', () => {
+  it('gemini: a settings file with // and /* */ comments is read (Gemini strips them); the original is kept beside it', async () => {
+    const d = project();
+    mkdirSync(join(d, '.gemini'));
+    const withComments = '{\n  // my theme\n  "theme": "dark", /* the url below is not a comment */\n  "url": "https://example.com//x"\n}\n';
+    writeFileSync(join(d, '.gemini/settings.json'), withComments);
+    const t = io(d);
+    expect(await initAgent('gemini', t.io, abs)).toBe(0);
+    const after = read(join(d, '.gemini/settings.json'));
+    expect(after.theme).toBe('dark');
+    expect(after.url).toBe('https://example.com//x');
+    expect(after.hooks.BeforeTool).toHaveLength(1);
+    expect(readFileSync(join(d, '.gemini/settings.json.offhost-backup'), 'utf8')).toBe(withComments);
+    expect(stripJsonComments('{"a":"//"} // x')).toBe('{"a":"//"}     ');
   });
 
   it('refuses a settings file that is not JSON, with file:line:column, and leaves it alone', async () => {
@@ -57,63 +182,38 @@ describe('initAgent', () => {
     mkdirSync(join(d, '.gemini'));
     const broken = '{\n  "theme": "dark",\n  "hooks": {,\n}\n';
     writeFileSync(join(d, '.gemini/settings.json'), broken);
-    await expect(initAgent('gemini', io(d).io, opts)).rejects.toThrow(/\.gemini\/settings\.json:3:\d+: not valid JSON/);
+    await expect(initAgent('gemini', io(d).io, abs)).rejects.toThrow(/\.gemini\/settings\.json:3:\d+: not valid JSON/);
     expect(readFileSync(join(d, '.gemini/settings.json'), 'utf8')).toBe(broken);
+    mkdirSync(join(d, '.claude'));
+    writeFileSync(join(d, '.claude/settings.json'), '{ // no comments in Claude settings\n}');
+    await expect(initAgent('claude-code', io(d).io, abs)).rejects.toThrow(/settings\.json:1:\d+: not valid JSON/);
   });
 
-  it('codex: .codex/hooks.json PreToolUse matcher Bash; gemini: BeforeTool run_shell_command in ms', async () => {
-    const d = project();
-    await initAgent('codex', io(d).io, opts);
-    await initAgent('gemini', io(d).io, opts);
-    expect(read(join(d, '.codex/hooks.json')).hooks.PreToolUse).toEqual([
-      { matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/bin/node /opt/offhost/dist/offhost.mjs hook codex', timeout: 30 }] },
-    ]);
-    expect(read(join(d, '.gemini/settings.json')).hooks.BeforeTool).toEqual([
-      { matcher: 'run_shell_command', hooks: [{ type: 'command', command: '/usr/bin/node /opt/offhost/dist/offhost.mjs hook gemini', timeout: 30000, name: 'offhost' }] },
-    ]);
-  });
-
-  it('quotes paths with spaces; rejects unknown agents', async () => {
-    const d = project();
-    await initAgent('claude-code', io(d).io, { node: '/usr/bin/node', bin: '/My Tools/offhost.mjs' });
-    expect(read(join(d, '.claude/settings.json')).hooks.PreToolUse[0].hooks[0].command).toBe("/usr/bin/node '/My Tools/offhost.mjs' hook claude-code");
-    await expect(initAgent('cursor', io(d).io, opts)).rejects.toThrow(/unknown agent/);
-  });
-});
-
-describe('mergeHook edge cases', () => {
-  it('moves our entry out of a shared group with another matcher, leaving the others in place', async () => {
-    const { mergeHook } = await import('../../src/adapters/init-agent.js');
-    const settings = {
-      hooks: {
-        PreToolUse: [
-          { matcher: 'Bash|Edit', hooks: [{ type: 'command', command: 'audit.sh' }, { type: 'command', command: 'node /old/offhost.mjs hook claude-code' }] },
-          { matcher: 'Bash', hooks: [{ type: 'command', command: "offhost hook 'claude-code' --mode suggest" }] },
-        ],
-      },
-    };
-    const { settings: out, changed } = mergeHook(settings, 'claude-code', 'node /new/offhost.mjs hook claude-code', 'x.json');
-    expect(changed).toBe(true);
-    expect(out.hooks).toEqual({
-      PreToolUse: [
-        { matcher: 'Bash|Edit', hooks: [{ type: 'command', command: 'audit.sh' }] },
-        { matcher: 'Bash', hooks: [{ type: 'command', command: 'node /new/offhost.mjs hook claude-code', timeout: 30 }] },
-      ],
-    });
-    expect(settings.hooks.PreToolUse[0]?.hooks).toHaveLength(2); // the input is not mutated
-  });
-
-  it('refuses hooks / hooks.<event> of the wrong shape instead of overwriting them', async () => {
-    const { mergeHook } = await import('../../src/adapters/init-agent.js');
-    expect(() => mergeHook({ hooks: [] }, 'codex', 'c', 'f.json')).toThrow(/"hooks" is not an object/);
-    expect(() => mergeHook({ hooks: { BeforeTool: {} } }, 'gemini', 'c', 'f.json')).toThrow(/"hooks.BeforeTool" is not an array/);
+  it('refuses hooks / hooks.<event> of the wrong shape instead of overwriting them; rejects unknown agents', async () => {
+    expect(() => mergeHook({ hooks: [] }, 'codex', () => 'c', 'f.json')).toThrow(/"hooks" is not an object/);
+    expect(() => mergeHook({ hooks: { BeforeTool: {} } }, 'gemini', () => 'c', 'f.json')).toThrow(/"hooks.BeforeTool" is not an array/);
+    await expect(initAgent('vscode', io(project()).io, abs)).rejects.toThrow(/unknown agent/);
   });
 
   it('--dry-run prints the merged file and writes nothing', async () => {
     const d = project();
     const t = io(d);
-    await initAgent('gemini', t.io, { ...opts, dryRun: true });
+    await initAgent('gemini', t.io, { ...abs, dryRun: true });
     expect(t.out.join('')).toContain('"BeforeTool"');
-    expect(() => readFileSync(join(d, '.gemini/settings.json'))).toThrow();
+    expect(existsSync(join(d, '.gemini/settings.json'))).toBe(false);
+  });
+});
+
+describe('the shipped examples', () => {
+  it('hooks/claude-code.settings.json, codex.hooks.json, gemini.settings.json are what init writes', async () => {
+    for (const [agent, file, shipped] of [
+      ['claude-code', '.claude/settings.json', 'hooks/claude-code.settings.json'],
+      ['codex', '.codex/hooks.json', 'hooks/codex.hooks.json'],
+      ['gemini', '.gemini/settings.json', 'hooks/gemini.settings.json'],
+    ] as const) {
+      const d = project();
+      await initAgent(agent, io(d).io, abs);
+      expect(readFileSync(join(d, file), 'utf8'), shipped).toBe(readFileSync(shipped, 'utf8'));
+    }
   });
 });

@@ -50,7 +50,7 @@ describe('claude-code', () => {
     const h = out(r.stdout).hookSpecificOutput;
     expect(h.permissionDecision).toBe('ask');
     expect(h.updatedInput).toEqual({
-      command: `export OFFHOST_SESSION=claude-abc-123 OFFHOST_AI=claude; ${REWRITE}`,
+      command: `env OFFHOST_SESSION=claude-abc-123 OFFHOST_AI=claude ${REWRITE}`,
       description: 'list',
       timeout: 120000,
     });
@@ -68,14 +68,14 @@ describe('claude-code', () => {
     const h = out(r.stdout).hookSpecificOutput;
     expect(h.permissionDecision).toBe('deny');
     expect(h.updatedInput).toBeUndefined();
-    expect(String(h.permissionDecisionReason)).toContain(`\nexport OFFHOST_SESSION=claude-abc-123 OFFHOST_AI=claude; ${REWRITE}`);
+    expect(String(h.permissionDecisionReason)).toContain(`\nenv OFFHOST_SESSION=claude-abc-123 OFFHOST_AI=claude ${REWRITE}`);
   });
 
   it('OFFHOST_SESSION in the environment wins; odd session ids are quoted safely', () => {
     const r = handleClaudeCode(ev({}, { command: 'make build-safe' }), at, { env: { OFFHOST_SESSION: "me's run" } });
-    expect(out(r.stdout).hookSpecificOutput.updatedInput).toMatchObject({ command: `export OFFHOST_SESSION='me'\\''s run' OFFHOST_AI=claude; ${REWRITE}` });
+    expect(out(r.stdout).hookSpecificOutput.updatedInput).toMatchObject({ command: `env OFFHOST_SESSION='me'\\''s run' OFFHOST_AI=claude ${REWRITE}` });
     const r2 = handleClaudeCode(ev({ session_id: 'a;b $(x)' }, { command: 'make build-safe' }), at, { env });
-    expect(out(r2.stdout).hookSpecificOutput.updatedInput).toMatchObject({ command: `export OFFHOST_SESSION=claude-a_b___x_ OFFHOST_AI=claude; ${REWRITE}` });
+    expect(out(r2.stdout).hookSpecificOutput.updatedInput).toMatchObject({ command: `env OFFHOST_SESSION=claude-a_b___x_ OFFHOST_AI=claude ${REWRITE}` });
   });
 
   it.each([
@@ -129,21 +129,21 @@ describe('codex', () => {
     const r = handleCodex(ev({}, { command: 'make build-safe' }), at, { env });
     const h = out(r.stdout).hookSpecificOutput;
     expect(h.permissionDecision).toBe('deny');
-    expect(String(h.permissionDecisionReason)).toContain(`export OFFHOST_SESSION=codex-abc-123 OFFHOST_AI=codex; ${REWRITE}`);
+    expect(String(h.permissionDecisionReason)).toContain(`env OFFHOST_SESSION=codex-abc-123 OFFHOST_AI=codex ${REWRITE}`);
   });
 
   it('rewrite mode: allow + updatedInput (Codex takes updatedInput only with allow)', () => {
     const r = handleCodex(ev({ tool_input: { command: 'make build-safe' } }), at, { env, mode: 'rewrite' });
     const h = out(r.stdout).hookSpecificOutput;
     expect(h.permissionDecision).toBe('allow');
-    expect(h.updatedInput).toEqual({ command: `export OFFHOST_SESSION=codex-abc-123 OFFHOST_AI=codex; ${REWRITE}` });
+    expect(h.updatedInput).toEqual({ command: `env OFFHOST_SESSION=codex-abc-123 OFFHOST_AI=codex ${REWRITE}` });
   });
 
   it('argv-array commands are joined for checking and rewritten as an argv', () => {
     calls.length = 0;
     const r = handleCodex(ev({ tool_name: 'shell', tool_input: { command: ['bash', '-lc', 'cd x && make build-safe'] } }), at, { env, mode: 'rewrite' });
     expect(calls[0]?.line).toBe("bash -lc 'cd x && make build-safe'");
-    expect(out(r.stdout).hookSpecificOutput.updatedInput).toEqual({ command: ['bash', '-c', `export OFFHOST_SESSION=codex-abc-123 OFFHOST_AI=codex; ${REWRITE}`] });
+    expect(out(r.stdout).hookSpecificOutput.updatedInput).toEqual({ command: ['bash', '-c', `env OFFHOST_SESSION=codex-abc-123 OFFHOST_AI=codex ${REWRITE}`] });
   });
 
   it('broken input is a deny JSON on stdout with exit 0 (exit 2 fails open in some Codex releases)', () => {

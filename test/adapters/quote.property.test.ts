@@ -32,7 +32,7 @@ describe('quoting for bash', () => {
   it('withSession exports exactly the session, whatever the user put in OFFHOST_SESSION', () => {
     fc.assert(
       fc.property(word.filter((w) => w.trim() !== ''), (session) => {
-        const line = withSession('printf "%s\\0" "$OFFHOST_SESSION" "$OFFHOST_AI"', sessionTag('claude-code', 'x', { OFFHOST_SESSION: session }), 'claude-code');
+        const line = withSession(`bash -c 'printf "%s\\0" "$OFFHOST_SESSION" "$OFFHOST_AI"'`, sessionTag('claude-code', 'x', { OFFHOST_SESSION: session }), 'claude-code');
         const r = spawnSync('bash', ['-c', line], { encoding: 'utf8' });
         expect(r.stdout.split('\0').slice(0, -1)).toEqual([session, 'claude']);
       }),

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { bashSnippet, zshSnippet } from '../../src/adapters/shell-snippet.js';
+import { bashSnippet, fishSnippet, zshSnippet } from '../../src/adapters/shell-snippet.js';
 
 function setup(prelude = '', zshPrelude = '') {
   const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-'));
@@ -87,21 +87,31 @@ describe('bash snippet (extdebug + DEBUG trap)', () => {
     expect(r.stderr).toContain('a DEBUG trap is already set');
   });
 
-  it('the shipped hooks/offhost.bash and hooks/offhost.zsh are the generated snippets', () => {
-    expect(readFileSync('hooks/offhost.bash', 'utf8')).toBe(bashSnippet(['offhost']));
-    expect(readFileSync('hooks/offhost.zsh', 'utf8')).toBe(zshSnippet(['offhost']));
+  it('the shipped hooks/offhost.bash, .zsh and .fish are the generated snippets (UPDATE_SNIPPETS=1 rewrites them)', () => {
+    const want = { 'hooks/offhost.bash': bashSnippet(['offhost']), 'hooks/offhost.zsh': zshSnippet(['offhost']), 'hooks/offhost.fish': fishSnippet(['offhost']) };
+    for (const [file, text] of Object.entries(want)) {
+      if (process.env.UPDATE_SNIPPETS === '1') writeFileSync(file, text);
+      expect(readFileSync(file, 'utf8')).toBe(text);
+    }
+  });
+
+  it('bash -n accepts the generated snippet', () => {
+    const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-n-'));
+    writeFileSync(join(d, 's.bash'), bashSnippet(['/x/offhost']));
+    expect(spawnSync('bash', ['-n', join(d, 's.bash')], { encoding: 'utf8' }).stderr).toBe('');
   });
 });
 
 describe.skipIf(!has('zsh') || !has('script'))('zsh snippet (accept-line widget), in a real zsh on a pty', () => {
-  it('allowed lines run, a reroute replaces the buffer and runs, a refused line stays unrun with the reason shown', async () => {
+  it('allowed lines run, a reroute replaces the buffer and runs, a refused line does not run ($? 126), exit passes unchecked', async () => {
     const { runZsh } = setup();
-    const r = await runZsh(['echo one\r', 'make build-safe\r', 'qemu-system-x86_64 x\r', '\u0003', 'echo after\r', 'exit\r']);
+    const r = await runZsh(['echo one\r', 'make build-safe\r', 'qemu-system-x86_64 x\r', 'echo "st=$?"\r', 'echo after\r', 'exit\r']);
     expect(r.out).toContain('one');
     expect(r.out).toContain('REROUTED-RAN');
     expect(r.out).toContain('offhost: refused (rule qemu-windows): migrate');
     expect(r.out).toContain('after');
     expect(r.out).not.toContain('LOCAL-');
-    expect(r.checked).toBe('echo one\nmake build-safe\nqemu-system-x86_64 x\necho after\nexit\n');
+    expect(r.out).toContain('st=126');
+    expect(r.checked).toBe('echo one\nmake build-safe\nqemu-system-x86_64 x\necho "st=$?"\necho after\n');
   });
 });

@@ -1,5 +1,6 @@
 // Where offhost runs (src/config/role.ts): --role, else OFFHOST_ROLE, else the config's role, else ci
-// when CI is true, else laptop. A bad value is an error, never a default.
+// when CI is true and the caller (a CI command) asked for that, else laptop. A bad value is an error, never
+// a default.
 import { describe, expect, it } from 'vitest';
 import { resolveRole } from '../../src/config/role.js';
 import type { Role } from '../../src/types.js';
@@ -16,8 +17,17 @@ describe('resolveRole', () => {
     ['CI=TRUE (any case)', undefined, { CI: 'TRUE' }, undefined, 'ci'],
     ['CI=false is not CI', undefined, { CI: 'false' }, undefined, 'laptop'],
     ['CI=yes is not CI', undefined, { CI: 'yes' }, undefined, 'laptop'],
-  ] as const)('%s', (_what, flag, env, configRole, expected) => {
-    expect(resolveRole(flag, env as NodeJS.ProcessEnv, configRole as Role | undefined)).toBe(expected);
+  ] as const)('%s (a CI command)', (_what, flag, env, configRole, expected) => {
+    expect(resolveRole(flag, env as NodeJS.ProcessEnv, configRole as Role | undefined, true)).toBe(expected);
+  });
+
+  it.each([
+    ['CI=true', { CI: 'true' }],
+    ['CI=1', { CI: '1' }],
+    ['CI=TRUE', { CI: 'TRUE' }],
+  ] as const)('a bare %s leaves the doors and check on laptop', (_what, env) => {
+    expect(resolveRole(undefined, env as NodeJS.ProcessEnv, undefined)).toBe('laptop');
+    expect(resolveRole(undefined, { ...env, OFFHOST_ROLE: 'ci' } as NodeJS.ProcessEnv, undefined)).toBe('ci');
   });
 
   it.each([

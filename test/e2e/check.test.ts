@@ -43,9 +43,10 @@ describe('offhost check', () => {
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ decision: 'deny', rule: 'parse-error', reason: expect.stringMatching(/line 1, column \d+/) });
   });
-  it('CI=true means role ci (heavy commands allowed), and --role overrides it', () => {
-    expect(offhost(['check', 'make build-safe'], { cwd: KODA, env: { OFFHOST_ROLE: undefined, CI: 'true' } }).status).toBe(0);
-    expect(offhost(['check', '--role', 'laptop', 'make build-safe'], { cwd: KODA, env: { OFFHOST_ROLE: undefined, CI: 'true' } }).status).toBe(3);
+  it('a bare CI=true|1 does not make check judge as CI (laptop unless OFFHOST_ROLE/--role/config say so)', () => {
+    for (const CI of ['true', '1']) expect(offhost(['check', 'make build-safe'], { cwd: KODA, env: { OFFHOST_ROLE: undefined, CI } }).status).toBe(3);
+    expect(offhost(['check', '--role', 'ci', 'make build-safe'], { cwd: KODA, env: { OFFHOST_ROLE: undefined, CI: 'true' } }).status).toBe(0);
+    expect(offhost(['check', 'make build-safe'], { cwd: KODA, env: { OFFHOST_ROLE: 'ci' } }).status).toBe(0);
   });
   it('usage and config errors exit 2 and change nothing', () => {
     expect(offhost(['check']).status).toBe(2);

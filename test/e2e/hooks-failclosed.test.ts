@@ -1,11 +1,11 @@
 // Fail closed at the edges: huge commands, a classification over its time budget, stalled input, an audit
 // log that cannot be written, and `offhost init --agent` producing a hook command that really runs.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { type FakeHome, BIN, fakeHome, hookEnv, requireBuild, runHook } from './hooks-helpers.js';
+import { type FakeHome, BIN, ROOT, fakeHome, hookEnv, requireBuild, runHook } from './hooks-helpers.js';
 
 let h: FakeHome;
 beforeAll(() => {
@@ -54,7 +54,7 @@ describe('audit log failures', () => {
   it('never block an allowed command nor let a denied one through; they are noted on stderr', () => {
     const bad = join(h.home, 'not-a-dir');
     writeFileSync(bad, '');
-    const env = hookEnv(h, { OFFHOST_AUDIT_LOG: join(bad, 'audit.jsonl') });
+    const env = hookEnv(h, { OFFHOST_AUDIT_LOG: join(bad, 'audit.jsonl'), OFFHOST_AUDIT: 'all' });
     const ok = runHook('claude-code', bashEvent('ls'), env);
     expect(ok).toMatchObject({ status: 0, stdout: '' });
     expect(ok.stderr).toContain('could not write the audit log');
@@ -64,8 +64,17 @@ describe('audit log failures', () => {
 });
 
 describe('offhost init --agent', () => {
-  it('writes a hook command that, run the way the agent runs it (sh -c, JSON on stdin), answers', () => {
+  /** A project with offhost installed the npm way (node_modules/.bin/offhost -> this checkout's dist). */
+  const installed = () => {
     const project = mkdtempSync(join(tmpdir(), 'offhost-init-e2e-'));
+    mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(ROOT, join(project, 'node_modules', 'offhost'));
+    symlinkSync('../offhost/dist/offhost.cjs', join(project, 'node_modules', '.bin', 'offhost'));
+    return project;
+  };
+
+  it('writes a hook command that, run the way the agent runs it (sh -c, JSON on stdin), answers', () => {
+    const project = installed();
     mkdirSync(join(project, '.claude'));
     writeFileSync(join(project, '.claude', 'settings.json'), JSON.stringify({ model: 'opus', hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }));
     for (let i = 0; i < 2; i++) {
@@ -77,15 +86,25 @@ describe('offhost init --agent', () => {
     expect(settings.hooks.Stop).toHaveLength(1);
     expect(settings.hooks.PreToolUse).toHaveLength(1);
     const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
-    // Run through dist/offhost.mjs, init writes the CommonJS executable beside it (it starts faster).
-    expect(command).toBe(`${process.execPath} ${BIN.replace(/offhost\.mjs$/, 'offhost.cjs')} hook claude-code`);
+    expect(command.startsWith('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code || ')).toBe(true);
     expect(command).not.toContain('npx');
+    const r = spawnSync('sh', ['-c', command], { input: bashEvent('make build-safe'), env: { ...hookEnv(h), CLAUDE_PROJECT_DIR: project }, encoding: 'utf8' });
+    expect(decision(r.stdout)).toMatchObject({ permissionDecision: 'ask' });
+  });
+
+  it('offhost not installed in the project: the personal settings.local.json gets the absolute command', () => {
+    const project = mkdtempSync(join(tmpdir(), 'offhost-init-e2e-'));
+    const r0 = spawnSync(process.execPath, [BIN, 'init', '--agent', 'claude-code'], { cwd: project, env: hookEnv(h), encoding: 'utf8' });
+    expect(r0.status, r0.stderr).toBe(0);
+    const command = JSON.parse(readFileSync(join(project, '.claude', 'settings.local.json'), 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+    // Run through dist/offhost.mjs, init writes the CommonJS executable beside it (it starts faster).
+    expect(command.startsWith(`${process.execPath} ${BIN.replace(/offhost\.mjs$/, 'offhost.cjs')} hook claude-code || `)).toBe(true);
     const r = spawnSync('sh', ['-c', command], { input: bashEvent('make build-safe'), env: hookEnv(h), encoding: 'utf8' });
     expect(decision(r.stdout)).toMatchObject({ permissionDecision: 'ask' });
   });
 
   it('refuses a settings file that is not JSON, with file:line:column, exit 2', () => {
-    const project = mkdtempSync(join(tmpdir(), 'offhost-init-e2e-'));
+    const project = installed();
     mkdirSync(join(project, '.claude'));
     writeFileSync(join(project, '.claude', 'settings.json'), '{\n  "hooks": {\n    "PreToolUse": [,]\n  }\n}\n');
     const r = spawnSync(process.execPath, [BIN, 'init', '--agent', 'claude-code'], { cwd: project, env: hookEnv(h), encoding: 'utf8' });

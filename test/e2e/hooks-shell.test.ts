@@ -18,7 +18,7 @@ beforeAll(() => {
 });
 
 /** A node child that does spawnSync(process.env.SHELL, args) — what an agent does — and reports. */
-function viaShell(args: string[], opts: { cwd?: string; input?: string; log?: string } = {}) {
+function viaShell(args: string[], opts: { cwd?: string; input?: string; log?: string; env?: Record<string, string> } = {}) {
   const child = `
     const { spawnSync } = require('node:child_process');
     const r = spawnSync(process.env.SHELL, JSON.parse(process.argv[1]), { encoding: 'utf8', input: process.env.CHILD_INPUT });
@@ -28,7 +28,7 @@ function viaShell(args: string[], opts: { cwd?: string; input?: string; log?: st
     log: opts.log ?? join(h.home, 'shell-standin.log'),
     home: h.home,
     extraPath: [offhostDir, h.localBin],
-    env: { SHELL, OFFHOST_BIN: BIN, OFFHOST_NODE: process.execPath, OFFHOST_ROLE: 'laptop', LAPTOP_MARKER: '1', OFFHOST_AUDIT_LOG: h.audit, ...(opts.input !== undefined ? { CHILD_INPUT: opts.input } : {}) },
+    env: { SHELL, OFFHOST_BIN: BIN, OFFHOST_NODE: process.execPath, OFFHOST_ROLE: 'laptop', LAPTOP_MARKER: '1', OFFHOST_AUDIT_LOG: h.audit, ...(opts.input !== undefined ? { CHILD_INPUT: opts.input } : {}), ...(opts.env ?? {}) },
   });
   const r = spawnSync(process.execPath, ['-e', child, JSON.stringify(args)], { cwd: opts.cwd ?? h.home, env, encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
@@ -67,6 +67,14 @@ describe('offhost shell as $SHELL', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(makeRuns().slice(before)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: false }]);
     expect(readStandinLog(log).some((e) => e.tool === 'incus' && e.instance === 'dev-linux-koda')).toBe(true);
+  });
+
+  it('a bare CI=1 in the environment does not turn the guard off: make still runs on the VM', () => {
+    const log = join(h.home, 'shell-ci.log');
+    const before = makeRuns().length;
+    const r = viaShell(['-c', 'make build-safe'], { cwd: h.koda, log, env: { OFFHOST_ROLE: '', CI: '1' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(makeRuns().slice(before)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: false }]);
   });
 
   it('commands on stdin are checked before bash sees them', () => {

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type FakeHome, ROOT, fakeHome, hookEnv, requireBuild, runHook } from './hooks-helpers.js';
 
-const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
+const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf', 'opencode'] as const;
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 interface Expected {
@@ -59,8 +59,10 @@ for (const agent of AGENTS) {
         const want = JSON.parse(readFileSync(file, 'utf8')) as Expected;
         expect(got).toEqual(want);
         // Protocol invariants, whatever the rule texts say:
-        if (name.startsWith('allow') && agent !== 'gemini') expect(r.stdout).toBe('');
-        if (name.startsWith('broken') && agent !== 'codex') expect(r.status).toBe(2);
+        if (name.startsWith('allow') && ['claude-code', 'codex', 'copilot', 'windsurf'].includes(agent)) expect(r.stdout).toBe('');
+        // Each agent's blocking form for input it cannot trust: exit 2, or (Codex, Copilot, OpenCode's plugin) a deny on stdout.
+        if (name.startsWith('broken') && ['claude-code', 'gemini', 'cursor', 'windsurf'].includes(agent)) expect(r.status).toBe(2);
+        if (name.startsWith('broken') && ['codex', 'copilot', 'opencode'].includes(agent)) expect(r.stdout).toMatch(/"deny"/);
         if (name.startsWith('broken') || name.startsWith('deny') || name === 'nul-byte' || name === 'parse-error') {
           expect(r.stdout + r.stderr).toMatch(/refused/);
         }

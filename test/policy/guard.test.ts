@@ -59,12 +59,16 @@ describe('verdicts', () => {
 });
 
 describe('roles', () => {
-  it('order: flag, OFFHOST_ROLE, config, CI=true, laptop', () => {
+  it('order: flag, OFFHOST_ROLE, config, CI=true (CI commands only), laptop', () => {
     expect(resolveRole('vm', { OFFHOST_ROLE: 'ci', CI: 'true' }, 'laptop')).toBe('vm');
     expect(resolveRole(undefined, { OFFHOST_ROLE: 'vm', CI: 'true' }, 'laptop')).toBe('vm');
-    expect(resolveRole(undefined, { CI: 'true' }, 'laptop')).toBe('laptop');
-    expect(resolveRole(undefined, { CI: 'true' }, undefined)).toBe('ci');
+    expect(resolveRole(undefined, { CI: 'true' }, 'laptop', true)).toBe('laptop');
+    expect(resolveRole(undefined, { CI: 'true' }, undefined, true)).toBe('ci');
     expect(resolveRole(undefined, {}, undefined)).toBe('laptop');
+  });
+  it('a bare CI variable does not change the role of the doors and check (people export CI=1 on laptops)', () => {
+    for (const ci of ['true', '1', 'TRUE']) expect(resolveRole(undefined, { CI: ci }, undefined)).toBe('laptop');
+    expect(loadGuard({ cwd: tmp, env: { ...env, OFFHOST_ROLE: undefined, CI: '1' } }).classify('make build-safe', { cwd: KODA }).decision).toBe('reroute');
   });
   it('a bad role is a config error, not a default', () => {
     expect(() => resolveRole(undefined, { OFFHOST_ROLE: 'desktop' }, undefined)).toThrow(ConfigError);

@@ -300,7 +300,7 @@ describe('offhost run, allow and deny', () => {
 
   it('role ci: nothing reroutes, the command runs here', async () => {
     const m = monorepo();
-    const r = await runIn(m, ['--', 'make build-safe'], { OFFHOST_ROLE: '', CI: 'true' });
+    const r = await runIn(m, ['--', 'make build-safe'], { OFFHOST_ROLE: 'ci', CI: 'true' });
     expect(r.code, r.stderr).toBe(0);
     expect(readStandinLog(m.log)).toEqual([]);
     expect(subjects(m.repo)).toEqual([]); // no lock change at all

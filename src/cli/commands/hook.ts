@@ -1,4 +1,4 @@
-// `offhost hook claude-code|codex|gemini [--mode rewrite|suggest] [--allow-rewrite] [--role R] [--config F]`
+// `offhost hook <agent> [--mode rewrite|suggest] [--allow-rewrite] [--role R] [--config F]`
 // A pre-exec hook: the agent's event JSON on stdin, its protocol's answer on stdout (src/adapters/*).
 // Fails closed: anything that goes wrong before an answer is written is a refusal in the agent's terms.
 import type { Io } from '../io.js';
@@ -6,11 +6,15 @@ import type { Role } from '../../types.js';
 import { UsageError } from '../../errors.js';
 import { formatDuration } from '../../report/duration.js';
 import { didYouMean } from '../suggest.js';
-import { type AgentName, type Classify, type HookOptions, type HookReply, type RerouteMode, AGENTS, errorText, isRecord } from '../../adapters/common.js';
+import { type AgentName, type Classify, type HookOptions, type HookReply, type RerouteMode, AGENTS, errorText, hookDeadlines, isRecord } from '../../adapters/common.js';
 import { claudeCode, handleClaudeCode } from '../../adapters/claude-code.js';
 import { codex, handleCodex } from '../../adapters/codex.js';
-import { GEMINI_SHELL_TOOLS, handleGemini } from '../../adapters/gemini.js';
-import { refuseByExit2 } from '../../adapters/pretooluse.js';
+import { geminiNeedsGuard, handleGemini } from '../../adapters/gemini.js';
+import { preToolUseNeedsGuard, refuseByExit2 } from '../../adapters/pretooluse.js';
+import { cursorNeedsGuard, handleCursor, refuseCursorInput } from '../../adapters/cursor.js';
+import { copilotNeedsGuard, handleCopilot, refuseCopilotInput } from '../../adapters/copilot.js';
+import { handleWindsurf, refuseWindsurfInput, windsurfNeedsGuard } from '../../adapters/windsurf.js';
+import { handleOpenCode, openCodeNeedsGuard, refuseOpenCodeInput } from '../../adapters/opencode.js';
 import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
 import { type Classifier, classifyOnly, makeClassifier } from '../../adapters/classifier.js';
 
@@ -18,6 +22,10 @@ const HANDLERS: Record<AgentName, (raw: string, classifyAt: (cwd: string) => Cla
   'claude-code': handleClaudeCode,
   codex: handleCodex,
   gemini: handleGemini,
+  cursor: handleCursor,
+  copilot: handleCopilot,
+  windsurf: handleWindsurf,
+  opencode: handleOpenCode,
 };
 
 /** Broken input, answered the way each agent blocks for sure (see the adapters' notes). */
@@ -25,17 +33,20 @@ const REFUSE_INPUT: Record<AgentName, (reason: string) => HookReply> = {
   'claude-code': (r) => claudeCode.refuseInput(r),
   codex: (r) => codex.refuseInput(r),
   gemini: (r) => refuseByExit2('gemini', r),
+  cursor: refuseCursorInput,
+  copilot: refuseCopilotInput,
+  windsurf: refuseWindsurfInput,
+  opencode: refuseOpenCodeInput,
 };
 
 /** Hook input larger than this is refused unread past it (a 1 MiB command plus its JSON envelope fits). */
 const STDIN_MAX = 8 * 1024 * 1024;
-/** An agent that never closes stdin gets a refusal instead of a hook that hangs until the agent gives up. */
-const STDIN_DEADLINE_MS = 10_000;
 
 const USAGE = `Usage: offhost hook ${AGENTS.join('|')} [--mode rewrite|suggest] [--allow-rewrite] [--role laptop|vm|ci] [--config FILE]
 
 A pre-exec hook: reads the agent's event JSON on stdin and answers in its protocol (claude-code: PreToolUse,
-codex: PreToolUse, gemini: BeforeTool). Set it up with \`offhost init --agent NAME\`; see hooks/README.md.
+codex: PreToolUse, gemini: BeforeTool, cursor: beforeShellExecution, copilot: preToolUse, windsurf:
+pre_run_command, opencode: offhost's plugin). Set it up with \`offhost init --agent NAME\`; see hooks/README.md.
 
 Options:
   --mode <mode>      rewrite: answer a reroute by rewriting the command to its offhost run form; suggest: deny
@@ -114,9 +125,9 @@ function isAgent(s: string | undefined): s is AgentName {
 
 const PENDING = Symbol('pending');
 
-async function readStdinBounded(io: Io): Promise<{ text: string } | { error: string }> {
+/** An agent that never closes stdin gets a refusal after `ms` instead of a hook that hangs until the agent gives up. */
+async function readStdinBounded(io: Io, ms: number): Promise<{ text: string } | { error: string }> {
   let timer: NodeJS.Timeout | undefined;
-  const ms = Number(io.env.OFFHOST_HOOK_STDIN_MS) > 0 ? Number(io.env.OFFHOST_HOOK_STDIN_MS) : STDIN_DEADLINE_MS;
   try {
     const reading = io.readStdin();
     // Usually the agent has written the event and closed stdin before the hook reads it, and the reader
@@ -175,6 +186,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     // undefined (not false) when neither says so, so the project config can still decide
     allowRewrite: p.allowRewrite || io.env.OFFHOST_HOOK_ALLOW_REWRITE === '1' ? true : undefined,
     env: io.env,
+    processCwd: io.cwd,
   };
 
   let reply: HookReply;
@@ -192,17 +204,20 @@ export async function run(args: string[], io: Io): Promise<number> {
   return reply.exitCode;
 }
 
-const SHELL_TOOLS: Record<AgentName, readonly string[]> = {
-  'claude-code': claudeCode.shellTools,
-  codex: codex.shellTools,
-  gemini: GEMINI_SHELL_TOOLS,
+const NEEDS_GUARD: Record<AgentName, (ev: unknown) => boolean> = {
+  'claude-code': (ev) => preToolUseNeedsGuard(claudeCode, ev),
+  codex: (ev) => preToolUseNeedsGuard(codex, ev),
+  gemini: geminiNeedsGuard,
+  cursor: cursorNeedsGuard,
+  copilot: copilotNeedsGuard,
+  windsurf: windsurfNeedsGuard,
+  opencode: openCodeNeedsGuard,
 };
 
-/** False only for a well-formed event about a tool that is not a shell: the guard is not needed for that. */
+/** False only for a well-formed event about a tool that runs no command: the guard is not needed for that. */
 function needsGuard(agent: AgentName, raw: string): boolean {
   try {
-    const ev: unknown = JSON.parse(raw);
-    return !(isRecord(ev) && typeof ev.tool_name === 'string' && !SHELL_TOOLS[agent].includes(ev.tool_name));
+    return NEEDS_GUARD[agent](JSON.parse(raw));
   } catch {
     return true;
   }
@@ -224,7 +239,10 @@ function auditSettings(state: AnswerState, cwd: string | null): AuditSettings {
 
 async function answer(agent: AgentName, opts: HookOptions, role: Role | undefined, configFile: string | undefined, io: Io, state: AnswerState): Promise<HookReply> {
   const handler = HANDLERS[agent];
-  const input = await readStdinBounded(io);
+  // Both deadlines end before the timeout `offhost init` writes for this agent (it would run the tool).
+  const deadlines = hookDeadlines(agent, io.env);
+  if (deadlines.capped.length > 0) io.stderr(`offhost hook: ${deadlines.capped.join(', ')}: the agent stops the hook at its own timeout\n`);
+  const input = await readStdinBounded(io, deadlines.stdinMs);
   let reply: HookReply;
   if ('error' in input) {
     reply = REFUSE_INPUT[agent](input.error);
@@ -234,7 +252,7 @@ async function answer(agent: AgentName, opts: HookOptions, role: Role | undefine
     // Other tools (Read, Edit, MCP...) pass without loading the guard at all.
     if (needsGuard(agent, input.text)) {
       try {
-        classifier = await makeClassifier({ env: io.env, role, configFile });
+        classifier = await makeClassifier({ env: io.env, role, configFile, budgetMs: deadlines.budgetMs });
       } catch (err) {
         loadError = err;
       }

@@ -13,7 +13,7 @@ import { EXIT, isOffhostError, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { loadGuard } from '../../config/load-guard.js';
 import { lineOnVm, type GuardVerdict } from '../../policy/guard.js';
-import { probeBackend } from '../../routes/index.js';
+import { mapPath, probeBackend } from '../../routes/index.js';
 import type { ResolvedConfig, RouteConfig } from '../../config/resolve.js';
 import {
   acquireFirstFree,

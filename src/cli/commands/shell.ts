@@ -2,8 +2,12 @@
 // invocation does). Runs the real shell (`OFFHOST_REAL_SHELL`, default /bin/bash) with the original or the
 // rerouted command, or refuses with exit 126 and the reason on stderr.
 //
-// `offhost shell --check [--cwd DIR] [--] LINE`: the shell integration's check (hooks/offhost.bash|zsh):
-// exit 0 allow (no output), 3 reroute (stdout: the command to run instead), 126 refused (stdout: the reason).
+// `offhost shell --check [--cwd DIR] [--private] [--] LINE`: the shell integration's check
+// (hooks/offhost.bash|zsh|fish): exit 0 allow (no output), 3 reroute (stdout: the command to run instead),
+// 126 refused (stdout: the reason), 4 allowed by the built-in rules while a config file is broken (stdout:
+// one line saying so, with the fix), 5 the line is not complete yet (an open quote or `do` block: the shell
+// asks for more). `--private`: the shell keeps this line out of its history, so the audit log does not get
+// it either. Anything else (node missing, a crash) is the snippet's "offhost is broken" case.
 import { requireBuiltin } from '../../lazy-builtin.js';
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
@@ -62,12 +66,23 @@ function audit(io: Io, cwd: string, command: string, v: Verdict): void {
   tryAppendAudit(rec, io.env, io.stderr, io.clock.now(), auditSettings);
 }
 
+/** `--check` exit statuses beyond allow/reroute/refused. */
+const CHECK_DEGRADED = 4;
+const CHECK_INCOMPLETE = 5;
+
+/** The line ends inside a quote, a `$(`, a here-document or an open compound command: bash reads on. */
+function incomplete(reason: string): boolean {
+  return /unexpected end|unterminated|not closed|end of (the )?(input|line)|missing/i.test(reason);
+}
+
 async function check(args: string[], io: Io): Promise<number> {
   let cwd = io.cwd;
+  let priv = false;
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
-    if (a === '--cwd') {
+    if (a === '--private') priv = true;
+    else if (a === '--cwd') {
       const d = args[++i];
       if (d === undefined) throw new UsageError('--cwd needs a directory');
       cwd = resolve(io.cwd, d);
@@ -76,10 +91,33 @@ async function check(args: string[], io: Io): Promise<number> {
       break;
     } else rest.push(a);
   }
-  if (rest.length !== 1) throw new UsageError('usage: offhost shell --check [--cwd DIR] [--] LINE');
+  if (rest.length !== 1) throw new UsageError('usage: offhost shell --check [--cwd DIR] [--private] [--] LINE');
   const line = rest[0] as string;
-  const v = await verdictFor(line, cwd, io);
-  audit(io, cwd, line, v);
+  let v = await verdictFor(line, cwd, io);
+  let broken: string | null = null;
+  if (v.rule === HOOK_RULES.internal && /could not check this command/.test(v.reason)) {
+    // A broken config file: say so (the snippet prints it once) and keep refusing what the built-in rules
+    // know, so a typo in offhost.config.yaml neither locks the terminal nor lets `make build` through.
+    broken = `${v.reason.replace(/^offhost could not check this command: /, '')}; fix the file (your editor and shell builtins still work)`;
+    try {
+      const { loadBuiltinGuard } = await import('../../config/load-guard.js');
+      const { withRunRewrite } = await import('../run-rewrite.js');
+      const g = loadBuiltinGuard({ cwd, env: io.env });
+      v = safeClassify((l, at) => withRunRewrite(g.classify(l, at), l), line, { cwd, env: io.env });
+    } catch (err) {
+      v = refusal(HOOK_RULES.internal, `offhost could not check this command: ${errorText(err)}`);
+    }
+  }
+  if (v.rule === 'parse-error' && incomplete(v.reason)) return CHECK_INCOMPLETE;
+  if (!priv) audit(io, cwd, line, v);
+  if (broken !== null) {
+    if (v.decision === 'allow') {
+      io.stdout(`offhost's config is broken: ${broken}\n`);
+      return CHECK_DEGRADED;
+    }
+    io.stdout(`refused${v.rule ? ` (rule ${v.rule})` : ''}: ${v.reason} (offhost's config is broken too: ${broken})\n`);
+    return EXIT.refused;
+  }
   if (v.decision === 'allow') return EXIT.ok;
   if (v.decision === 'reroute') {
     const session = defaultSession(io.env);

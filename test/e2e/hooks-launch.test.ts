@@ -1,0 +1,196 @@
+// The hook commands `offhost init --agent` writes, run the way each agent runs them (a shell, the agent's
+// project variable, the event JSON on stdin), in a project where offhost is installed the way npm installs
+// it (node_modules/offhost + node_modules/.bin/offhost). Then the install is broken every way a user breaks
+// it, and each agent must get its blocking answer, never a status it treats as "carry on".
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { type FakeHome, BIN, ROOT, fakeHome, hookEnv, requireBuild } from './hooks-helpers.js';
+
+let h: FakeHome;
+const made: string[] = [];
+beforeAll(() => {
+  requireBuild();
+  h = fakeHome();
+  made.push(h.home);
+});
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+/** A git project with offhost installed: node_modules/offhost -> this checkout, .bin/offhost -> its dist/offhost.cjs. */
+function installedProject(): string {
+  const d = mkdtempSync(join(tmpdir(), 'offhost-launch-'));
+  made.push(d);
+  spawnSync('git', ['init', '-q'], { cwd: d });
+  mkdirSync(join(d, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(ROOT, join(d, 'node_modules', 'offhost'));
+  symlinkSync('../offhost/dist/offhost.cjs', join(d, 'node_modules', '.bin', 'offhost'));
+  return d;
+}
+
+function init(project: string, agent: string): void {
+  const r = spawnSync(process.execPath, [BIN, 'init', '--agent', agent], { cwd: project, env: hookEnv(h), encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`init --agent ${agent}: ${r.stderr}`);
+}
+
+/** The command init wrote, and how the agent runs it (its shell and its environment). */
+function hookCommand(project: string, agent: string): string {
+  const json = (f: string) => JSON.parse(readFileSync(join(project, f), 'utf8'));
+  switch (agent) {
+    case 'claude-code':
+      return json('.claude/settings.json').hooks.PreToolUse[0].hooks[0].command;
+    case 'codex':
+      return json('.codex/hooks.json').hooks.PreToolUse[0].hooks[0].command;
+    case 'gemini':
+      return json('.gemini/settings.json').hooks.BeforeTool[0].hooks[0].command;
+    case 'cursor':
+      return json('.cursor/hooks.json').hooks.beforeShellExecution[0].command;
+    case 'copilot':
+      return json('.github/hooks/offhost.json').hooks.preToolUse[0].bash;
+    case 'windsurf':
+      return json('.windsurf/hooks.json').hooks.pre_run_command[0].command;
+  }
+  throw new Error(agent);
+}
+
+/** Each agent's documented event for `command` run in `cwd`. */
+function event(agent: string, command: string, cwd: string): string {
+  switch (agent) {
+    case 'claude-code':
+      return JSON.stringify({ session_id: 's1', transcript_path: '/t', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'x' });
+    case 'codex':
+      return JSON.stringify({ session_id: 's1', turn_id: 't', transcript_path: null, cwd, hook_event_name: 'PreToolUse', model: 'gpt-5', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'c' });
+    case 'gemini':
+      return JSON.stringify({ session_id: 's1', transcript_path: '/t', cwd, hook_event_name: 'BeforeTool', timestamp: '2026-01-01T00:00:00Z', tool_name: 'run_shell_command', tool_input: { command } });
+    case 'cursor':
+      return JSON.stringify({ hook_event_name: 'beforeShellExecution', conversation_id: 'c1', generation_id: 'g1', workspace_roots: [cwd], command, cwd });
+    case 'copilot':
+      return JSON.stringify({ timestamp: 1704614400000, cwd, toolName: 'bash', toolArgs: JSON.stringify({ command, description: 'x' }) });
+    case 'windsurf':
+      return JSON.stringify({ agent_action_name: 'pre_run_command', trajectory_id: 'tr1', execution_id: 'e1', timestamp: '2026-01-01T00:00:00Z', tool_info: { command_line: command, cwd } });
+  }
+  throw new Error(agent);
+}
+
+/** Runs the hook command as the agent does: a shell in the project, the agent's project variable set. */
+function runAs(agent: string, project: string, command: string, input: string, env: Record<string, string> = hookEnv(h), login = agent === 'codex') {
+  const vars: Record<string, string> = agent === 'claude-code' ? { CLAUDE_PROJECT_DIR: project } : agent === 'gemini' ? { GEMINI_PROJECT_DIR: project } : {};
+  // Codex runs `$SHELL -lc COMMAND`; the others a POSIX shell -c.
+  const argv = login ? ['/bin/sh', '-lc', command] : ['/bin/sh', '-c', command];
+  const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: project, input, env: { ...env, ...vars }, encoding: 'utf8', timeout: 30_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Did the agent get a block? Each agent's own rule (see src/adapters/*.ts for the sources). */
+function blocked(agent: string, r: { status: number | null; stdout: string; stderr: string }): boolean {
+  const out = r.stdout.trim() ? (() => { try { return JSON.parse(r.stdout.trim().split('\n')[0] as string); } catch { return null; } })() : null;
+  switch (agent) {
+    case 'claude-code':
+      return (r.status === 2 && r.stderr.trim() !== '') || (r.status === 0 && out?.hookSpecificOutput?.permissionDecision === 'deny');
+    case 'gemini':
+      return r.status === 2 || (r.status === 0 && (out?.decision === 'deny' || out?.decision === 'block'));
+    case 'windsurf':
+      return r.status === 2 && r.stderr.trim() !== '';
+    case 'codex':
+      // exit 2 blocks only with a reason on stderr (codex-rs/hooks/src/events/pre_tool_use.rs)
+      return (r.status === 2 && r.stderr.trim() !== '') || (r.status === 0 && out?.hookSpecificOutput?.permissionDecision === 'deny');
+    case 'cursor':
+      return r.status === 2 || (r.status === 0 && out?.permission === 'deny');
+    case 'copilot':
+      return r.status === 0 && out?.permissionDecision === 'deny';
+  }
+  return false;
+}
+
+const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf'];
+
+describe('a door that cannot start offhost blocks', () => {
+  for (const agent of AGENTS) {
+    it(`${agent}: the written command answers, and blocks once the install is deleted, half-built or node is gone`, () => {
+      const p = installedProject();
+      init(p, agent);
+      const command = hookCommand(p, agent);
+      expect(command).not.toContain(p);
+      expect(command).toContain(`offhost hook ${agent}`);
+      // Installed: an allowed command passes, a heavy one is stopped (or rewritten).
+      const ok = runAs(agent, p, command, event(agent, 'ls', h.koda));
+      expect(ok.status, ok.stderr).toBe(0);
+      expect(blocked(agent, ok)).toBe(false);
+      const qemu = runAs(agent, p, command, event(agent, 'qemu-system-x86_64 -hda win10.qcow2', h.koda));
+      expect(blocked(agent, qemu), JSON.stringify(qemu)).toBe(true);
+
+      // node missing from PATH (a Node upgrade, another machine): the shebang's `env node` fails (127).
+      const noNode = mkdtempSync(join(tmpdir(), 'offhost-nonode-'));
+      made.push(noNode);
+      symlinkSync('/usr/bin/git', join(noNode, 'git'));
+      // Not as a login shell: this machine's /etc/profile would put /usr/bin (and its node) back on PATH.
+      const r1 = runAs(agent, p, command, event(agent, 'make build-safe', h.koda), { ...hookEnv(h), PATH: noNode }, false);
+      expect(blocked(agent, r1), JSON.stringify(r1)).toBe(true);
+      expect(r1.stderr).toContain(`offhost hook ${agent} could not run (status 127)`);
+
+      // dist/ half there (a build in progress deletes dist/ first): the loader is there, its bundle is not.
+      rmSync(join(p, 'node_modules', 'offhost'));
+      mkdirSync(join(p, 'node_modules', 'offhost', 'dist'), { recursive: true });
+      copyFileSync(join(ROOT, 'dist', 'offhost.cjs'), join(p, 'node_modules', 'offhost', 'dist', 'offhost.cjs'));
+      const r2 = runAs(agent, p, command, event(agent, 'make build-safe', h.koda));
+      expect(blocked(agent, r2), JSON.stringify(r2)).toBe(true);
+      expect(r2.stderr).toContain(`offhost hook ${agent} could not run`);
+
+      // rm -rf node_modules
+      rmSync(join(p, 'node_modules'), { recursive: true, force: true });
+      const r3 = runAs(agent, p, command, event(agent, 'make build-safe', h.koda));
+      expect(blocked(agent, r3), JSON.stringify(r3)).toBe(true);
+      expect(r3.stderr).toContain('npm ci');
+    });
+  }
+
+  it('claude-code through a symlinked checkout: "$CLAUDE_PROJECT_DIR" is the symlink, the hook still answers', () => {
+    const p = installedProject();
+    const link = join(mkdtempSync(join(tmpdir(), 'offhost-launch-link-')), 'proj');
+    made.push(join(link, '..'));
+    symlinkSync(p, link);
+    init(link, 'claude-code');
+    const command = hookCommand(link, 'claude-code');
+    const r = runAs('claude-code', link, command, event('claude-code', 'make build-safe', h.koda));
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
+  });
+
+  it('the OpenCode plugin throws (blocks) when offhost is gone, and answers when it is there', async () => {
+    const p = installedProject();
+    init(p, 'opencode');
+    const file = join(p, '.opencode', 'plugins', 'offhost.js');
+    const src = readFileSync(file, 'utf8');
+    expect(src).not.toContain(p);
+    writeFileSync(join(p, 'package.json'), '{"type":"module"}');
+    const env = hookEnv(h);
+    const call = async (tool: string, args: Record<string, unknown>) => {
+      const saved = { ...process.env };
+      Object.assign(process.env, env);
+      try {
+        const mod = await import(`${file}?v=${Math.random()}`);
+        const hooks = await mod.Offhost({ directory: h.koda, worktree: p });
+        const output = { args: { ...args } };
+        try {
+          await hooks['tool.execute.before']({ tool, sessionID: 'ses_1', callID: 'call_1' }, output);
+          return { ok: true, args: output.args };
+        } catch (err) {
+          return { ok: false, message: (err as Error).message };
+        }
+      } finally {
+        process.env = saved;
+      }
+    };
+    expect(await call('bash', { command: 'ls', description: 'list' })).toEqual({ ok: true, args: { command: 'ls', description: 'list' } });
+    const heavy = await call('bash', { command: 'make build-safe', description: 'build' });
+    expect(heavy.ok).toBe(true);
+    expect(String((heavy as { args?: Record<string, unknown> }).args?.command)).toMatch(/^env OFFHOST_SESSION=opencode-ses_1 OFFHOST_AI=opencode .*run .*-- 'make build-safe'$/);
+    expect(await call('bash', { command: 'qemu-system-x86_64 -hda win10.qcow2' })).toMatchObject({ ok: false, message: expect.stringContaining('offhost refused this command') });
+    expect(await call('read', { filePath: '/etc/hosts' })).toMatchObject({ ok: true });
+    rmSync(join(p, 'node_modules'), { recursive: true, force: true });
+    expect(await call('bash', { command: 'make build-safe' })).toMatchObject({ ok: false, message: expect.stringContaining('could not run') });
+  });
+});

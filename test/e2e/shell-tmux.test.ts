@@ -1,0 +1,229 @@
+// The bash snippet in a real interactive bash on a real terminal (tmux), typed into key by key, with the
+// real offhost behind it and stand-in ssh/incus for the VM. What is asserted is what happened: where the
+// fake heavy tools ran (their logs), `$?` as the next line saw it, the audit log, and how often offhost
+// spoke. Skipped only where tmux is missing (.ci/run installs it).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { standinEnv } from '../helpers/standins.js';
+import { bashSnippet, fishSnippet } from '../../src/adapters/shell-snippet.js';
+import { type FakeHome, BIN, fakeHome, initMonorepo, offhostOnPath, requireBuild } from './hooks-helpers.js';
+
+const hasTmux = spawnSync('sh', ['-c', 'command -v tmux']).status === 0;
+let h: FakeHome;
+let offhostDir: string;
+const made: string[] = [];
+
+beforeAll(() => {
+  if (!hasTmux) return;
+  requireBuild();
+  h = fakeHome();
+  made.push(h.home);
+  initMonorepo(h);
+  offhostDir = offhostOnPath(h);
+  // A fake make that exits 7 where a file `fail-here` exists (to see the remote status come back).
+  writeFileSync(
+    join(h.localBin, 'make'),
+    `#!/usr/bin/env node\nrequire('fs').appendFileSync(${JSON.stringify(h.localLog)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), laptop: process.env.LAPTOP_MARKER === '1' }) + '\\n');\nprocess.exit(require('fs').existsSync('fail-here') ? 7 : 0);\n`,
+  );
+  writeFileSync(join(h.localBin, 'qemu-system-x86_64'), `#!/bin/sh\necho "$@" >> ${JSON.stringify(join(h.home, 'qemu.log'))}\n`);
+  // An "editor" that fixes offhost's config (what a user does after a typo).
+  writeFileSync(join(h.localBin, 'nano'), `#!/bin/sh\necho "$@" >> ${JSON.stringify(join(h.home, 'editor.log'))}\nprintf 'hook:\\n  mode: suggest\\n' > "$1"\n`);
+  for (const f of ['qemu-system-x86_64', 'nano']) chmodSync(join(h.localBin, f), 0o755);
+});
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+const makeRuns = () => (existsSync(h.localLog) ? readFileSync(h.localLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** An interactive bash in tmux with `snippet` sourced from its rc file. */
+async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string; fish?: boolean } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'offhost-tmux-'));
+  made.push(dir);
+  const out = join(dir, 'out');
+  const rc = join(dir, 'rc');
+  writeFileSync(out, '');
+  writeFileSync(rc, opts.fish ? `${opts.prelude ?? ''}\n${snippet}\n` : `PS1='$ '\nHISTFILE=${dir}/hist\n${opts.prelude ?? ''}\n${snippet}\n`);
+  const sock = join(dir, 'sock');
+  const env = standinEnv({
+    log: join(dir, 'standin.log'),
+    home: h.home,
+    extraPath: [offhostDir, h.localBin],
+    env: { OFFHOST_ROLE: 'laptop', LAPTOP_MARKER: '1', OFFHOST_AUDIT_LOG: h.audit, TERM: 'xterm', ...(opts.env ?? {}) },
+  });
+  const tmux = (...args: string[]) => spawnSync('tmux', ['-S', sock, ...args], { env, encoding: 'utf8' });
+  const shell = opts.fish ? `fish --no-config -C 'source ${rc}'` : `bash --noprofile --rcfile ${rc} -i`;
+  const started = tmux('new-session', '-d', '-x', '220', '-y', '50', '-c', opts.cwd ?? h.koda, '-s', 't', shell);
+  if (started.status !== 0) throw new Error(`tmux: ${started.stderr}`);
+  let marks = 0;
+  /** Types a line (or several, each with Enter) and Enter, then `echo "st=$?"` into the out file, and waits for it. */
+  const type = async (line: string | string[]): Promise<string> => {
+    for (const l of typeof line === 'string' ? [line] : line) {
+      tmux('send-keys', '-t', 't', '-l', l);
+      tmux('send-keys', '-t', 't', 'Enter');
+    }
+    marks++;
+    tmux('send-keys', '-t', 't', '-l', opts.fish ? `echo "st=$status" >> ${out}` : `echo "st=$?" >> ${out}`);
+    tmux('send-keys', '-t', 't', 'Enter');
+    for (let i = 0; i < 300; i++) {
+      const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+      if (lines.length >= marks) return (lines[marks - 1] as string).replace(/^st=/, '');
+      await sleep(100);
+    }
+    throw new Error(`no answer after ${line}; screen:\n${screen()}`);
+  };
+  // -J: lines the terminal wrapped are joined back (what was printed as one line reads as one line).
+  const screen = () => tmux('capture-pane', '-p', '-J', '-t', 't', '-S', '-2000').stdout;
+  const alive = () => tmux('has-session', '-t', 't').status === 0;
+  const kill = () => tmux('kill-server');
+  await sleep(opts.fish ? 800 : 300);
+  return { type, screen, alive, kill, dir };
+}
+
+const count = (text: string, what: string) => text.split(what).length - 1;
+
+describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
+  it('$? is the remote status after a reroute and 126 after a refusal; the refused line does not run', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet);
+    try {
+      const before = makeRuns().length;
+      expect(await t.type('make build-safe')).toBe('0');
+      writeFileSync(join(h.koda, 'fail-here'), '');
+      expect(await t.type('make build-safe')).toBe('7');
+      rmSync(join(h.koda, 'fail-here'));
+      expect(makeRuns().slice(before)).toEqual([
+        { argv: ['build-safe'], cwd: h.koda, laptop: false },
+        { argv: ['build-safe'], cwd: h.koda, laptop: false },
+      ]);
+      expect(await t.type('qemu-system-x86_64 -hda win10.qcow2')).toBe('126');
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      expect(await t.type('true')).toBe('0');
+      expect(t.screen()).toContain('offhost: refused (rule qemu-windows)');
+      // A command typed over several lines is checked whole (from history), not line by line.
+      expect(await t.type(['for i in 1 2; do', `echo "in-loop $i" >> ${t.dir}/loop`, 'done'])).toBe('0');
+      expect(readFileSync(join(t.dir, 'loop'), 'utf8')).toBe('in-loop 1\nin-loop 2\n');
+      const mid = makeRuns().length;
+      await t.type(['for i in 1; do', 'make build-safe', 'done']);
+      expect(makeRuns().slice(mid)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: false }]);
+      // The typed line went back into history (for editing), not __offhost_refused.
+      const hist = await t.type(`history 30 > ${t.dir}/h`);
+      expect(hist).toBe('0');
+      const h5 = readFileSync(join(t.dir, 'h'), 'utf8');
+      expect(h5).toContain('qemu-system-x86_64 -hda win10.qcow2');
+      expect(h5).not.toContain('__offhost_refused');
+    } finally {
+      t.kill();
+    }
+  });
+
+  it('a broken config: said once, builtins and editing the config pass, heavy lines are still refused, then fixed', async () => {
+    const cfg = join(h.home, 'dev', 'koder', 'offhost.config.yaml');
+    writeFileSync(cfg, 'hook:\n  mode: sometimes\n');
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet);
+    try {
+      const before = makeRuns().length;
+      expect(await t.type('echo hello')).toBe('0');
+      expect(await t.type('ls >/dev/null')).toBe('0');
+      expect(await t.type('make build-safe')).toBe('126');
+      expect(makeRuns().length).toBe(before);
+      expect(await t.type('cd ../../..')).toBe('0');
+      expect(await t.type(`nano offhost.config.yaml`)).toBe('0');
+      expect(readFileSync(join(h.home, 'editor.log'), 'utf8')).toContain('offhost.config.yaml');
+      expect(await t.type('cd engines/lang/koda')).toBe('0');
+      expect(await t.type('make build-safe')).toBe('0');
+      expect(makeRuns().slice(before)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: false }]);
+      const screen = t.screen();
+      expect(count(screen, "offhost: offhost's config is broken")).toBe(1);
+      expect(screen).toMatch(/offhost\.config\.yaml:2/);
+      expect(screen).not.toMatch(/at .*\.cjs:\d+/); // no Node stack trace
+    } finally {
+      t.kill();
+      rmSync(cfg, { force: true });
+    }
+  });
+
+  it('offhost gone (rm -rf node_modules): said once in one line with the fix; exit, cd, trap - DEBUG work; heavy lines refused', async () => {
+    const t = await terminal(bashSnippet([join(h.home, 'gone', 'node_modules', '.bin', 'offhost')]));
+    try {
+      const before = makeRuns().length;
+      expect(await t.type('echo one')).toBe('0');
+      expect(await t.type('echo two')).toBe('0');
+      expect(await t.type('make build-safe')).toBe('126');
+      expect(await t.type('qemu-system-x86_64 -hda x')).toBe('126');
+      expect(makeRuns().length).toBe(before);
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      expect(await t.type('cd ..')).toBe('0');
+      const screen = t.screen();
+      expect(count(screen, 'offhost: cannot run')).toBe(1);
+      expect(screen).toMatch(/offhost: cannot run .* \(status 127.*reinstall offhost \(npm ci, or npm i -g offhost\)/);
+      // trap - DEBUG takes the check out (the user's choice): make then runs here.
+      expect(await t.type('trap - DEBUG')).toBe('0');
+      expect(await t.type('cd koda; make build-safe')).toBe('0');
+      expect(makeRuns().slice(before)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: true }]);
+      t.type('exit').catch(() => undefined);
+      for (let i = 0; i < 50 && t.alive(); i++) await sleep(100);
+      expect(t.alive()).toBe(false);
+    } finally {
+      t.kill();
+    }
+  });
+
+  it('lines kept out of history are not audited; secrets in audited lines are redacted', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet, { prelude: 'HISTCONTROL=ignorespace\nHISTIGNORE="*SECRETCMD*"' });
+    try {
+      expect(await t.type(' GITHUB_TOKEN=ghp_private1 qemu-system-x86_64 -hda a.img')).toBe('126');
+      expect(await t.type('echo SECRETCMD; qemu-system-x86_64 -hda b.img')).toBe('126');
+      expect(await t.type('API_KEY=k-visible-2 qemu-system-x86_64 -hda c.img')).toBe('126');
+      const audit = readFileSync(h.audit, 'utf8');
+      expect(audit).not.toContain('ghp_private1');
+      expect(audit).not.toContain('a.img');
+      expect(audit).not.toContain('b.img');
+      expect(audit).toContain('API_KEY=*** qemu-system-x86_64 -hda c.img');
+      expect(audit).not.toContain('k-visible-2');
+    } finally {
+      t.kill();
+    }
+  });
+});
+
+const hasFish = spawnSync('sh', ['-c', 'command -v fish']).status === 0;
+
+describe.skipIf(!hasTmux || !hasFish)('the fish snippet at a real terminal (tmux)', () => {
+  it('reroutes run on the VM ($status 0), refusals do not run ($status 126), builtins pass', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'fish'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet, { fish: true });
+    try {
+      const before = makeRuns().length;
+      expect(await t.type('make build-safe')).toBe('0');
+      expect(makeRuns().slice(before)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: false }]);
+      expect(await t.type('qemu-system-x86_64 -hda win10.qcow2')).toBe('126');
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      expect(await t.type('cd ..')).toBe('0');
+      expect(t.screen()).toContain('offhost: refused (rule qemu-windows)');
+    } finally {
+      t.kill();
+    }
+  });
+
+  it('offhost gone: said once, heavy lines refused, the rest runs', async () => {
+    const t = await terminal(fishSnippet([join(h.home, 'gone', 'node_modules', '.bin', 'offhost')]), { fish: true });
+    try {
+      const before = makeRuns().length;
+      expect(await t.type('echo one')).toBe('0');
+      expect(await t.type('echo two')).toBe('0');
+      expect(await t.type('make build-safe')).toBe('126');
+      expect(makeRuns().length).toBe(before);
+      expect(count(t.screen(), 'offhost: cannot run')).toBe(1);
+    } finally {
+      t.kill();
+    }
+  });
+});
