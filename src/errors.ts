@@ -36,6 +36,28 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
+/**
+ * `offhost run`'s own outcomes (docs/RUN.md has the table). The command's status is passed through
+ * unchanged, so these sit where no command's status usually is: above 192 (the highest signal status a
+ * shell reports is 128+64) and below 255 (ssh's own error). The verdict line on stderr (`--json`: one
+ * JSON object) says which it was either way.
+ */
+export const RUN_EXIT = {
+  denied: 240,
+  held: 241,
+  toolMissing: 242,
+  vmNotFound: 243,
+  connectionLost: 244,
+  sourceMismatch: 245,
+  syncFailed: 246,
+  configError: 247,
+  hostKeyMismatch: 248,
+  lockLost: 249,
+  timeout: 250,
+  dirtyTree: 251,
+  internal: 252,
+} as const;
+
 export interface Position {
   /** Offset into the text. */
   offset: number;

@@ -24,6 +24,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   rules: { summary: 'list the rules in force, or test their examples', load: () => import('./commands/rules.js') },
   lock: { summary: 'acquire, heartbeat, release, inspect VM locks (POLICY R3/R4)', load: () => import('./commands/lock.js') },
   run: { summary: 'run a command here, or on its VM under the VM lock', load: () => import('./commands/run.js') },
+  runs: { summary: 'list the runs offhost run recorded, or show one', load: () => import('./commands/runs.js') },
   lint: { summary: 'validate lock files and the staged lock transition', load: () => import('./commands/lint.js') },
   init: { summary: 'set up husky + lint-staged, agent hooks or shell integration', load: () => import('./commands/init.js') },
   uninstall: { summary: 'remove what init added (hook lines, lint-staged entry, agent hooks), nothing else', load: () => import('./commands/uninstall.js') },

@@ -7,6 +7,9 @@ export interface Io {
   cwd: string;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Bytes as they are (a remote command's output passed through by `offhost run`); default: via stdout/stderr. */
+  stdoutBytes?: (bytes: Uint8Array) => void;
+  stderrBytes?: (bytes: Uint8Array) => void;
   /** Reads all of standard input (hooks get their event JSON there). */
   readStdin: () => Promise<string>;
   /** Gives up a readStdin still waiting for input (a stalled agent), so that the process can end. */

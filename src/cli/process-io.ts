@@ -8,8 +8,8 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, stat
  * Synchronous write to fd 1/2: creating process.stdout costs about a millisecond at start-up (stream and
  * tty machinery) on the hook path, and a synchronous write also cannot be lost when the process exits.
  */
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text, 'utf8');
+function writeAll(fd: number, text: string | Uint8Array): void {
+  const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let off = 0;
   while (off < buf.length) {
     try {
@@ -178,6 +178,8 @@ export function processIo(): Io {
     cwd: process.cwd(),
     stdout: (t) => writeAll(1, t),
     stderr: (t) => writeAll(2, t),
+    stdoutBytes: (b) => writeAll(1, b),
+    stderrBytes: (b) => writeAll(2, b),
     readStdin,
     cancelStdin,
     clock: systemClock,

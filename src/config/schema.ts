@@ -114,6 +114,15 @@ export const vmSchema = z
     instance: z.string().min(1).optional(),
     user: z.string().min(1).optional(),
     template: z.string().min(1).optional(),
+    // offhost run (docs/RUN.md)
+    sync: z.enum(['shared', 'rsync', 'git']).optional(),
+    guest_dir: z.string().regex(/^\/[^\0\n]*$/, 'guest_dir is an absolute path on the VM').optional(),
+    sync_exclude: z.array(z.string().regex(/^[^/\0\n]+$/, 'a sync_exclude entry is one path segment, such as node_modules')).optional(),
+    host_key: z
+      .string()
+      .regex(/^(SHA256:[A-Za-z0-9+/]{43}=?|(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]+={0,3})$/, 'host_key is a SHA256:… fingerprint (ssh-keygen -lf) or a public key line (ssh-ed25519 AAAA…)')
+      .optional(),
+    keepalive_seconds: z.number().int().positive().optional(),
     // What it is (src/vms/isolation.ts): container, vm or microvm; `uname -m`; this laptop or a remote host.
     kind: vmKind.optional(),
     arch: arch.optional(),
@@ -129,8 +138,6 @@ export const vmSchema = z
       .strict()
       .optional(),
     disk_floor_mb: z.number().int().min(0).optional(),
-    /** Pinned ssh host key fingerprint of `host` (seed 003), `SHA256:...`. */
-    host_key: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'a host key fingerprint as ssh-keygen -lf prints it: SHA256:<43 base64 characters>').optional(),
     // Disposable sandboxes (src/vms/sandbox.ts): lifecycle verbs as bash templates, {instance} the sandbox name.
     lifecycle: z
       .object({ up: lifecycleTemplate.optional(), exec: lifecycleTemplate, run: lifecycleTemplate.optional(), down: lifecycleTemplate.optional(), rm: lifecycleTemplate, reset: lifecycleTemplate.optional() })

@@ -34,7 +34,8 @@ export { BACKENDS };
 export const BUILTIN_VMS: Record<string, VmSpec> = Object.fromEntries(
   ['dev-linux-koda', 'dev-linux-gui', 'dev-android-emulator', 'dev-linux-iso'].map((instance) => [
     `s.khost1.${instance}`,
-    { id: `s.khost1.${instance}`, backend: 'incus', host: 'khost1', instance } satisfies VmSpec,
+    // R6/R8: the monorepo is bind-mounted at the same path; offhost run verifies that it is.
+    { id: `s.khost1.${instance}`, backend: 'incus', host: 'khost1', instance, sync: 'shared' } satisfies VmSpec,
   ]),
 );
 
@@ -53,7 +54,7 @@ export function renderArgv(vm: VmSpec, job: Job): string[] {
 
 /** One bash command line, run on the laptop, that runs job.argv in job.cwd with job.env on the VM and exits with its status. */
 export function renderJob(vm: VmSpec, job: Job): string {
-  const norm = { argv: job.argv, cwd: job.cwd, env: job.env ?? {} };
+  const norm = { argv: job.argv, cwd: job.cwd, env: job.env ?? {}, ...(job.stdin ? { stdin: true } : {}) };
   checkJob(norm);
   const backend = backendFor(vm);
   return backend.renderCommand ? backend.renderCommand(vm, norm) : quoteArgv(backend.render(vm, norm));

@@ -91,6 +91,6 @@ export function shScript(job: Job): string {
  * spaces and hands the string to the remote user's shell (`$SHELL -c`), so each remote word is quoted
  * once here; `--` stops ssh from reading a remote word as one of its own options.
  */
-export function viaSsh(host: string, remote: readonly string[], sshUser?: string): string[] {
-  return ['ssh', ...(sshUser ? ['-l', sshUser] : []), host, '--', ...remote.map(quote)];
+export function viaSsh(host: string, remote: readonly string[], sshUser?: string, sshOptions: readonly string[] = []): string[] {
+  return ['ssh', ...sshOptions, ...(sshUser ? ['-l', sshUser] : []), host, '--', ...remote.map(quote)];
 }

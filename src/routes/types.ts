@@ -22,6 +22,21 @@ export interface VmSpec {
   user?: string;
   /** template backend: a bash command line with placeholders, see ./backends/template.ts. */
   template?: string;
+  /**
+   * How the VM gets the laptop's source (docs/RUN.md): `shared` (a bind mount or NFS export at the mapped
+   * path; verified), `rsync` (copied into `guest_dir`), `git` (pushed and checked out into `guest_dir`).
+   */
+  sync?: 'shared' | 'rsync' | 'git';
+  /** VM-local directory for rsync/git copies (one per repository and branch). Default /var/tmp/offhost. */
+  guest_dir?: string;
+  /** Path segments never copied nor verified (default .git, node_modules, target). */
+  sync_exclude?: string[];
+  /** Pinned host key of the ssh host (`SHA256:…` fingerprint or a `ssh-ed25519 AAAA…` key). */
+  host_key?: string;
+  /** ssh ServerAliveInterval in seconds (default 15; the connection counts as lost after 3 missed). */
+  keepalive_seconds?: number;
+  /** Set by `offhost run`, never by configuration: options for every ssh rendered for this VM. */
+  sshOptions?: string[];
   // What the VM is, how to provision and check it, its sandbox lifecycle: src/vms/ and docs/VMS.md
   // (config field names, as offhost.config.yaml spells them).
   kind?: 'container' | 'vm' | 'microvm';
@@ -34,7 +49,6 @@ export interface VmSpec {
   snapshot?: string;
   mount?: { source: string; path: string; readonly: boolean; device?: string };
   disk_floor_mb?: number;
-  host_key?: string;
   lifecycle?: { up?: string; exec: string; run?: string; down?: string; rm: string; reset?: string };
   verdicts?: 'vmbox';
 }
@@ -46,6 +60,8 @@ export interface Job {
   cwd: string;
   /** Variables added to the VM-side environment; names must be `[A-Za-z_][A-Za-z0-9_]*`. */
   env: Record<string, string>;
+  /** The program reads the laptop's stdin (backends that forward stdin only on request add their flag). */
+  stdin?: boolean;
 }
 
 /** Printed when a backend's tool is missing; the command then exits with EXIT.backendMissing. */

@@ -8,9 +8,10 @@
 //   OFFHOST_STANDIN_LOG           file to append the JSON lines to
 //   OFFHOST_STANDIN_HOME          the "VM user's" home (default $HOME): where commands start
 //   OFFHOST_STANDIN_INSTANCES     comma-separated instance names that exist (default: any)
+//   OFFHOST_STANDIN_INCUS_STATE   incus: a JSON state file { NAME: RUNNING|STOPPED } (start/stop keep it)
 //   OFFHOST_STANDIN_REMOTE_SHELL  the shell a remote side runs a command string with (default /bin/sh;
 //                                 /bin/bash for multipass)
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const DIR = fileURLToPath(new URL('./standins', import.meta.url));
@@ -57,4 +58,9 @@ export function standinEnv(opts: { log?: string; home?: string; extraPath?: stri
   if (opts.log) env.OFFHOST_STANDIN_LOG = opts.log;
   if (opts.home) env.OFFHOST_STANDIN_HOME = opts.home;
   return Object.assign(env, opts.env ?? {});
+}
+
+/** Writes an incus stand-in state file (OFFHOST_STANDIN_INCUS_STATE): instance name -> RUNNING | STOPPED. */
+export function writeIncusState(file: string, instances: Record<string, 'RUNNING' | 'STOPPED'>): void {
+  writeFileSync(file, JSON.stringify(instances));
 }

@@ -25,6 +25,7 @@ describe('golden renderings', () => {
       backend: 'incus',
       host: 'khost1',
       instance: 'dev-linux-koda',
+      sync: 'shared', // R6: the monorepo is bind-mounted at the same path (offhost run verifies it)
     });
   });
 

@@ -19,16 +19,16 @@ import { type AuditRecord, HOOK_RULES, errorText, refusal, safeClassify, shQuote
 import { planShell, replaceAt } from '../../adapters/shell-wrapper.js';
 import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
 import { TEXT_MAX, makeClassifier } from '../../adapters/classifier.js';
+import { processTreeSession } from '../../run/session.js';
 
 /**
- * The lock session for a rerouted command when the caller set none: `offhost run` needs one to name who
- * holds the VM. `shell-<user>` is stable across one user's commands, so a second command finds the lock
- * its own.
+ * The lock session for a rerouted command when the caller set none: one per process tree, the process
+ * that runs this `$SHELL` (the agent): `shell-<user>-<ppid>-<start>`. Stable across one agent's commands,
+ * never shared by two agents of one user (issue 11).
  */
 function defaultSession(env: NodeJS.ProcessEnv): string | null {
   if (env.OFFHOST_SESSION) return null;
-  const user = (env.USER || env.LOGNAME || 'user').replace(/[^A-Za-z0-9._-]/g, '_');
-  return `shell-${user}`;
+  return processTreeSession('shell', env);
 }
 
 /** Nesting deeper than this is a loop (OFFHOST_REAL_SHELL pointing back at offhost-shell). */

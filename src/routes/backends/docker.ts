@@ -7,7 +7,8 @@ import type { Backend, Job, VmSpec } from '../types.js';
 
 function dockerArgv(vm: VmSpec, job: Job): string[] {
   const container = need(vm, 'instance', 'the container name');
-  const argv = ['docker', 'exec'];
+  // -i: docker exec forwards stdin only when asked (offhost run's VM script reads its file list there).
+  const argv = ['docker', 'exec', ...(job.stdin ? ['-i'] : [])];
   if (vm.user !== undefined && vm.user !== '') {
     checkName(vm, 'user', vm.user);
     argv.push('-u', vm.user);
@@ -26,7 +27,7 @@ export const docker: Backend = {
     const argv = dockerArgv(vm, job);
     if (vm.host) {
       checkName(vm, 'host', vm.host);
-      return viaSsh(vm.host, argv);
+      return viaSsh(vm.host, argv, undefined, vm.sshOptions);
     }
     return argv;
   },

@@ -30,7 +30,7 @@ export const incus: Backend = {
     const argv = incusArgv(vm, job);
     if (vm.host) {
       checkName(vm, 'host', vm.host);
-      return viaSsh(vm.host, argv);
+      return viaSsh(vm.host, argv, undefined, vm.sshOptions);
     }
     return argv;
   },

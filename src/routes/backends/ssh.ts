@@ -21,7 +21,7 @@ export const ssh: Backend = {
     const dest = host(vm);
     const user = vm.user !== undefined && vm.user !== '' ? vm.user : undefined;
     if (user) checkName(vm, 'user', user);
-    return ['ssh', ...(user ? ['-l', user] : []), dest, '--', shScript(job)];
+    return ['ssh', ...(vm.sshOptions ?? []), ...(user ? ['-l', user] : []), dest, '--', shScript(job)];
   },
   tools: () => ['ssh'],
 };

@@ -1,0 +1,149 @@
+// What `offhost run` adds to a command on loopback: a real sshd on 127.0.0.1 (keys made here), the
+// "VM" a directory on this machine. Whole-process wall times, median of ITER runs, against plain
+// `ssh HOST -- bash -c CMD` measured in the same run:
+//   - sync shared (verify only: the VM hashes the tree), rsync (copy what changed + verify), git (push a
+//     snapshot + checkout + verify);
+//   - a small tree and a 10,000-file tree; each with no change since the last run and with a one-file edit.
+// offhost's own part includes node start-up, the classification, the VM lock (two git commits) and the
+// record; the rows below say what each adds over plain ssh.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = process.env.OFFHOST_BENCH_BIN ?? join(root, 'dist', 'offhost.cjs');
+const ITER = Number(process.env.OFFHOST_BENCH_ITER ?? 5);
+const SSHD = '/usr/sbin/sshd';
+
+function have(p) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${p}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+if (!have(SSHD) || !have('rsync')) {
+  console.log('run.bench: sshd or rsync not installed (apt-get install openssh-server rsync); skipped');
+  process.exit(0);
+}
+
+const base = mkdtempSync(join(tmpdir(), 'offhost-bench-run-'));
+const port = await new Promise((res) => {
+  const s = createServer();
+  s.listen(0, '127.0.0.1', () => {
+    const p = s.address().port;
+    s.close(() => res(p));
+  });
+});
+const user = userInfo().username;
+const k = (f) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(base, f)]);
+k('host');
+k('id');
+writeFileSync(join(base, 'authorized_keys'), readFileSync(join(base, 'id.pub')));
+if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true });
+writeFileSync(
+  join(base, 'sshd_config'),
+  `Port ${port}\nListenAddress 127.0.0.1\nHostKey ${join(base, 'host')}\nPidFile ${join(base, 'pid')}\nAuthorizedKeysFile ${join(base, 'authorized_keys')}\nStrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nPermitRootLogin prohibit-password\nAllowUsers ${user}\nMaxStartups 64:30:128\n`,
+);
+writeFileSync(join(base, 'known_hosts'), `[127.0.0.1]:${port} ${readFileSync(join(base, 'host.pub'), 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+writeFileSync(
+  join(base, 'ssh_config'),
+  `Host benchvm\n  HostName 127.0.0.1\n  Port ${port}\n  User ${user}\n  IdentityFile ${join(base, 'id')}\n  IdentitiesOnly yes\n  UserKnownHostsFile ${join(base, 'known_hosts')}\n  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n  LogLevel ERROR\n`,
+);
+mkdirSync(join(base, 'bin'));
+writeFileSync(join(base, 'bin', 'ssh'), `#!/bin/sh\nexec /usr/bin/ssh -F '${join(base, 'ssh_config')}' "$@"\n`);
+chmodSync(join(base, 'bin', 'ssh'), 0o755);
+// sshd logs to a file: the runs below are spawnSync, and a pipe nobody reads would block sshd.
+const sshdLog = join(base, 'sshd.log');
+const sshd = spawn(SSHD, ['-D', '-E', sshdLog, '-f', join(base, 'sshd_config')], { stdio: 'ignore' });
+for (let i = 0; ; i++) {
+  let log = '';
+  try {
+    log = readFileSync(sshdLog, 'utf8');
+  } catch {}
+  if (log.includes('Server listening')) break;
+  if (i > 200 || sshd.exitCode !== null) throw new Error(`sshd did not start: ${log}`);
+  await new Promise((r) => setTimeout(r, 50));
+}
+
+const env = { ...process.env, PATH: `${join(base, 'bin')}:${process.env.PATH}`, HOME: join(base, 'home'), OFFHOST_SESSION: 'bench', OFFHOST_AI: 'human', OFFHOST_ROLE: 'laptop' };
+delete env.CI;
+for (const key of Object.keys(env)) if (key.startsWith('GIT_')) delete env[key];
+const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+
+function tree(name, files, mode) {
+  const repo = join(base, 'home', name, 'koder');
+  mkdirSync(repo, { recursive: true });
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'config', 'user.email', 'bench@example.test');
+  git(repo, 'config', 'user.name', 'bench');
+  git(repo, 'config', 'commit.gpgsign', 'false');
+  for (let i = 0; i < files; i++) {
+    const d = join(repo, 'src', `d${Math.floor(i / 100)}`);
+    mkdirSync(d, { recursive: true });
+    writeFileSync(join(d, `f${i}.txt`), `file ${i}\n`);
+  }
+  const vm = { id: 's.khost1.dev-linux-bench', backend: 'ssh', host: 'benchvm', sync: mode, guest_dir: join(base, 'vm', name) };
+  writeFileSync(
+    join(repo, 'offhost.config.yaml'),
+    `vms:\n  - ${JSON.stringify(vm)}\nroutes:\n  koda:\n    vms: [s.khost1.dev-linux-bench]\nrules:\n  - { id: bench-bash, description: bench, policy: R1, decision: reroute, route: koda, message: bench, match: { program: [bash] }, examples: { match: ["bash -c true"] } }\n`,
+  );
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-q', '-m', 'tree');
+  return repo;
+}
+
+function time(cmd, args, cwd) {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const CMD = 'bash -c true';
+const rows = [];
+function measure(label, fn) {
+  const xs = [];
+  for (let i = 0; i < ITER; i++) xs.push(fn(i));
+  rows.push({ label, ms: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
+}
+
+try {
+  const sshMs = [];
+  for (let i = 0; i < ITER; i++) sshMs.push(time('ssh', ['benchvm', '--', "bash -c 'true'"], base));
+  const ssh = median(sshMs);
+  rows.push({ label: 'plain ssh benchvm -- bash -c true', ms: ssh, min: Math.min(...sshMs), max: Math.max(...sshMs) });
+  for (const [files, tname] of [
+    [10, 'small tree (10 files)'],
+    [10_000, '10,000-file tree'],
+  ]) {
+    for (const mode of ['shared', 'rsync', 'git']) {
+      const repo = tree(`${mode}-${files}`, files, mode);
+      const run = () => time(process.execPath, [bin, 'run', '--', CMD], repo);
+      run(); // the first copy
+      measure(`offhost run, sync ${mode}, ${tname}, no change`, run);
+      measure(`offhost run, sync ${mode}, ${tname}, one-file edit`, (i) => {
+        writeFileSync(join(repo, 'src', 'd0', 'f0.txt'), `edit ${i} ${Date.now()}\n`);
+        return run();
+      });
+    }
+  }
+  console.log(`median of ${ITER} whole-process runs (ms), loopback sshd; the baseline is measured in this run\n`);
+  const w = Math.max(...rows.map((r) => r.label.length));
+  for (const r of rows) {
+    const over = r === rows[0] ? '' : `  (+${(r.ms - ssh).toFixed(0)} ms, ${(r.ms / ssh).toFixed(1)}x plain ssh)`;
+    console.log(`${r.label.padEnd(w)}  ${r.ms.toFixed(0).padStart(6)}  [${r.min.toFixed(0)}-${r.max.toFixed(0)}]${over}`);
+  }
+} finally {
+  sshd.kill('SIGTERM');
+  rmSync(base, { recursive: true, force: true });
+}

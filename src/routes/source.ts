@@ -1,0 +1,306 @@
+// The laptop's source state for `offhost run` (issue 11 item 1): which files make up the tree a command
+// sees, and a fingerprint of their content that the VM recomputes in the same session.
+//
+// The source set is what git would call the working tree: tracked files that exist plus untracked files
+// that are not ignored (`git ls-files --cached --others --exclude-standard`), minus the configured
+// exclusions (whole path segments: `.git`, `node_modules`, `target`), minus directories (submodules) and
+// dangling symlinks. The manifest is exactly what GNU coreutils print for that list, in that order, on
+// the VM:
+//
+//   <sha256sum of each file, "HASH  ./path" lines>
+//   --exec--
+//   <the paths whose owner-execute bit is set, one a line>
+//
+// and the fingerprint is its sha256. It covers HEAD's tree plus every uncommitted change (content and
+// the execute bit), whichever way the VM got its copy (a mount, rsync, a git checkout). HEAD's commit id
+// and the dirty summary are kept beside it for the record.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync, statSync, fstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { GitError } from '../errors.js';
+
+const run = promisify(execFile);
+
+/** Default exclusions (path segments): never copied, never verified. */
+export const DEFAULT_SYNC_EXCLUDE = ['.git', 'node_modules', 'target'];
+
+export interface DirtySummary {
+  modified: number;
+  added: number;
+  deleted: number;
+  untracked: number;
+  /** Up to 20 dirty paths, for the record. */
+  paths: string[];
+}
+
+export interface SourceState {
+  /** The repository's top level (physical path). */
+  root: string;
+  gitDir: string;
+  head: string | null;
+  branch: string | null;
+  /** Source files, `./`-prefixed, sorted bytewise (the order the VM processes them in). */
+  files: string[];
+  /** `files` NUL-terminated: what the VM reads. */
+  list: Buffer;
+  manifest: string;
+  fingerprint: string;
+  dirty: DirtySummary;
+  clean: boolean;
+}
+
+/** Environment for git: no inherited GIT_* (inside a hook they point at git's own files), no prompts. */
+export function gitEnv(extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (k.startsWith('GIT_') && !/^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL)$|^GIT_CONFIG_NOSYSTEM$/.test(k)) continue;
+    out[k] = v;
+  }
+  return { ...out, GIT_TERMINAL_PROMPT: '0', ...extra };
+}
+
+export async function gitBuf(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<Buffer> {
+  try {
+    const r = await run('git', args, { cwd, env: env ?? gitEnv(), encoding: 'buffer', maxBuffer: 1 << 30 });
+    return r.stdout as Buffer;
+  } catch (err) {
+    const e = err as { stderr?: Buffer; message: string };
+    throw new GitError(`git ${args.join(' ')} (in ${cwd}) failed: ${(e.stderr?.toString() || e.message).trim()}`);
+  }
+}
+
+export async function gitText(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
+  return (await gitBuf(cwd, args, env)).toString('utf8').trim();
+}
+
+async function tryGit(cwd: string, args: string[]): Promise<string | null> {
+  try {
+    return await gitText(cwd, args);
+  } catch {
+    return null;
+  }
+}
+
+/** The repository holding `cwd`: { root, gitDir }, or null when there is none. */
+export async function findRepo(cwd: string): Promise<{ root: string; gitDir: string } | null> {
+  const out = await tryGit(cwd, ['rev-parse', '--show-toplevel', '--absolute-git-dir']);
+  if (!out) return null;
+  const [root, gitDir] = out.split('\n');
+  return root && gitDir ? { root, gitDir } : null;
+}
+
+function excluded(path: string, exclude: readonly string[]): boolean {
+  if (exclude.length === 0) return false;
+  return path.split('/').some((seg) => exclude.includes(seg));
+}
+
+/** Names the VM-side coreutils would print differently (escaped) or a line protocol cannot carry. */
+function unverifiable(path: string): boolean {
+  return /[\\\n\r]/.test(path);
+}
+
+function hashFile(abs: string): string | null {
+  // Follows symlinks (as sha256sum does); reads in chunks so a big file is not held in memory.
+  let fd: number;
+  try {
+    fd = openSync(abs, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const h = createHash('sha256');
+    const buf = Buffer.allocUnsafe(1 << 16);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      h.update(n === buf.length ? buf : buf.subarray(0, n));
+    }
+    return h.digest('hex');
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function manifestOf(root: string, files: readonly string[]): { manifest: string; kept: string[] } {
+  const hashes: string[] = [];
+  const execs: string[] = [];
+  const kept: string[] = [];
+  for (const f of files) {
+    const abs = join(root, f);
+    const sum = hashFile(abs);
+    if (sum === null) continue;
+    kept.push(f);
+    hashes.push(`${sum}  ${f}\n`);
+    try {
+      if (statSync(abs).mode & 0o100) execs.push(`${f}\n`);
+    } catch {
+      /* vanished between the two calls: the VM will differ, and say so */
+    }
+  }
+  return { manifest: `${hashes.join('')}--exec--\n${execs.join('')}`, kept };
+}
+
+export function fingerprintOf(manifest: string): string {
+  return createHash('sha256').update(manifest).digest('hex');
+}
+
+function parseStatus(z: Buffer): DirtySummary {
+  const d: DirtySummary = { modified: 0, added: 0, deleted: 0, untracked: 0, paths: [] };
+  const parts = z.toString('utf8').split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const e = parts[i]!;
+    if (e.length < 4) continue;
+    const xy = e.slice(0, 2);
+    const path = e.slice(3);
+    if (xy === '??') d.untracked++;
+    else if (xy.includes('D')) d.deleted++;
+    else if (xy.includes('A')) d.added++;
+    else d.modified++;
+    if (xy[0] === 'R' || xy[0] === 'C') i++; // the rename's source path follows
+    if (d.paths.length < 20) d.paths.push(`${xy.trim()} ${path}`);
+  }
+  return d;
+}
+
+/** Reads the source state of the repository at `root` (physical path). */
+export async function readSourceState(
+  repo: { root: string; gitDir: string },
+  exclude: readonly string[] = DEFAULT_SYNC_EXCLUDE,
+  /** Directories (`a/b/`) whose files are not source (offhost's lock files). */
+  skipDirs: readonly string[] = [],
+): Promise<SourceState> {
+  const { root, gitDir } = repo;
+  const [head, branch, lsFiles, status] = await Promise.all([
+    tryGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']),
+    tryGit(root, ['symbolic-ref', '-q', '--short', 'HEAD']),
+    gitBuf(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']),
+    gitBuf(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none']),
+  ]);
+  const seen = new Set<string>();
+  const paths: Buffer[] = [];
+  for (const p of lsFiles.toString('utf8').split('\0')) {
+    if (p === '' || seen.has(p) || excluded(p, exclude) || skipDirs.some((d) => p.startsWith(d))) continue;
+    seen.add(p);
+    if (unverifiable(p)) {
+      throw new GitError(`${root}: cannot verify a file whose name holds a backslash or a line break: ${JSON.stringify(p)} (rename it, or exclude it with the VM's sync_exclude)`);
+    }
+    paths.push(Buffer.from(`./${p}`));
+  }
+  paths.sort(Buffer.compare);
+  const { manifest, kept } = manifestOf(root, paths.map((b) => b.toString('utf8')));
+  const dirty = parseStatus(status);
+  return {
+    root,
+    gitDir,
+    head,
+    branch,
+    files: kept,
+    list: Buffer.from(kept.map((f) => `${f}\0`).join('')),
+    manifest,
+    fingerprint: fingerprintOf(manifest),
+    dirty,
+    clean: dirty.modified + dirty.added + dirty.deleted + dirty.untracked === 0,
+  };
+}
+
+/** `3 modified, 1 untracked` / `clean`. */
+export function dirtyText(d: DirtySummary): string {
+  const parts = [
+    d.modified ? `${d.modified} modified` : '',
+    d.added ? `${d.added} added` : '',
+    d.deleted ? `${d.deleted} deleted` : '',
+    d.untracked ? `${d.untracked} untracked` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'clean';
+}
+
+/** Manifest lines -> path -> "hash [x]" (for a difference report). */
+function manifestMap(manifest: string): Map<string, string> {
+  const m = new Map<string, string>();
+  const [hashes = '', execs = ''] = manifest.split('--exec--\n');
+  for (const l of hashes.split('\n')) {
+    if (l.length > 66) m.set(l.slice(66), l.slice(0, 12));
+  }
+  for (const l of execs.split('\n')) if (l && m.has(l)) m.set(l, `${m.get(l)} x`);
+  return m;
+}
+
+export interface ManifestDiff {
+  /** In the laptop's tree, not (readable) on the VM. */
+  missing: string[];
+  /** Content or execute bit differs. */
+  differ: string[];
+}
+
+export function diffManifests(laptop: string, vm: string): ManifestDiff {
+  const a = manifestMap(laptop);
+  const b = manifestMap(vm);
+  const out: ManifestDiff = { missing: [], differ: [] };
+  for (const [p, v] of a) {
+    const w = b.get(p);
+    if (w === undefined) out.missing.push(p);
+    else if (w !== v) out.differ.push(p);
+  }
+  return out;
+}
+
+export function diffText(d: ManifestDiff, max = 10): string {
+  const lines: string[] = [];
+  const show = (label: string, xs: string[]) => {
+    if (!xs.length) return;
+    lines.push(`${label} (${xs.length}): ${xs.slice(0, max).map((p) => p.replace(/^\.\//, '')).join(', ')}${xs.length > max ? ', ...' : ''}`);
+  };
+  show('missing on the VM', d.missing);
+  show('different on the VM', d.differ);
+  return lines.join('\n') || 'the file lists agree but the fingerprints differ';
+}
+
+/**
+ * The source state of commit `sha` (for `offhost run --commit`): its tree checked out into `into` with a
+ * temporary index (the user's index and working tree are not touched), then read like a working tree.
+ */
+export async function commitSourceState(
+  repo: { root: string; gitDir: string },
+  sha: string,
+  into: string,
+  exclude: readonly string[] = DEFAULT_SYNC_EXCLUDE,
+  skipDirs: readonly string[] = [],
+): Promise<SourceState> {
+  const index = join(repo.gitDir, `offhost-commit-${process.pid}.index`);
+  const env = gitEnv({ GIT_INDEX_FILE: index });
+  try {
+    await gitText(repo.root, ['read-tree', sha], env);
+    await gitText(repo.root, ['checkout-index', '-a', '-f', `--prefix=${into.replace(/\/?$/, '/')}`], env);
+    const names = (await gitBuf(repo.root, ['ls-files', '-z'], env)).toString('utf8').split('\0');
+    const paths = names
+      .filter((p) => p !== '' && !excluded(p, exclude) && !skipDirs.some((d) => p.startsWith(d)))
+      .map((p) => {
+        if (unverifiable(p)) throw new GitError(`commit ${sha}: cannot verify a file whose name holds a backslash or a line break: ${JSON.stringify(p)}`);
+        return Buffer.from(`./${p}`);
+      })
+      .sort(Buffer.compare)
+      .map((b) => b.toString('utf8'));
+    const { manifest, kept } = manifestOf(into, paths);
+    const branch = await tryGit(repo.root, ['symbolic-ref', '-q', '--short', 'HEAD']);
+    return {
+      root: into,
+      gitDir: repo.gitDir,
+      head: sha,
+      branch,
+      files: kept,
+      list: Buffer.from(kept.map((f) => `${f}\0`).join('')),
+      manifest,
+      fingerprint: fingerprintOf(manifest),
+      dirty: { modified: 0, added: 0, deleted: 0, untracked: 0, paths: [] },
+      clean: true,
+    };
+  } finally {
+    const { rmSync } = await import('node:fs');
+    rmSync(index, { force: true });
+  }
+}

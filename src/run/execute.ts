@@ -1,0 +1,173 @@
+// One remote session: the laptop command line (a backend rendering of `sh -c <VM script>`, see
+// ./remote.ts) run by bash in its own process group, fed the handshake and the file list on stdin,
+// its stdout split into the VM's protocol lines and the command's output, both streams teed.
+//
+// Stopping (a signal, --timeout, a lost lock): the signal's name is written to the VM script's watcher
+// (on stdin), which signals the command's process group; after the grace period KILL; if the session
+// still has not ended, the local ssh is killed and the caller checks the VM from a new session. With
+// --stdin the stream belongs to the command, so the signal goes through a new session instead
+// (`remoteSignal`).
+import { spawn } from 'node:child_process';
+import { HANDSHAKE, StreamReader, type Preamble } from './remote.js';
+import type { RunSignal, SignalHub } from './signals.js';
+
+export type StopReason = { kind: 'signal'; sig: RunSignal } | { kind: 'timeout'; seconds: number } | { kind: 'lock-lost'; why: string };
+
+export interface SessionOptions {
+  line: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  nonce: string;
+  list: Buffer;
+  forwardStdin: boolean;
+  graceMs: number;
+  timeoutMs?: number;
+  stdout: (chunk: Buffer) => void;
+  stderr: (chunk: Buffer) => void;
+  signals: SignalHub;
+  /** Registers a callback for a lost lock. */
+  onLockLost?: (fn: (why: string) => void) => void;
+  /** Sends a signal to the command's group from a new session (--stdin mode). */
+  remoteSignal?: (sig: string) => Promise<void>;
+  /** How long to wait for the local ssh to end after the VM said the command ended. */
+  lingerMs?: number;
+}
+
+export interface SessionResult {
+  preamble: Preamble;
+  manifest: string;
+  /** The command's status as the VM script reported it; null when it never arrived. */
+  status: number | null;
+  local: { code: number | null; signal: string | null };
+  stop: StopReason | null;
+  /** The local ssh had to be killed (the session did not end by itself). */
+  killedLocally: boolean;
+  stderrHead: string;
+}
+
+const HEAD_MAX = 64 * 1024;
+
+export function runSession(o: SessionOptions): Promise<SessionResult> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', o.line], { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    let stderrHead = '';
+    let stop: StopReason | null = null;
+    let killedLocally = false;
+    let exited = false;
+    let lingerArmed = false;
+    const timers: NodeJS.Timeout[] = [];
+    const reader = new StreamReader(o.nonce, o.stdout);
+
+    const killLocal = (sig: NodeJS.Signals) => {
+      if (exited || child.pid === undefined) return;
+      killedLocally = true;
+      try {
+        process.kill(-child.pid, sig);
+      } catch {
+        /* gone */
+      }
+    };
+    const send = (word: string) => {
+      if (o.forwardStdin) {
+        void o.remoteSignal?.(word).catch(() => undefined);
+        return;
+      }
+      if (!child.stdin.destroyed && child.stdin.writable) child.stdin.write(`${word}\n`);
+    };
+    const requestStop = (why: StopReason, now = false) => {
+      stop ??= why;
+      if (reader.preamble.end !== 'go') {
+        // The command has not started: end the session (the VM script stops at end of input).
+        killLocal('SIGTERM');
+        return;
+      }
+      const sig = why.kind === 'signal' ? why.sig.slice(3) : 'TERM';
+      send(now ? 'KILL' : sig);
+      if (timers.length === 0) {
+        timers.push(setTimeout(() => send('KILL'), o.graceMs));
+        // The session should end soon after KILL; if it does not, the connection is gone: end it here.
+        timers.push(
+          setTimeout(() => {
+            killLocal('SIGTERM');
+            timers.push(setTimeout(() => killLocal('SIGKILL'), 2000));
+          }, o.graceMs * 2 + 5000),
+        );
+      }
+    };
+
+    o.signals.listen((sig, count) => requestStop({ kind: 'signal', sig }, count > 1));
+    if (o.signals.first) requestStop({ kind: 'signal', sig: o.signals.first });
+    o.onLockLost?.((why) => requestStop({ kind: 'lock-lost', why }));
+    // --timeout counts from the command's start (`go`), not from the connection and the verification.
+    let timeoutArmed = false;
+    const armTimeout = () => {
+      if (timeoutArmed || o.timeoutMs === undefined || reader.preamble.end !== 'go') return;
+      timeoutArmed = true;
+      const seconds = Math.round(o.timeoutMs / 1000);
+      timers.push(setTimeout(() => requestStop({ kind: 'timeout', seconds }), o.timeoutMs));
+    };
+
+    child.stdin.on('error', () => undefined); // the session ended first: nothing more to say to it
+    child.stdin.write(`${HANDSHAKE}\n`);
+    child.stdin.write(o.list);
+    if (o.forwardStdin) process.stdin.pipe(child.stdin);
+    // Otherwise stdin stays open: its end is how the VM learns that offhost has gone.
+
+    child.stdout.on('data', (d: Buffer) => {
+      reader.push(d);
+      armTimeout();
+      if (reader.exitStatus !== null && !lingerArmed) {
+        // The command ended; a process it left outside its group may still hold the stream open.
+        lingerArmed = true;
+        timers.push(setTimeout(() => killLocal('SIGTERM'), o.lingerMs ?? 3000));
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      if (stderrHead.length < HEAD_MAX) stderrHead += d.toString('utf8').slice(0, HEAD_MAX - stderrHead.length);
+      o.stderr(d);
+    });
+    let code: number | null = null;
+    let signal: string | null = null;
+    const finish = () => {
+      for (const t of timers) clearTimeout(t);
+      o.signals.listen(null);
+      if (o.forwardStdin) process.stdin.unpipe(child.stdin);
+      reader.end();
+      resolve({
+        preamble: reader.preamble,
+        manifest: reader.manifestText,
+        status: reader.exitStatus,
+        local: { code, signal },
+        stop,
+        killedLocally,
+        stderrHead,
+      });
+    };
+    let pending = 3;
+    const done = () => {
+      if (--pending === 0) finish();
+    };
+    child.stdout.on('close', done);
+    child.stderr.on('close', done);
+    child.on('error', (e) => {
+      stderrHead += `offhost: cannot start bash: ${e.message}\n`;
+      exited = true;
+      pending = 1;
+      done();
+    });
+    child.on('exit', (c, s) => {
+      exited = true;
+      code = c;
+      signal = s;
+      if (!child.stdin.destroyed) child.stdin.end();
+      // Streams may be held by a leftover local process: do not wait for them for long.
+      timers.push(
+        setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+        }, 1000),
+      );
+      done();
+    });
+  });
+}

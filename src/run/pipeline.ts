@@ -1,0 +1,585 @@
+// `offhost run` as a pipeline (issue 11):
+//
+//   classify -> resolve route -> preflight -> hold -> sync + verify -> execute -> record -> release
+//
+// Each step either hands the next one what it needs or stops the run with one of offhost's own outcomes
+// (./outcome.ts); nothing after a stop runs, and a stop after the hold still releases it (after the
+// remote work has stopped) and still leaves a record.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, realpathSync, rmSync, type WriteStream } from 'node:fs';
+import { hostname, tmpdir, userInfo } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { isOffhostError } from '../errors.js';
+import type { Io } from '../cli/io.js';
+import { loadGuard } from '../config/load-guard.js';
+import { mapPath, renderJob, type VmSpec } from '../routes/index.js';
+import { connectionSshOptions, HOST_KEY_FAILURE, HostKeyError, pinnedSshOptions } from '../routes/hostkey.js';
+import { commitSourceState, DEFAULT_SYNC_EXCLUDE, diffManifests, diffText, dirtyText, findRepo, readSourceState, type SourceState } from '../routes/source.js';
+import {
+  forgetVerified,
+  forgetVerifiedCommit,
+  gitPush,
+  rememberVerifiedCommit,
+  verifiedCommit,
+  guestBareRepo,
+  guestTreeDir,
+  rememberVerified,
+  resolveCommit,
+  rsyncTree,
+  snapshotCommit,
+  SyncError,
+  syncMode,
+  type SyncMode,
+} from '../routes/sync.js';
+import type { ResolvedConfig } from '../config/resolve.js';
+import { heartbeatIntervalMs } from '../locks/schedule.js';
+import { DEFAULT_TTL_MINUTES } from '../locks/schema.js';
+import { contextFor, settingsFrom } from '../cli/lock-context.js';
+import { runSession, type SessionResult } from './execute.js';
+import { acquireHold, type Hold } from './hold.js';
+import { OUTCOME_EXIT, RunStop, verdictLine, type Outcome, type Verdict } from './outcome.js';
+import { toolPreflight, vmPreflight } from './preflight.js';
+import { newRunId, parseOsRelease, recordText, runDir, stateDir, writeRecord, type RunRecord } from './record.js';
+import { newNonce, pgidFile, supervisorScript } from './remote.js';
+import { processTreeSession } from './session.js';
+import { SIGNAL_STATUS, SignalHub } from './signals.js';
+
+export interface RunOptions {
+  line: string;
+  session?: string;
+  ai?: string;
+  reason?: string;
+  cwd?: string;
+  ttl?: string;
+  heartbeat?: string;
+  wait?: string;
+  poll?: string;
+  push?: boolean;
+  role?: string;
+  config?: string;
+  stdin?: boolean;
+  timeout?: string;
+  json?: boolean;
+  commit?: string;
+  allowDirty?: boolean;
+  fetch?: string[];
+  grace?: string;
+  fresh?: boolean;
+  fetchTo?: string;
+}
+
+const say = (io: Io, line: string) => io.stderr(`offhost run: ${line}\n`);
+
+function finish(io: Io, o: RunOptions, v: Verdict): number {
+  io.stderr(verdictLine(v, o.json === true));
+  return v.exit;
+}
+
+function num(name: string, v: string | undefined, ok: (n: number) => boolean): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || !ok(n)) throw new RunStop('config-error', `--${name} must be a positive number, not '${v}'`);
+  return n;
+}
+
+export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
+  const signals = new SignalHub((l) => say(io, l));
+  // A step that waits for something that can no longer happen would let Node exit with 0: never that.
+  const drained = () => {
+    io.stderr(verdictLine({ outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: null, detail: 'offhost run stopped waiting for a step that could not finish (a bug): the outcome is unknown; check the VM and `offhost lock status`' }, o.json === true));
+    process.exitCode = OUTCOME_EXIT['internal-error'];
+  };
+  process.once('beforeExit', drained);
+  try {
+    return await steps(io, o, signals);
+  } catch (err) {
+    if (err instanceof RunStop) return finish(io, o, { outcome: err.outcome, exit: err.exit, status: null, detail: err.message });
+    if (isOffhostError(err)) return finish(io, o, { outcome: 'config-error', exit: OUTCOME_EXIT['config-error'], status: null, detail: (err as Error).message });
+    return finish(io, o, { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: null, detail: (err as Error).stack ?? String(err) });
+  } finally {
+    process.off('beforeExit', drained);
+    signals.dispose();
+  }
+}
+
+async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number> {
+  const cwd = o.cwd ? resolve(io.cwd, o.cwd) : io.cwd;
+  // 1. classify
+  const guard = loadGuard({
+    cwd,
+    env: io.env,
+    ...(o.role !== undefined ? { role: o.role as never } : {}),
+    ...(o.config !== undefined ? { configFile: o.config } : {}),
+  });
+  const v = guard.classify(o.line, { cwd, env: io.env });
+  if (v.decision === 'allow') {
+    const code = await runHere(o.line, cwd, io.env, signals);
+    return signals.first ? SIGNAL_STATUS[signals.first] : code;
+  }
+  if (v.decision === 'deny') {
+    say(io, `refused${v.rule ? ` (${v.rule})` : ''}: ${v.reason}`);
+    return finish(io, o, { outcome: 'denied', exit: OUTCOME_EXIT.denied, status: null, detail: v.reason });
+  }
+
+  // 2. resolve the route
+  const route = v.route;
+  if (!route) throw new RunStop('config-error', 'the guard rerouted the command without a route');
+  const config = guard.config;
+  const routeCfg = config.routes.get(route.name);
+  const candidates = routeCfg?.vms.length ? routeCfg.vms : [route.vm];
+  const specs = new Map<string, VmSpec>();
+  for (const id of candidates) {
+    const spec = config.vms.get(id);
+    if (!spec) throw new RunStop('config-error', `route ${route.name}: VM ${id} has no entry in the configuration's vms`);
+    specs.set(id, { ...spec });
+  }
+  const ttl = num('ttl', o.ttl, (n) => Number.isInteger(n) && n > 0) ?? DEFAULT_TTL_MINUTES;
+  const timeoutS = num('timeout', o.timeout, (n) => n > 0);
+  const graceS = num('grace', o.grace, (n) => n > 0) ?? 10;
+  let heartbeatMs: number;
+  try {
+    heartbeatMs = heartbeatIntervalMs(ttl, o.heartbeat === undefined ? undefined : Number(o.heartbeat) * 1000);
+  } catch (err) {
+    throw new RunStop('config-error', (err as Error).message);
+  }
+
+  // 3. preflight: tools here, then the VMs (src/vms/gate.ts: isolation as required, the cheap VM checks),
+  // before anything is locked
+  for (const spec of specs.values()) {
+    const stop = toolPreflight(spec, io.env);
+    if (stop) {
+      say(io, v.reason);
+      throw new RunStop(stop.outcome, stop.message);
+    }
+  }
+  const stop = vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true });
+  if (!stop.ok) {
+    say(io, v.reason);
+    throw new RunStop(stop.outcome, stop.message, stop.exit);
+  }
+  for (const n of stop.notes) say(io, n);
+  for (const id of [...specs.keys()]) if (!stop.usable.includes(id)) specs.delete(id);
+  const candidates2 = [...specs.keys()];
+  if (o.fresh) {
+    // A disposable sandbox (src/vms/sandbox.ts): uniquely named, no VM lock (nobody else can hold it).
+    const spec = specs.get(candidates2[0]!)!;
+    const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, [...(routeCfg?.pathMap ?? []), ...config.pathMap]) } : {};
+    say(io, v.reason);
+    const { runFresh } = await import('../vms/sandbox.js');
+    return runFresh(spec, { argv: ['bash', '-c', o.line], cwd: route.cwd, env }, { env: io.env, stdout: io.stdout, stderr: io.stderr, fetch: o.fetch ?? [], fetchTo: resolve(cwd, o.fetchTo ?? 'offhost-results'), now: io.clock.now() });
+  }
+
+  // The source: the repository holding cwd (else the configured monorepo root).
+  const realCwd = realpathSync(cwd);
+  const repo = (await findRepo(realCwd)) ?? (config.root ? await findRepo(config.root) : null);
+  if (!repo) throw new RunStop('config-error', `${cwd} is in no git repository (and no configured root is one): offhost run syncs and verifies a repository's tree`);
+  const modes = new Set([...specs.values()].map(syncMode));
+  const exclude = [...specs.values()][0]!.sync_exclude ?? DEFAULT_SYNC_EXCLUDE;
+  let commitDir: string | null = null;
+  let state: SourceState;
+  // Lock files live in the tree under the notices directory and change under other sessions' feet
+  // (their heartbeats): they are the lock store's, not the source.
+  const settings = settingsFrom(config, io.env);
+  const nd = (settings.noticesDir ?? 'meta/context/notices').replace(/\/+$/, '');
+  const lockDirs = [`${nd}/vm-active/`, `${nd}/vm-active-archive/`, `${nd}/active/`, `${nd}/archive/`];
+  const working = await readSourceState(repo, exclude, lockDirs);
+  if (o.commit !== undefined) {
+    if (modes.has('shared')) throw new RunStop('config-error', `--commit needs a VM with sync: git or rsync; ${[...specs.keys()].join(', ')} share the laptop's working tree`);
+    if (!working.clean && !o.allowDirty) {
+      throw new RunStop('dirty-tree', `--commit ${o.commit}: the working tree has uncommitted changes (${dirtyText(working.dirty)}: ${working.dirty.paths.slice(0, 5).join(', ')}); commit them, or pass --allow-dirty to run ${o.commit} without them`);
+    }
+    const sha = await resolveCommit(repo.root, o.commit);
+    commitDir = mkdtempSync(join(tmpdir(), 'offhost-commit-'));
+    state = await commitSourceState(repo, sha, commitDir, exclude, lockDirs);
+  } else state = working;
+
+  const session = o.session ?? io.env.OFFHOST_SESSION ?? processTreeSession('run', io.env);
+  const ai = o.ai ?? io.env.OFFHOST_AI ?? 'human';
+  const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(o.push !== undefined ? { push: o.push } : {}) }, true);
+  const runId = newRunId(new Date());
+  const dir = runDir(io.env, runId);
+  mkdirSync(dir, { recursive: true });
+  const logFile = join(dir, 'output.log');
+  const log = createWriteStream(logFile);
+  const started = new Date();
+  const rec: RunRecord = {
+    version: 1,
+    id: runId,
+    started: started.toISOString(),
+    ended: null,
+    outcome: 'running',
+    status: null,
+    exit: null,
+    session,
+    ai,
+    laptop: { hostname: hostname(), user: safeUser(), cwd },
+    source: {
+      repo: repo.root,
+      commit: state.head,
+      branch: state.branch,
+      dirty: dirtyText(state.dirty),
+      dirtyPaths: state.dirty.paths,
+      fingerprint: state.fingerprint,
+      files: state.files.length,
+      mode: 'shared',
+      ...(o.commit !== undefined ? { requestedCommit: o.commit } : {}),
+    },
+    vm: null,
+    command: { line: o.line, argv: ['bash', '-c', o.line], cwd: route.cwd, env: {} },
+    log: logFile,
+  };
+  writeRecord(io.env, rec);
+
+  // 4. hold
+  say(io, v.reason);
+  const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
+  const got = await acquireHold(ctx, {
+    candidates: candidates2,
+    runId,
+    reason: o.reason ?? `offhost run ${runId} (${v.rule ?? 'reroute'}): ${o.line.length > 200 ? `${o.line.slice(0, 197)}...` : o.line}`,
+    command: o.line,
+    ttlMinutes: ttl,
+    heartbeatMs,
+    ...(wait ? { wait } : {}),
+    cancelled: () => signals.interrupted,
+    progress: (l) => say(io, l),
+  });
+  const end = async (verdict: Verdict, hold: Hold | null, remoteStopped = true): Promise<number> => {
+    rec.ended = new Date().toISOString();
+    rec.outcome = verdict.outcome;
+    rec.status = verdict.status;
+    rec.exit = verdict.exit;
+    rec.detail = verdict.detail;
+    writeRecord(io.env, rec);
+    await new Promise<void>((r) => log.end(r));
+    if (commitDir) rmSync(commitDir, { recursive: true, force: true });
+    if (hold) {
+      if (remoteStopped) say(io, await hold.release(recordText(rec)));
+      else say(io, `NOT releasing ${hold.vm}: the remote work could not be confirmed stopped; the lock stays until its ttl (check the VM, then \`offhost lock release ${hold.vm}\`)`);
+    }
+    return finish(io, o, { ...verdict, run: runId, ...(rec.vm ? { vm: rec.vm.id } : {}) });
+  };
+  if (got.kind === 'interrupted') return end({ outcome: 'interrupted', exit: SIGNAL_STATUS[signals.first ?? 'SIGINT'], status: null, detail: 'interrupted while waiting for the VM; nothing was run' }, null);
+  if (got.kind === 'busy') {
+    const { offerNewVm } = await import('../vms/gate.js');
+    const offer = offerNewVm(config, route.name, routeCfg?.vms ?? candidates2);
+    if (offer) io.stderr(offer);
+    return end({ outcome: 'held', exit: OUTCOME_EXIT.held, status: null, detail: `${got.who}. Nothing was run (--wait to wait for it)` }, null);
+  }
+  const hold = got.hold;
+  rec.lock = { file: hold.file, took: hold.took };
+  const spec = specs.get(hold.vm)!;
+  const mode = syncMode(spec);
+  rec.source!.mode = mode;
+  rec.vm = { id: spec.id, backend: spec.backend, ...(spec.host ? { host: spec.host } : {}), ...(spec.instance ? { instance: spec.instance } : {}) };
+  say(io, hold.took ? `holding ${hold.vm} (lock ${hold.file}); run ${runId}` : `this session already holds ${hold.vm}; run ${runId}`);
+
+  try {
+    if (signals.interrupted) throw new RunStop('interrupted', 'interrupted before the command started; nothing was run', SIGNAL_STATUS[signals.first!]);
+    // 5. sync + verify (the verification happens in the execute session itself)
+    const sd = stateDir(io.env);
+    try {
+      spec.sshOptions = [...(await pinnedSshOptions(spec, io.env, sd)), ...connectionSshOptions(spec)];
+    } catch (err) {
+      if (err instanceof HostKeyError) throw new RunStop(err.kind === 'mismatch' ? 'host-key-mismatch' : 'vm-not-found', err.message);
+      throw err;
+    }
+    const placed = place(spec, mode, config, route, repo.root, realCwd, state, cwd);
+    rec.vm.dir = placed.dir;
+    rec.command.cwd = placed.cwd;
+    rec.command.env = placed.env;
+    let gitCommit: string | undefined;
+    try {
+      if (mode === 'rsync') rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
+      if (mode === 'git') {
+        gitCommit = await snapshotCommit(state);
+        rec.source!.ranCommit = gitCommit;
+        // The VM verified this very commit last time: nothing to push (the checkout is verified again).
+        if (verifiedCommit(sd, spec, placed.dir) !== gitCommit) await gitPush(spec, state, gitCommit, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
+      }
+    } catch (err) {
+      if (err instanceof SyncError) {
+        if (HOST_KEY_FAILURE.test(err.message)) throw new RunStop('host-key-mismatch', err.message);
+        throw new RunStop('sync-failed', `${err.message}\nNothing was run.`);
+      }
+      throw err;
+    }
+    writeRecord(io.env, rec);
+
+    // 6. execute (verify, then run, in one session)
+    const attempt = () =>
+      execute(io, o, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined);
+    let r = await attempt();
+    if (!signals.interrupted && ((mode === 'rsync' && r.preamble.end === 'nodir') || (mode === 'git' && (r.preamble.end === 'fail' || r.preamble.end === 'mismatch') && gitCommit && verifiedCommit(sd, spec, placed.dir) === gitCommit))) {
+      // The cache said the VM had the copy, the VM says otherwise: send it in full, once.
+      say(io, `the VM's copy at ${placed.dir} is not what was verified there last time; sending it again`);
+      forgetVerified(sd, spec, placed.dir);
+      forgetVerifiedCommit(sd, spec, placed.dir);
+      try {
+        if (mode === 'rsync') rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
+        else await gitPush(spec, state, gitCommit!, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
+      } catch (err) {
+        if (err instanceof SyncError) throw new RunStop('sync-failed', `${err.message}\nNothing was run.`);
+        throw err;
+      }
+      r = await attempt();
+    }
+    if (r.preamble.end === 'mismatch' && mode === 'rsync' && !signals.interrupted) {
+      // The copy is ours to keep right: send what differs (by content, whatever the times say), once.
+      const d = diffManifests(state.manifest, r.manifest);
+      say(io, `the VM's copy differs (${diffText(d, 5)}); sending those files again`);
+      forgetVerified(sd, spec, placed.dir);
+      try {
+        rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd, [...d.missing, ...d.differ])).sent;
+      } catch (err) {
+        if (err instanceof SyncError) throw new RunStop('sync-failed', `${err.message}\nNothing was run.`);
+        throw err;
+      }
+      r = await attempt();
+    }
+    const pre = r.preamble;
+    if (pre.uname !== undefined) rec.vm.uname = pre.uname;
+    if (pre.osRelease.length) rec.vm.osRelease = parseOsRelease(pre.osRelease);
+    const verdict = await judge(io, r, { mode, placed, state, spec, signals, sd, hold });
+    if (pre.end === 'go' && mode === 'rsync') rememberVerified(sd, spec, placed.dir, state.manifest);
+    if (pre.end === 'go' && mode === 'git' && gitCommit) rememberVerifiedCommit(sd, spec, placed.dir, gitCommit);
+    if (pre.end === 'go' && o.fetch?.length) {
+      rec.fetched = await fetchBack(io, spec, placed.cwd, o.fetch, join(dir, 'fetched'));
+    }
+    return await end(verdict, hold, verdict.remoteStopped);
+  } catch (err) {
+    if (err instanceof RunStop) return end({ outcome: err.outcome, exit: err.exit, status: null, detail: err.message }, hold);
+    const detail = isOffhostError(err) ? (err as Error).message : ((err as Error).stack ?? String(err));
+    return end({ outcome: isOffhostError(err) ? 'config-error' : 'internal-error', exit: OUTCOME_EXIT[isOffhostError(err) ? 'config-error' : 'internal-error'], status: null, detail }, hold);
+  }
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return String(process.getuid?.() ?? '?');
+  }
+}
+
+interface Placed {
+  /** VM-side root of the tree. */
+  dir: string;
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** Where the tree and the working directory are on the VM. */
+function place(spec: VmSpec, mode: SyncMode, config: ResolvedConfig, route: { cwd: string; name: string }, root: string, realCwd: string, state: SourceState, cwd0: string): Placed {
+  const inside = realCwd === root || realCwd.startsWith(root.endsWith(sep) ? root : root + sep);
+  const rel = inside ? relative(root, realCwd) : '';
+  if (mode === 'shared') {
+    const mappings = [...(config.routes.get(route.name)?.pathMap ?? []), ...config.pathMap];
+    // Inside the repository: the same place in the VM's view of it; elsewhere: where the guard put it.
+    const cwd = inside ? mapPath(cwd0, mappings) : route.cwd;
+    let dir = mapPath(root, mappings);
+    if (rel && cwd.endsWith(`/${rel}`)) dir = cwd.slice(0, cwd.length - rel.length - 1);
+    else if (!rel && inside) dir = cwd;
+    const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, mappings) } : {};
+    return { dir, cwd, env };
+  }
+  const dir = guestTreeDir(spec, { root, branch: state.branch });
+  return { dir, cwd: rel ? `${dir}/${rel}` : dir, env: {} };
+}
+
+async function execute(
+  io: Io,
+  o: RunOptions,
+  spec: VmSpec,
+  mode: SyncMode,
+  placed: Placed,
+  state: SourceState,
+  signals: SignalHub,
+  hold: Hold,
+  log: WriteStream,
+  timeoutS: number | undefined,
+  graceS: number,
+  git: { bare: string; commit: string } | undefined,
+): Promise<SessionResult & { nonce: string }> {
+  const nonce = newNonce();
+  const script = supervisorScript({
+    nonce,
+    mode,
+    dir: placed.dir,
+    cwd: placed.cwd,
+    listBytes: state.list.length,
+    fingerprint: state.fingerprint,
+    ...(git ? { git } : {}),
+    ...(mode === 'rsync' ? { rsyncState: `${placed.dir}.offhost-files` } : {}),
+    line: o.line,
+    env: placed.env,
+    stdin: o.stdin === true,
+    graceSeconds: graceS,
+  });
+  const outText = new StringDecoder('utf8');
+  const errText = new StringDecoder('utf8');
+  const line = renderJob(spec, { argv: ['sh', '-c', script], cwd: '/', env: {}, stdin: true });
+  return runSession({
+    line,
+    cwd: io.cwd,
+    env: io.env,
+    nonce,
+    list: state.list,
+    forwardStdin: o.stdin === true,
+    graceMs: graceS * 1000,
+    ...(timeoutS !== undefined ? { timeoutMs: timeoutS * 1000 } : {}),
+    stdout: (b) => {
+      if (io.stdoutBytes) io.stdoutBytes(b);
+      else io.stdout(outText.write(b));
+      log.write(b);
+    },
+    stderr: (b) => {
+      if (io.stderrBytes) io.stderrBytes(b);
+      else io.stderr(errText.write(b));
+      log.write(b);
+    },
+    signals,
+    onLockLost: (fn) => hold.onLost(fn),
+    remoteSignal: async (sig) => {
+      await remoteOnce(spec, io, `p=$(cat ${pgidFile(nonce)} 2>/dev/null) && kill -s ${sig} -- "-$p"`);
+    },
+  }).then((r) => Object.assign(r, { nonce }));
+}
+
+/** Runs a small sh script on the VM in a new session; resolves with its status and output. */
+function remoteOnce(spec: VmSpec, io: Io, script: string, stdout?: (b: Buffer) => void): Promise<{ code: number | null; out: string; err: string }> {
+  const line = renderJob(spec, { argv: ['sh', '-c', script], cwd: '/', env: {} });
+  return new Promise((res) => {
+    const child = spawn('bash', ['-c', line], { cwd: io.cwd, env: io.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (stdout ? stdout(d) : (out += d)));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      res({ code, out, err });
+    });
+    child.on('error', () => res({ code: null, out, err }));
+  });
+}
+
+/** After a session that ended without the command's status: is the command's group gone? Stops it if not. */
+async function confirmStopped(spec: VmSpec, io: Io, nonce: string): Promise<boolean> {
+  const pg = pgidFile(nonce);
+  const check = `p=$(cat ${pg} 2>/dev/null) || { echo gone; exit 0; }; if kill -s 0 -- "-$p" 2>/dev/null; then kill -s TERM -- "-$p" 2>/dev/null; sleep 2; kill -s KILL -- "-$p" 2>/dev/null; sleep 0.5; if kill -s 0 -- "-$p" 2>/dev/null; then echo alive; else rm -f ${pg}; echo stopped; fi; else rm -f ${pg}; echo gone; fi`;
+  const r = await remoteOnce(spec, io, check);
+  return r.code === 0 && /^(gone|stopped)$/m.test(r.out);
+}
+
+async function judge(
+  io: Io,
+  r: SessionResult & { nonce?: string },
+  c: { mode: SyncMode; placed: Placed; state: SourceState; spec: VmSpec; signals: SignalHub; sd: string; hold: Hold },
+): Promise<Verdict & { remoteStopped: boolean }> {
+  const pre = r.preamble;
+  const stopped = (outcome: Outcome, detail: string, exit?: number) => ({
+    outcome,
+    exit: exit ?? (outcome === 'interrupted' ? SIGNAL_STATUS[c.signals.first ?? 'SIGINT'] : OUTCOME_EXIT[outcome as keyof typeof OUTCOME_EXIT]),
+    status: null,
+    detail,
+    remoteStopped: true,
+  });
+  if (!pre.hello) {
+    if (r.stop?.kind === 'signal') return stopped('interrupted', 'interrupted before the VM was reached; nothing was run');
+    const err = r.stderrHead.trim();
+    if (HOST_KEY_FAILURE.test(err)) return stopped('host-key-mismatch', `ssh refused the host key of ${c.spec.host ?? c.spec.instance}: ${lastLines(err)}. Nothing was run.`);
+    return stopped('vm-not-found', `could not reach ${c.spec.id} (${c.spec.backend}${c.spec.host ? ` via ${c.spec.host}` : ''}${c.spec.instance ? `, ${c.spec.instance}` : ''}): ${lastLines(err) || `exit ${r.local.code ?? r.local.signal}`}. Nothing was run.`);
+  }
+  switch (pre.end) {
+    case 'go':
+      break;
+    case 'mismatch': {
+      const d = diffManifests(c.state.manifest, r.manifest);
+      return stopped('source-mismatch', `the VM's tree at ${c.placed.dir} is not the laptop's (fingerprint ${pre.fingerprint?.slice(0, 12)} there, ${c.state.fingerprint.slice(0, 12)} here): ${diffText(d)}. Nothing was run.`);
+    }
+    case 'nodir':
+      return c.mode === 'shared'
+        ? stopped('source-mismatch', `the VM has no directory ${c.placed.dir}: it does not see the laptop's tree (sync: shared needs a bind mount or NFS export there). Nothing was run.`)
+        : stopped('sync-failed', `the copy at ${c.placed.dir} is missing on the VM after the sync. Nothing was run.`);
+    case 'nocwd':
+      return stopped('source-mismatch', `the VM has no directory ${c.placed.cwd}. Nothing was run.`);
+    case 'nostdin':
+      return stopped('config-error', `backend ${c.spec.backend} did not pass offhost's input on to the VM (it must forward stdin); nothing was run`);
+    case 'missing':
+      return stopped('tool-missing', `on ${c.spec.id}: ${pre.failure}. Nothing was run.`);
+    case 'fail':
+      return stopped('sync-failed', `on ${c.spec.id}: ${pre.failure}. Nothing was run.`);
+    default:
+      if (r.stop?.kind === 'signal') return stopped('interrupted', 'interrupted before the command started; nothing was run');
+      return stopped('connection-lost', `the session with ${c.spec.id} ended before the command started: ${lastLines(r.stderrHead) || `exit ${r.local.code ?? r.local.signal}`}. Nothing was run.`);
+  }
+  // The command ran.
+  if (r.status !== null) {
+    if (r.stop?.kind === 'timeout') return { outcome: 'timeout', exit: OUTCOME_EXIT.timeout, status: r.status, detail: `stopped after --timeout ${r.stop.seconds} s (the command's status: ${r.status})`, remoteStopped: true };
+    if (r.stop?.kind === 'lock-lost') return { outcome: 'lock-lost', exit: OUTCOME_EXIT['lock-lost'], status: r.status, detail: `${r.stop.why}; the command was stopped (its status: ${r.status})`, remoteStopped: true };
+    if (r.stop?.kind === 'signal') return { outcome: 'interrupted', exit: r.status, status: r.status, detail: `${r.stop.sig} passed to the command on the VM; it stopped with status ${r.status}`, remoteStopped: true };
+    return { outcome: 'exit', exit: r.status, status: r.status, detail: `the command exited with ${r.status} on ${c.spec.id}`, remoteStopped: true };
+  }
+  // Its status never arrived: the connection went, or was ended here after the VM did not answer.
+  const confirmed = await confirmStopped(c.spec, io, r.nonce!);
+  const where = confirmed ? 'the command is not running on the VM (checked from a new session)' : 'could not confirm from a new session that the command stopped on the VM';
+  if (r.stop?.kind === 'signal') return { outcome: 'interrupted', exit: SIGNAL_STATUS[r.stop.sig], status: null, detail: `${r.stop.sig}: the session ended before the command's status arrived; ${where}`, remoteStopped: confirmed };
+  if (r.stop?.kind === 'timeout') return { outcome: 'timeout', exit: OUTCOME_EXIT.timeout, status: null, detail: `--timeout ${r.stop.seconds} s; ${where}`, remoteStopped: confirmed };
+  if (r.stop?.kind === 'lock-lost') return { outcome: 'lock-lost', exit: OUTCOME_EXIT['lock-lost'], status: null, detail: `${r.stop.why}; ${where}`, remoteStopped: confirmed };
+  return { outcome: 'connection-lost', exit: OUTCOME_EXIT['connection-lost'], status: null, detail: `the connection to ${c.spec.id} was lost while the command ran (${lastLines(r.stderrHead) || `exit ${r.local.code ?? r.local.signal}`}); ${where}`, remoteStopped: confirmed };
+}
+
+function lastLines(s: string, n = 2): string {
+  return s.trim().split('\n').filter(Boolean).slice(-n).join(' / ');
+}
+
+/** --fetch: copies VM paths (relative to the VM cwd) back into `into`, through the backend, with tar. */
+async function fetchBack(io: Io, spec: VmSpec, vmCwd: string, paths: string[], into: string): Promise<string[]> {
+  mkdirSync(into, { recursive: true });
+  const out: string[] = [];
+  for (const p of paths) {
+    if (p.includes('\0') || p.split('/').includes('..')) {
+      say(io, `--fetch ${p}: not fetched (a path inside the working directory, without ..)`);
+      continue;
+    }
+    const { quote } = await import('../routes/quote.js');
+    const script = `cd -- ${quote(vmCwd)} && exec tar -cf - -- ${quote(p.replace(/^\/+/, ''))}`;
+    const tar = spawn('tar', ['-xf', '-', '-C', into], { stdio: ['pipe', 'ignore', 'pipe'] });
+    // Listened to from the start: tar may end as soon as it has read the end of the archive.
+    const tarDone = new Promise<number | null>((res) => tar.on('close', res));
+    tar.stdin.on('error', () => undefined);
+    let terr = '';
+    tar.stderr.on('data', (d) => (terr += d));
+    const r = await remoteOnce(spec, io, script, (b) => tar.stdin.write(b));
+    tar.stdin.end();
+    const tcode = await tarDone;
+    if (r.code === 0 && tcode === 0) {
+      out.push(join(into, p));
+      say(io, `fetched ${p} into ${into}`);
+    } else say(io, `--fetch ${p}: not fetched: ${(r.err || terr).trim().split('\n').slice(-1)[0] ?? `exit ${r.code}`}`);
+  }
+  return out;
+}
+
+/** allow: runs here with bash, signals passed on; the status is the command's. */
+function runHere(line: string, cwd: string, env: NodeJS.ProcessEnv, signals: SignalHub): Promise<number> {
+  return new Promise((res, rej) => {
+    const child = spawn('bash', ['-c', line], { cwd, env, stdio: 'inherit' });
+    signals.listen((sig) => {
+      try {
+        child.kill(sig);
+      } catch {
+        /* gone */
+      }
+    });
+    child.on('error', rej);
+    child.on('close', (code, signal) => {
+      signals.listen(null);
+      const SIGNO: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };
+      res(code ?? (signal ? 128 + (SIGNO[signal] ?? 1) : 1));
+    });
+  });
+}
+

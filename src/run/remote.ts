@@ -1,0 +1,273 @@
+// The script `offhost run` runs on the VM (through whatever backend reaches it, as `sh -c SCRIPT`), and
+// the reader of what it says back. One script, one session, in this order:
+//
+//   1. `N hello`, the guest's `uname -srm` and os-release lines (evidence from the same session);
+//   2. reads the handshake line and the source file list from stdin (refused when the backend does not
+//      forward stdin: nothing else could stop the command later);
+//   3. brings the guest-local copy up to date where the mode needs it (git: checks the pushed commit out;
+//      rsync: deletes files the laptop no longer has);
+//   4. recomputes the fingerprint with coreutils and refuses (`N mismatch`, with its manifest) unless it
+//      is the laptop's;
+//   5. `N go`, then runs `bash -c LINE` in its own session (setsid), so that the whole process group can
+//      be signalled: a watcher reads signal names from stdin (INT, TERM, HUP, KILL) and, at end of file
+//      (offhost or the connection gone), terminates the group; leftovers of the group are terminated when
+//      the command ends;
+//   6. `N exit STATUS` on stdout (right after the command's last byte), after the group is gone.
+//
+// N is a random nonce, so no output of the command can be taken for a protocol line. Every protocol
+// line before `go` is read by offhost and not shown; after `go` the stream is the command's stdout,
+// minus the final exit line.
+import { randomBytes } from 'node:crypto';
+import { quote } from '../routes/quote.js';
+import { execWords } from '../routes/script.js';
+
+export interface RemotePlan {
+  nonce: string;
+  mode: 'shared' | 'rsync' | 'git';
+  /** The VM-side root of the source tree. */
+  dir: string;
+  /** The VM-side working directory (inside `dir`, or elsewhere when the line ran outside the tree). */
+  cwd: string;
+  /** Length of the NUL-terminated file list that follows the handshake line on stdin. */
+  listBytes: number;
+  fingerprint: string;
+  /** git mode: the bare repository on the VM and the commit to check out. */
+  git?: { bare: string; commit: string };
+  /** rsync mode: where the previous file list is kept (to delete what the laptop deleted). */
+  rsyncState?: string;
+  /** The command: bash -c LINE with env added. */
+  line: string;
+  env: Record<string, string>;
+  /** The command reads the rest of offhost's stdin (else /dev/null; the watcher reads the stream). */
+  stdin: boolean;
+  /** Seconds between TERM and KILL for the process group. */
+  graceSeconds: number;
+}
+
+export const HANDSHAKE = 'offhost-run-1';
+
+export function newNonce(): string {
+  return `@offhost-${randomBytes(8).toString('hex')}`;
+}
+
+/** Where the VM keeps the command's process-group id while it runs (for a kill from another session). */
+export function pgidFile(nonce: string): string {
+  return `/tmp/offhost-run${nonce.slice('@offhost'.length)}.pgid`;
+}
+
+/** The POSIX sh script (one word for `sh -c`). */
+export function supervisorScript(p: RemotePlan): string {
+  const q = quote;
+  const cmd = execWords(['bash', '-c', p.line], p.env).map(q).join(' ');
+  const grace = Math.max(1, Math.round(p.graceSeconds));
+  const lines = [
+    `N=${q(p.nonce)}`,
+    'say() { printf "%s %s\\n" "$N" "$*"; }',
+    'say hello',
+    'say uname "$(uname -srm 2>/dev/null)"',
+    'for f in /etc/os-release /usr/lib/os-release; do if [ -r "$f" ]; then while IFS= read -r l || [ -n "$l" ]; do say os "$l"; done < "$f"; break; fi; done',
+    'T=$(mktemp -d 2>/dev/null) || { say fail "cannot make a temporary directory on the VM"; exit 0; }',
+    'trap \'rm -rf "$T"\' EXIT',
+    'IFS= read -r hs || hs=',
+    `[ "$hs" = ${q(HANDSHAKE)} ] || { say nostdin; exit 0; }`,
+    p.listBytes > 0
+      ? `dd bs=${p.listBytes} count=1 iflag=fullblock of="$T/list" 2>/dev/null; [ "$(wc -c < "$T/list" 2>/dev/null | tr -d ' ')" = ${p.listBytes} ] || { say fail "the file list did not arrive whole (dd with iflag=fullblock needed on the VM)"; exit 0; }`
+      : ': > "$T/list"',
+  ];
+  if (p.mode === 'git' && p.git) {
+    const bare = q(p.git.bare);
+    const dir = q(p.dir);
+    const sha = q(p.git.commit);
+    lines.push(
+      'command -v git >/dev/null 2>&1 || { say missing "git is not installed on the VM (sync: git needs it)"; exit 0; }',
+      `if [ -e ${dir}/.git ]; then git -C ${dir} checkout -q -f --detach ${sha} >"$T/git.log" 2>&1; else mkdir -p "$(dirname ${dir})" && git --git-dir=${bare} worktree add -q -f --detach ${dir} ${sha} >"$T/git.log" 2>&1; fi || { say fail "git checkout of the pushed commit failed on the VM: $(tr '\\n' ' ' < "$T/git.log")"; exit 0; }`,
+    );
+  }
+  if (p.mode === 'rsync' && p.rsyncState) {
+    const st = q(p.rsyncState);
+    // Files the laptop no longer has (in the previous list, not in this one) are deleted from the copy.
+    lines.push(
+      `[ -d ${q(p.dir)} ] || { say nodir; exit 0; }`,
+      `if [ -f ${st} ]; then ( cd -- ${q(p.dir)} && LC_ALL=C comm -z -23 ${st} "$T/list" | xargs -0 -r rm -f -- ) || { say fail "could not delete files removed on the laptop"; exit 0; }; fi`,
+      `cp "$T/list" ${st}.new && mv -f ${st}.new ${st} || { say fail "could not save the file list"; exit 0; }`,
+    );
+  }
+  lines.push(
+    `cd -- ${q(p.dir)} 2>/dev/null || { say nodir; exit 0; }`,
+    'command -v sha256sum >/dev/null 2>&1 || { say missing "sha256sum (coreutils) is not installed on the VM"; exit 0; }',
+    `fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum | cut -c1-64)`,
+    'say fp "$fp"',
+    `if [ "$fp" != ${q(p.fingerprint)} ]; then while IFS= read -r l; do say m "$l"; done < "$T/manifest"; say mismatch; exit 0; fi`,
+    `cd -- ${q(p.cwd)} 2>/dev/null || { say nocwd; exit 0; }`,
+    'command -v setsid >/dev/null 2>&1 || { say missing "setsid (util-linux) is not installed on the VM"; exit 0; }',
+    // A command started with & by a non-interactive shell has SIGINT and SIGQUIT ignored (POSIX), and an
+    // ignored signal stays ignored across exec: give them back their default first.
+    'if env --default-signal=INT,QUIT true 2>/dev/null; then DS="env --default-signal=INT,QUIT"; elif command -v perl >/dev/null 2>&1; then DS="perl -e \$SIG{INT}=\$SIG{QUIT}=q(DEFAULT);exec(@ARGV)or(die(q(exec:),\$!))"; else say missing "env --default-signal (GNU coreutils 8.31+) or perl is needed on the VM to pass Ctrl-C on"; exit 0; fi',
+    `PG=${q(pgidFile(p.nonce))}`,
+    'exec 3<&0',
+    'say go',
+    // Its own session and process group: pid = pgid (a background child is never a group leader, so
+    // setsid(1) does not fork).
+    p.stdin ? `setsid $DS ${cmd} <&3 3<&- &` : `setsid $DS ${cmd} </dev/null 3<&- &`,
+    'pid=$!',
+    'echo "$pid" > "$PG"',
+    ...(p.stdin
+      ? ['w=']
+      : [
+          `( while IFS= read -r s; do case $s in INT|TERM|HUP|KILL) kill -s "$s" -- "-$pid" 2>/dev/null;; esac; done; kill -s TERM -- "-$pid" 2>/dev/null; sleep ${grace}; kill -s KILL -- "-$pid" 2>/dev/null ) <&3 >/dev/null 2>&1 &`,
+          'w=$!',
+        ]),
+    'exec 3<&-',
+    'wait "$pid"; st=$?',
+    // Whatever the command left behind in its group goes with it: the VM is held only while work runs.
+    `if kill -s 0 -- "-$pid" 2>/dev/null; then kill -s TERM -- "-$pid" 2>/dev/null; i=0; while kill -s 0 -- "-$pid" 2>/dev/null && [ $i -lt ${grace * 10} ]; do sleep 0.1; i=$((i+1)); done; kill -s KILL -- "-$pid" 2>/dev/null; fi`,
+    '[ -n "$w" ] && kill "$w" 2>/dev/null',
+    'rm -f "$PG"',
+    // No newline before it: the nonce is found wherever it starts, so the command's output is kept exactly.
+    'printf "%s exit %s\\n" "$N" "$st"',
+    'exit "$st"',
+  );
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reading the stream
+
+export interface Preamble {
+  hello: boolean;
+  uname?: string;
+  osRelease: string[];
+  fingerprint?: string;
+  /** How the preamble ended: go (the command started), or why it did not. */
+  end?: 'go' | 'mismatch' | 'nodir' | 'nocwd' | 'nostdin' | 'fail' | 'missing';
+  failure?: string;
+  /** The VM's manifest (on mismatch). */
+  manifest: string[];
+}
+
+/**
+ * Splits the VM's stdout: protocol lines up to `go` (kept in `preamble`), then the command's output
+ * (passed to `out`) with the final `N exit S\n` taken off. Only the longest tail that could still
+ * become the exit marker is held back, so output is passed on as it comes.
+ */
+export class StreamReader {
+  readonly preamble: Preamble = { hello: false, osRelease: [], manifest: [] };
+  exitStatus: number | null = null;
+  private pre = '';
+  private inPreamble = true;
+  private held = '';
+  private readonly marker: string;
+  constructor(
+    private readonly nonce: string,
+    private readonly out: (chunk: Buffer) => void,
+    private readonly onEnd: () => void = () => undefined,
+  ) {
+    this.marker = `${nonce} exit `;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.inPreamble) {
+      this.pre += chunk.toString('latin1');
+      for (;;) {
+        const nl = this.pre.indexOf('\n');
+        if (nl === -1) return;
+        const line = Buffer.from(this.pre.slice(0, nl), 'latin1').toString('utf8');
+        this.pre = this.pre.slice(nl + 1);
+        this.line(line);
+        if (!this.inPreamble) {
+          const rest = this.pre;
+          this.pre = '';
+          if (rest) this.body(Buffer.from(rest, 'latin1'));
+          return;
+        }
+      }
+    }
+    this.body(chunk);
+  }
+
+  private line(l: string): void {
+    const p = this.preamble;
+    if (!l.startsWith(`${this.nonce} `)) return; // a login banner or profile output: not ours, not the command's
+    const rest = l.slice(this.nonce.length + 1);
+    const sp = rest.indexOf(' ');
+    const word = sp === -1 ? rest : rest.slice(0, sp);
+    const arg = sp === -1 ? '' : rest.slice(sp + 1);
+    switch (word) {
+      case 'hello':
+        p.hello = true;
+        break;
+      case 'uname':
+        p.uname = arg;
+        break;
+      case 'os':
+        p.osRelease.push(arg);
+        break;
+      case 'fp':
+        p.fingerprint = arg;
+        break;
+      case 'm':
+        p.manifest.push(arg);
+        break;
+      case 'go':
+        p.end = 'go';
+        this.inPreamble = false;
+        break;
+      case 'mismatch':
+      case 'nodir':
+      case 'nocwd':
+      case 'nostdin':
+        p.end = word;
+        this.onEnd();
+        break;
+      case 'fail':
+      case 'missing':
+        p.end = word;
+        p.failure = arg;
+        this.onEnd();
+        break;
+    }
+  }
+
+  private body(chunk: Buffer): void {
+    if (this.exitStatus !== null) return;
+    // latin1 keeps one char per byte, so the command's bytes pass through unchanged.
+    let s = this.held + chunk.toString('latin1');
+    const at = s.indexOf(this.marker);
+    if (at !== -1) {
+      const end = s.indexOf('\n', at + this.marker.length);
+      if (end !== -1) {
+        const status = Number(s.slice(at + this.marker.length, end));
+        if (at > 0) this.out(Buffer.from(s.slice(0, at), 'latin1'));
+        this.held = '';
+        this.exitStatus = Number.isInteger(status) ? status : null;
+        return;
+      }
+      // The marker is here but not its end yet: hold from the marker on.
+      if (at > 0) this.out(Buffer.from(s.slice(0, at), 'latin1'));
+      this.held = s.slice(at);
+      return;
+    }
+    // Hold back the longest suffix that is a prefix of the marker.
+    let keep = 0;
+    for (let k = Math.min(this.marker.length - 1, s.length); k > 0; k--) {
+      if (this.marker.startsWith(s.slice(s.length - k))) {
+        keep = k;
+        break;
+      }
+    }
+    const emit = s.slice(0, s.length - keep);
+    this.held = s.slice(s.length - keep);
+    if (emit) this.out(Buffer.from(emit, 'latin1'));
+    s = '';
+  }
+
+  /** At end of stream: whatever was held back was output after all. */
+  end(): void {
+    if (this.held && this.exitStatus === null) this.out(Buffer.from(this.held, 'latin1'));
+    this.held = '';
+  }
+
+  get manifestText(): string {
+    return this.preamble.manifest.map((l) => `${l}\n`).join('');
+  }
+}

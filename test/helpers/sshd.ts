@@ -1,0 +1,241 @@
+// A real OpenSSH server on 127.0.0.1 for tests: `/usr/sbin/sshd -D -e -f <cfg>` on a free port, with a
+// host key and a user key made here (ssh-keygen), AuthorizedKeysFile in the temp dir, key-only login for
+// the current user (root in CI: `PermitRootLogin prohibit-password`, only in this test sshd's config).
+//
+// The laptop side is configured the way a user would: a `Host <alias>` entry (HostName, Port, User,
+// IdentityFile, UserKnownHostsFile, BatchMode) in an ssh config file. OpenSSH reads ~/.ssh/config from
+// the passwd home, not $HOME, so a test cannot point it at a temp HOME: `binDir` holds an `ssh` that runs
+// `/usr/bin/ssh -F <config> "$@"`; put it first on PATH (`env()`) and `ssh <alias>`, rsync's `-e ssh`
+// and offhost's rendered ssh lines all reach this server through that config.
+//
+// The "VM" is this machine seen through sshd: commands run as the login user with sshd's environment
+// (PATH and any `remoteEnv` set with the server's SetEnv), so a test gives it its own directory tree and
+// its own tool directory (`remoteEnv.PATH`, e.g. with the stand-in `incus` first).
+//
+//   const s = await startSshd({ remoteEnv: { PATH: `${standinPath()}:/usr/bin:/bin` } });
+//   execFileSync('ssh', [s.alias, '--', 'uname -srm'], { env: s.env(process.env) });
+//   await s.stop();
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+export const SSHD = process.env.OFFHOST_TEST_SSHD ?? '/usr/sbin/sshd';
+export const SSH = process.env.OFFHOST_TEST_SSH ?? '/usr/bin/ssh';
+
+/** True when sshd, ssh and ssh-keygen are installed (`.ci/run` installs openssh-server). */
+export function sshdAvailable(): boolean {
+  return existsSync(SSHD) && existsSync(SSH) && existsSync('/usr/bin/ssh-keygen');
+}
+
+export interface Sshd {
+  /** The ssh config Host alias for this server: `ssh <alias> -- CMD`. */
+  alias: string;
+  host: '127.0.0.1';
+  port: number;
+  /** The login user (the current user). */
+  user: string;
+  /** Temp dir holding keys, configs and logs (removed by stop()). */
+  dir: string;
+  /** The laptop-side ssh config file (`ssh -F`). */
+  sshConfig: string;
+  /** Directory with the `ssh` wrapper (`/usr/bin/ssh -F sshConfig "$@"`): put it first on PATH. */
+  binDir: string;
+  /** The server's public host key line (`ssh-ed25519 AAAA… comment`) and its SHA256 fingerprint. */
+  hostKey: string;
+  hostKeyFingerprint: string;
+  /** The user's private key file. */
+  identity: string;
+  /** known_hosts with this server's key for `[127.0.0.1]:port` (used by the alias). */
+  knownHosts: string;
+  /** `base` with binDir first on PATH. */
+  env(base?: NodeJS.ProcessEnv): Record<string, string>;
+  /** The server's log so far. */
+  log(): string;
+  /** Stops the listener (open sessions end with their clients) and removes `dir`. */
+  stop(opts?: { keepDir?: boolean }): Promise<void>;
+}
+
+export interface SshdOptions {
+  alias?: string;
+  /** Environment of every session (sshd_config SetEnv); values must not contain `"` or newlines. */
+  remoteEnv?: Record<string, string>;
+  /** Extra sshd_config lines. */
+  serverConfig?: string[];
+  /** Extra lines for the alias's Host block of the laptop-side config. */
+  clientConfig?: string[];
+  /** Host key type (default ed25519). */
+  hostKeyType?: 'ed25519' | 'ecdsa' | 'rsa';
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+function keygen(file: string, type: string, comment: string): void {
+  execFileSync('ssh-keygen', ['-q', '-t', type, '-N', '', '-C', comment, '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+export function fingerprintOf(pubFile: string): string {
+  // `256 SHA256:abc… comment (ED25519)`
+  return execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', pubFile], { encoding: 'utf8' }).split(' ')[1]!;
+}
+
+export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
+  if (!sshdAvailable()) throw new Error(`sshd not installed (${SSHD}): apt-get install openssh-server (see .ci/run)`);
+  const dir = mkdtempSync(join(tmpdir(), 'offhost-sshd-'));
+  const user = userInfo().username;
+  const alias = opts.alias ?? 'offhost-test-vm';
+  const type = opts.hostKeyType ?? 'ed25519';
+  const hostKeyFile = join(dir, `host_${type}`);
+  keygen(hostKeyFile, type, 'offhost-test-host');
+  const identity = join(dir, 'id_ed25519');
+  keygen(identity, 'ed25519', 'offhost-test-user');
+  const authorized = join(dir, 'authorized_keys');
+  writeFileSync(authorized, readFileSync(`${identity}.pub`));
+  chmodSync(authorized, 0o600);
+  const hostKey = readFileSync(`${hostKeyFile}.pub`, 'utf8').trim();
+  const hostKeyFingerprint = fingerprintOf(`${hostKeyFile}.pub`);
+  // sshd as root needs its privilege-separation directory (normally made by the service unit).
+  if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+
+  const binDir = join(dir, 'bin');
+  mkdirSync(binDir);
+  const sshConfig = join(dir, 'ssh_config');
+  const knownHosts = join(dir, 'known_hosts');
+  const wrapper = join(binDir, 'ssh');
+  writeFileSync(wrapper, `#!/bin/sh\n# The test's ~/.ssh/config (OpenSSH reads the passwd home's, not $HOME's).\nexec '${SSH}' -F '${sshConfig}' "$@"\n`);
+  chmodSync(wrapper, 0o755);
+
+  let lastErr = '';
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort();
+    const serverConfig = join(dir, 'sshd_config');
+    writeFileSync(
+      serverConfig,
+      [
+        `Port ${port}`,
+        'ListenAddress 127.0.0.1',
+        `HostKey ${hostKeyFile}`,
+        `PidFile ${join(dir, 'sshd.pid')}`,
+        `AuthorizedKeysFile ${authorized}`,
+        'StrictModes no',
+        'PubkeyAuthentication yes',
+        'PasswordAuthentication no',
+        'KbdInteractiveAuthentication no',
+        'HostbasedAuthentication no',
+        'UsePAM no',
+        // Root in CI: key-only login, and only for this test server.
+        'PermitRootLogin prohibit-password',
+        `AllowUsers ${user}`,
+        'PermitUserEnvironment no',
+        'PrintMotd no',
+        'PrintLastLog no',
+        'Banner none',
+        'MaxStartups 64:30:128',
+        'MaxSessions 64',
+        'LogLevel INFO',
+        'Subsystem sftp internal-sftp',
+        // One SetEnv line: sshd keeps the first SetEnv line and ignores later ones.
+        ...(Object.keys(opts.remoteEnv ?? {}).length
+          ? [
+              `SetEnv ${Object.entries(opts.remoteEnv!)
+                .map(([k, v]) => {
+                  if (/["\n]/.test(v)) throw new Error(`remoteEnv ${k}: value must not contain " or newline`);
+                  return `${k}="${v}"`;
+                })
+                .join(' ')}`,
+            ]
+          : []),
+        ...(opts.serverConfig ?? []),
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(knownHosts, `[127.0.0.1]:${port} ${hostKey.split(' ').slice(0, 2).join(' ')}\n`);
+    writeFileSync(
+      sshConfig,
+      [
+        `Host ${alias}`,
+        '  HostName 127.0.0.1',
+        `  Port ${port}`,
+        `  User ${user}`,
+        `  IdentityFile ${identity}`,
+        '  IdentitiesOnly yes',
+        `  UserKnownHostsFile ${knownHosts}`,
+        '  GlobalKnownHostsFile /dev/null',
+        '  StrictHostKeyChecking yes',
+        '  BatchMode yes',
+        '  LogLevel ERROR',
+        ...(opts.clientConfig ?? []).map((l) => `  ${l}`),
+        '',
+      ].join('\n'),
+    );
+    // The log goes to a file (-E): a test blocked in a synchronous call must not leave sshd blocked on a pipe.
+    const logFile = join(dir, `sshd-${port}.log`);
+    const child: ChildProcess = spawn(SSHD, ['-D', '-E', logFile, '-f', serverConfig], { stdio: 'ignore' });
+    const readLog = () => {
+      try {
+        return readFileSync(logFile, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    let log = '';
+    const ready = await (async () => {
+      for (let i = 0; i < 200; i++) {
+        log = readLog();
+        if (log.includes(`Server listening on 127.0.0.1 port ${port}`)) return true;
+        if (child.exitCode !== null || child.signalCode !== null) return false;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return false;
+    })();
+    if (!ready) {
+      lastErr = log;
+      child.kill('SIGKILL');
+      if (/Address already in use|Bind to port/.test(log)) continue; // lost the port race: another one
+      break;
+    }
+    const s: Sshd = {
+      alias,
+      host: '127.0.0.1',
+      port,
+      user,
+      dir,
+      sshConfig,
+      binDir,
+      hostKey,
+      hostKeyFingerprint,
+      identity,
+      knownHosts,
+      env: (base = process.env) => {
+        const out: Record<string, string> = {};
+        for (const [k, v] of Object.entries(base)) if (v !== undefined) out[k] = v;
+        out.PATH = `${binDir}:${base.PATH ?? '/usr/bin:/bin'}`;
+        return out;
+      },
+      log: readLog,
+      stop: async ({ keepDir = false } = {}) => {
+        if (child.exitCode === null && child.signalCode === null) {
+          const gone = new Promise((r) => child.once('exit', r));
+          child.kill('SIGTERM');
+          await gone;
+        }
+        if (!keepDir) rmSync(dir, { recursive: true, force: true });
+      },
+    };
+    return s;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw new Error(`sshd did not start:\n${lastErr}`);
+}

@@ -1,0 +1,106 @@
+// The VM script and its reader without a network: the script run by the real /bin/sh here (the "VM" is
+// this machine) against a real git repository's source state, and the stream reader on split and
+// binary input.
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configure, g } from '../locks/lifecycle-helpers.js';
+import { HANDSHAKE, newNonce, StreamReader, supervisorScript } from '../../src/run/remote.js';
+import { diffManifests, readSourceState } from '../../src/routes/source.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'offhost-remote-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function repoWithOddNames(): string {
+  const repo = join(tmp, `repo-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(join(repo, 'sub dir'), { recursive: true });
+  g(repo, 'init', '-q', '-b', 'main');
+  configure(repo);
+  writeFileSync(join(repo, 'plain.txt'), 'plain\n');
+  writeFileSync(join(repo, 'sub dir', 'späce ünïcode.txt'), 'unicode\n');
+  writeFileSync(join(repo, '-leading-dash'), 'dash\n');
+  writeFileSync(join(repo, 'run.sh'), '#!/bin/sh\necho hi\n');
+  chmodSync(join(repo, 'run.sh'), 0o755);
+  symlinkSync('plain.txt', join(repo, 'link.txt'));
+  writeFileSync(join(repo, '.gitignore'), 'ignored/\n');
+  mkdirSync(join(repo, 'ignored'));
+  writeFileSync(join(repo, 'ignored', 'x'), 'ignored\n');
+  g(repo, 'add', '.');
+  g(repo, 'commit', '-q', '-m', 'init');
+  writeFileSync(join(repo, 'untracked new.txt'), 'new\n');
+  return repo;
+}
+
+function runScript(script: string, input: Buffer): { stdout: string; status: number | null } {
+  const r = spawnSync('/bin/sh', ['-c', script], { input, encoding: 'utf8' });
+  return { stdout: r.stdout, status: r.status };
+}
+
+describe('the VM script, run by /bin/sh here', () => {
+  it('computes the same fingerprint with coreutils as the laptop does in Node (odd names, exec bit, symlink), then runs the line', async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    expect(st.files).toContain('./untracked new.txt');
+    expect(st.files).not.toContain('./ignored/x');
+    const nonce = newNonce();
+    const script = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: join(repo, 'sub dir'), listBytes: st.list.length, fingerprint: st.fingerprint, line: 'pwd; echo "$EXTRA"', env: { EXTRA: 'x y' }, stdin: false, graceSeconds: 1 });
+    const r = runScript(script, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list]));
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain(`${nonce} fp ${st.fingerprint}`);
+    expect(lines).toContain(`${nonce} go`);
+    expect(r.stdout).toContain(`${nonce} go\n${join(repo, 'sub dir')}\nx y\n${nonce} exit 0\n`);
+    expect(r.status).toBe(0);
+  });
+
+  it('a changed file or exec bit on the "VM" side: mismatch, with its manifest; the line does not run', async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    writeFileSync(join(repo, 'plain.txt'), 'changed\n');
+    chmodSync(join(repo, 'run.sh'), 0o644);
+    const nonce = newNonce();
+    const script = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, line: `touch ${tmp}/ran`, env: {}, stdin: false, graceSeconds: 1 });
+    const out: Buffer[] = [];
+    const reader = new StreamReader(nonce, (b) => out.push(b));
+    reader.push(Buffer.from(runScript(script, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list])).stdout));
+    expect(reader.preamble.end).toBe('mismatch');
+    const d = diffManifests(st.manifest, reader.manifestText);
+    expect(d.differ.sort()).toEqual(['./link.txt', './plain.txt', './run.sh']);
+    expect(d.missing).toEqual([]);
+    expect(out).toEqual([]);
+  });
+
+  it('a backend that does not pass stdin on is refused before anything runs', () => {
+    const nonce = newNonce();
+    const script = supervisorScript({ nonce, mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', line: `touch ${tmp}/ran-nostdin`, env: {}, stdin: false, graceSeconds: 1 });
+    expect(runScript(script, Buffer.alloc(0)).stdout).toContain(`${nonce} nostdin\n`);
+  });
+});
+
+describe('the stream reader', () => {
+  const nonce = '@offhost-0123456789abcdef';
+  it('passes the command output through byte for byte and takes the exit line off, however it is split', () => {
+    const body = Buffer.from([0x00, 0xff, 0x0a, 0xc3, 0xa9, 0x40, 0x6f]); // binary, UTF-8, a lone '@o'
+    const whole = Buffer.concat([Buffer.from(`junk from a profile\n${nonce} hello\n${nonce} uname Linux 6 x\n${nonce} go\n`), body, Buffer.from(`${nonce} exit 42\n`)]);
+    for (let cut = 1; cut < whole.length; cut += 3) {
+      const out: Buffer[] = [];
+      const r = new StreamReader(nonce, (b) => out.push(Buffer.from(b)));
+      r.push(whole.subarray(0, cut));
+      r.push(whole.subarray(cut));
+      r.end();
+      expect(Buffer.concat(out)).toEqual(body);
+      expect(r.exitStatus).toBe(42);
+      expect(r.preamble.uname).toBe('Linux 6 x');
+    }
+  });
+
+  it('a stream that ends without the exit line gives no status, and loses no output', () => {
+    const out: Buffer[] = [];
+    const r = new StreamReader(nonce, (b) => out.push(Buffer.from(b)));
+    r.push(Buffer.from(`${nonce} go\npartial ${nonce.slice(0, 5)}`));
+    r.end();
+    expect(Buffer.concat(out).toString()).toBe(`partial ${nonce.slice(0, 5)}`);
+    expect(r.exitStatus).toBeNull();
+  });
+});
