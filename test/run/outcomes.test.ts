@@ -9,7 +9,7 @@ import { startSshd, sshdAvailable, type Sshd } from '../helpers/sshd.js';
 import { standinPath, writeIncusState } from '../helpers/standins.js';
 import { execFileSync } from 'node:child_process';
 import { ARCHIVE_DIR, BIN, archives, cleanEnv, ensureBuilt, g, offhost, read } from '../locks/lifecycle-helpers.js';
-import { RUN_EXIT } from '../../src/errors.js';
+import { EXIT, RUN_EXIT } from '../../src/errors.js';
 import { kodaDir, laptop, LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop } from './loopback.js';
 
 let s: Sshd;
@@ -77,21 +77,24 @@ describe.skipIf(!sshdAvailable())('host keys (pinned)', () => {
     expect(ok.stdout).toBe('in-incus\n');
     const bad = mk({ backend: 'incus', instance: 'dev-linux-loop', host_key: other.hostKeyFingerprint });
     expect((await runOn(bad, ['--', onVm('true')])).code).toBe(RUN_EXIT.hostKeyMismatch);
-    for (const instance of ['dev-linux-nope', 'dev-linux-stopped']) {
+    // Caught by the VM preflight (src/vms/gate.ts) before any lock: a missing instance is vm-not-found,
+    // a stopped one a failed preflight (232).
+    for (const [instance, outcome, exit] of [['dev-linux-nope', 'vm-not-found', RUN_EXIT.vmNotFound], ['dev-linux-stopped', 'preflight-failed', EXIT.preflightFailed]] as const) {
       const gone = mk({ backend: 'incus', instance });
       const r = await runOn(gone, ['--json', '--', onVm(`touch ${gone.out}/ran`)]);
-      expect(r.code, r.stderr).toBe(RUN_EXIT.vmNotFound);
-      expect(verdict(r).detail).toMatch(/Instance not found|Instance is not running/);
+      expect(r.code, r.stderr).toBe(exit);
+      expect(verdict(r).outcome).toBe(outcome);
       expect(existsSync(join(gone.out, 'ran'))).toBe(false);
       expect(existsSync(join(gone.repo, LOOP_ACTIVE))).toBe(false);
     }
   });
 
-  it('an ssh host that does not answer: vm-not-found (243)', async () => {
+  it('an ssh host that does not answer: the VM preflight stops the run (preflight-failed, 232)', async () => {
     const l = mk({ host: 'offhost-nowhere.invalid' });
     const r = await runOn(l, ['--json', '--', onVm('true')]);
-    expect(r.code, r.stderr).toBe(RUN_EXIT.vmNotFound);
-    expect(verdict(r).outcome).toBe('vm-not-found');
+    expect(r.code, r.stderr).toBe(EXIT.preflightFailed);
+    expect(verdict(r).outcome).toBe('preflight-failed');
+    expect(existsSync(join(l.repo, LOOP_ACTIVE))).toBe(false);
   });
 });
 
@@ -136,7 +139,7 @@ describe.skipIf(!sshdAvailable())('the hold', () => {
         c.stderr.on('data', (d) => (stderr += d));
         c.on('close', (code) => res({ code, stderr }));
       });
-    const a = agent(onVm(`touch ${l.out}/a; sleep 3`));
+    const a = agent(onVm(`touch ${l.out}/a; while [ ! -e ${l.out}/release ]; do sleep 0.1; done`));
     await until(() => existsSync(join(l.out, 'a')));
     const lock = readFileSync(join(l.repo, LOOP_ACTIVE), 'utf8');
     expect(lock).toMatch(/^session: shell-[A-Za-z0-9._-]+-\d+(-\d+)?$/m);
@@ -144,6 +147,7 @@ describe.skipIf(!sshdAvailable())('the hold', () => {
     expect(b.code, b.stderr).toBe(RUN_EXIT.held);
     expect(b.stderr).toContain('held by session shell-');
     expect(existsSync(join(l.out, 'b'))).toBe(false);
+    writeFileSync(join(l.out, 'release'), '');
     expect((await a).code).toBe(0);
   });
 
