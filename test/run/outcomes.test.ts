@@ -158,18 +158,25 @@ describe.skipIf(!sshdAvailable())('the hold', () => {
     // Another session takes the lock over on the lock ref (as one on another machine that judged it
     // orphaned would, and pushed).
     const ref = 'refs/offhost/locks';
-    const tip = g(l.repo, 'rev-parse', ref).trim();
-    const text = g(l.repo, 'show', `${tip}:${LOOP_ACTIVE}`).replace(/^session: .*$/m, 'session: thief').replace(/^claims:\n(  .*\n)*/m, '');
-    const tmp = join(l.base, 'takeover');
-    writeFileSync(tmp, text);
-    const blob = g(l.repo, 'hash-object', '-w', tmp).trim();
-    const index = join(l.base, 'takeover.index');
-    const env = { GIT_INDEX_FILE: index };
-    gEnv(l.repo, env, 'read-tree', tip);
-    gEnv(l.repo, env, 'update-index', '--cacheinfo', `100644,${blob},${LOOP_ACTIVE}`);
-    const tree = gEnv(l.repo, env, 'write-tree').trim();
-    const commit = gEnv(l.repo, {}, 'commit-tree', tree, '-p', tip, '-m', 'takeover by thief').trim();
-    g(l.repo, 'update-ref', ref, commit, tip);
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const tip = g(l.repo, 'rev-parse', ref).trim();
+      const text = g(l.repo, 'show', `${tip}:${LOOP_ACTIVE}`).replace(/^session: .*$/m, 'session: thief').replace(/^claims:\n(  .*\n)*/m, '');
+      const tmp = join(l.base, 'takeover');
+      writeFileSync(tmp, text);
+      const blob = g(l.repo, 'hash-object', '-w', tmp).trim();
+      const index = join(l.base, 'takeover.index');
+      const env = { GIT_INDEX_FILE: index };
+      gEnv(l.repo, env, 'read-tree', tip);
+      gEnv(l.repo, env, 'update-index', '--cacheinfo', `100644,${blob},${LOOP_ACTIVE}`);
+      const tree = gEnv(l.repo, env, 'write-tree').trim();
+      const commit = gEnv(l.repo, {}, 'commit-tree', tree, '-p', tip, '-m', 'takeover by thief').trim();
+      try {
+        g(l.repo, 'update-ref', ref, commit, tip);
+        break;
+      } catch {
+        /* a heartbeat moved the ref in between: again, on the new tip */
+      }
+    }
     const r = await run.done;
     expect(r.code, r.stderr).toBe(RUN_EXIT.lockLost);
     expect(verdict(r).outcome).toBe('lock-lost');
