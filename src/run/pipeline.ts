@@ -73,6 +73,9 @@ export interface RunOptions {
 const say = (io: Io, line: string) => io.stderr(`offhost run: ${line}\n`);
 
 function finish(io: Io, o: RunOptions, v: Verdict): number {
+  // A detail of several lines (a preflight report, setup guidance) is shown whole; the verdict line,
+  // always the last, carries its first line.
+  if (v.detail.includes('\n')) io.stderr(`offhost run: ${v.detail.trimEnd()}\n`);
   io.stderr(verdictLine(v, o.json === true));
   return v.exit;
 }

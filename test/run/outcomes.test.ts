@@ -77,23 +77,26 @@ describe.skipIf(!sshdAvailable())('host keys (pinned)', () => {
     expect(ok.stdout).toBe('in-incus\n');
     const bad = mk({ backend: 'incus', instance: 'dev-linux-loop', host_key: other.hostKeyFingerprint });
     expect((await runOn(bad, ['--', onVm('true')])).code).toBe(RUN_EXIT.hostKeyMismatch);
-    // Found by the VM preflight before any lock (src/vms/gate.ts): an unknown instance is vm-not-found, a
-    // stopped one a failed preflight that says how to start it (offhost never changes VM state itself).
-    for (const [instance, status] of [['dev-linux-nope', RUN_EXIT.vmNotFound], ['dev-linux-stopped', EXIT.preflightFailed]] as const) {
+    // Caught by the VM preflight (src/vms/gate.ts) before any lock: a missing instance is vm-not-found,
+    // a stopped one a failed preflight (232).
+    for (const [instance, outcome, exit] of [['dev-linux-nope', 'vm-not-found', RUN_EXIT.vmNotFound], ['dev-linux-stopped', 'preflight-failed', EXIT.preflightFailed]] as const) {
       const gone = mk({ backend: 'incus', instance });
       const r = await runOn(gone, ['--json', '--', onVm(`touch ${gone.out}/ran`)]);
-      expect(r.code, r.stderr).toBe(status);
+      expect(r.code, r.stderr).toBe(exit);
+      expect(verdict(r).outcome).toBe(outcome);
       expect(verdict(r).detail).toMatch(/Instance not found|Instance is not running|does not exist on|is stopped|not running/i);
       expect(existsSync(join(gone.out, 'ran'))).toBe(false);
       expect(existsSync(join(gone.repo, LOOP_ACTIVE))).toBe(false);
     }
   });
 
-  it('an ssh host that does not answer: preflight-failed (232), saying the host does not answer', async () => {
+  it('an ssh host that does not answer: the VM preflight stops the run (preflight-failed, 232)', async () => {
     const l = mk({ host: 'offhost-nowhere.invalid' });
     const r = await runOn(l, ['--json', '--', onVm('true')]);
     expect(r.code, r.stderr).toBe(EXIT.preflightFailed);
+    expect(verdict(r).outcome).toBe('preflight-failed');
     expect(r.stderr).toMatch(/Could not resolve hostname offhost-nowhere\.invalid/);
+    expect(existsSync(join(l.repo, LOOP_ACTIVE))).toBe(false);
   });
 });
 
@@ -138,7 +141,7 @@ describe.skipIf(!sshdAvailable())('the hold', () => {
         c.stderr.on('data', (d) => (stderr += d));
         c.on('close', (code) => res({ code, stderr }));
       });
-    const a = agent(onVm(`touch ${l.out}/a; sleep 3`));
+    const a = agent(onVm(`touch ${l.out}/a; while [ ! -e ${l.out}/release ]; do sleep 0.1; done`));
     await until(() => existsSync(join(l.out, 'a')));
     const lock = readFileSync(join(l.repo, LOOP_ACTIVE), 'utf8');
     expect(lock).toMatch(/^session: shell-[A-Za-z0-9._-]+-\d+(-\d+)?$/m);
@@ -146,6 +149,7 @@ describe.skipIf(!sshdAvailable())('the hold', () => {
     expect(b.code, b.stderr).toBe(RUN_EXIT.held);
     expect(b.stderr).toContain('held by session shell-');
     expect(existsSync(join(l.out, 'b'))).toBe(false);
+    writeFileSync(join(l.out, 'release'), '');
     expect((await a).code).toBe(0);
   });
 
@@ -156,18 +160,25 @@ describe.skipIf(!sshdAvailable())('the hold', () => {
     // Another session takes the lock over on the lock ref (as one on another machine that judged it
     // orphaned would, and pushed).
     const ref = 'refs/offhost/locks';
-    const tip = g(l.repo, 'rev-parse', ref).trim();
-    const text = g(l.repo, 'show', `${tip}:${LOOP_ACTIVE}`).replace(/^session: .*$/m, 'session: thief').replace(/^claims:\n(  .*\n)*/m, '');
-    const tmp = join(l.base, 'takeover');
-    writeFileSync(tmp, text);
-    const blob = g(l.repo, 'hash-object', '-w', tmp).trim();
-    const index = join(l.base, 'takeover.index');
-    const env = { GIT_INDEX_FILE: index };
-    gEnv(l.repo, env, 'read-tree', tip);
-    gEnv(l.repo, env, 'update-index', '--cacheinfo', `100644,${blob},${LOOP_ACTIVE}`);
-    const tree = gEnv(l.repo, env, 'write-tree').trim();
-    const commit = gEnv(l.repo, {}, 'commit-tree', tree, '-p', tip, '-m', 'takeover by thief').trim();
-    g(l.repo, 'update-ref', ref, commit, tip);
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const tip = g(l.repo, 'rev-parse', ref).trim();
+      const text = g(l.repo, 'show', `${tip}:${LOOP_ACTIVE}`).replace(/^session: .*$/m, 'session: thief').replace(/^claims:\n(  .*\n)*/m, '');
+      const tmp = join(l.base, 'takeover');
+      writeFileSync(tmp, text);
+      const blob = g(l.repo, 'hash-object', '-w', tmp).trim();
+      const index = join(l.base, 'takeover.index');
+      const env = { GIT_INDEX_FILE: index };
+      gEnv(l.repo, env, 'read-tree', tip);
+      gEnv(l.repo, env, 'update-index', '--cacheinfo', `100644,${blob},${LOOP_ACTIVE}`);
+      const tree = gEnv(l.repo, env, 'write-tree').trim();
+      const commit = gEnv(l.repo, {}, 'commit-tree', tree, '-p', tip, '-m', 'takeover by thief').trim();
+      try {
+        g(l.repo, 'update-ref', ref, commit, tip);
+        break;
+      } catch {
+        /* a heartbeat moved the ref in between: again, on the new tip */
+      }
+    }
     const r = await run.done;
     expect(r.code, r.stderr).toBe(RUN_EXIT.lockLost);
     expect(verdict(r).outcome).toBe('lock-lost');
