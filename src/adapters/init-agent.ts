@@ -66,7 +66,7 @@ interface AgentTarget {
 
 const S = (agent: AgentName) => HOOK_TIMEOUT_MS[agent] / 1000;
 
-const TARGETS: Record<AgentName, AgentTarget> = {
+export const TARGETS: Record<AgentName, AgentTarget> = {
   'claude-code': {
     file: '.claude/settings.json',
     personal: '.claude/settings.local.json',

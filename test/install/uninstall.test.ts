@@ -3,7 +3,11 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, initRepo, offhost, write } from '../lint/helpers.js';
+import { git, initRepo, offhost as run, tempDir, write } from '../lint/helpers.js';
+
+// A HOME of the test's own: uninstall also looks at the user's per-user wiring (src/install/uninstall-user.ts).
+const home = tempDir('offhost-home-');
+const offhost = (args: string[], cwd: string) => run(args, cwd, { HOME: home, XDG_DATA_HOME: '', XDG_STATE_HOME: '', OFFHOST_SHIMS_DIR: '', OFFHOST_STATE_DIR: '' });
 
 const CMD = 'offhost lint --staged';
 const GLOB = 'meta/context/notices/**/*.md';
