@@ -172,3 +172,20 @@ describe('the record of per-user installs fails closed', () => {
     expect(offhost(['uninstall'], a).stderr).toContain("is not offhost's record of per-user installs");
   });
 });
+
+describe('doctor reads the record of per-user installs', () => {
+  it('names who uses each shared thing, a recorded repository that is gone, and a shared thing removed behind its back', () => {
+    const a = initRepo('offhost-repo-a-');
+    const gone = initRepo('offhost-repo-gone-');
+    ok(['init', '--shims'], a);
+    ok(['init', '--shims'], gone);
+    rmSync(gone, { recursive: true, force: true });
+    let r = offhost(['doctor'], a);
+    expect(r.stdout).toMatch(new RegExp(`ok\\s+shared ${shims()} \\(the shims folder, per user\\): 1 repository uses it; recorded for ${gone}, which no longer exists`));
+    rmSync(shims(), { recursive: true, force: true });
+    r = offhost(['doctor'], a);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/FIX\s+shared .*\(the shims folder\) is gone, but 1 repository uses it/);
+    expect(r.stdout).toContain('run `offhost init --shims` again in one of them');
+  });
+});
