@@ -31,7 +31,7 @@ interface Opts {
 
 export async function run(args: string[], io: Io): Promise<number> {
   const cmd = new Command('offhost init')
-    .description('set up a repository: husky + lint-staged lock checks (default), agent hooks, or shell integration')
+    .description('Sets up a repository: the husky + lint-staged pre-commit lock check (the default), an agent\'s pre-exec hook (--agent), the exec-time shims (--shims), or prints the shell integration (--shell). Idempotent: run it again after an upgrade. `offhost uninstall` takes out what it added.')
     .option('--husky', 'husky v9 pre-commit running lint-staged -> offhost lint --staged on the lock files (the default)')
     .option('--agent <name>', 'write the pre-exec hook into the agent settings: claude-code, codex, gemini, cursor, copilot, windsurf or opencode')
     .option('--hook-args <args>', "--agent: arguments for the hook command, e.g. '--mode rewrite' (default: keep what an existing entry has)")
@@ -41,7 +41,10 @@ export async function run(args: string[], io: Io): Promise<number> {
     .option('--shims', 'install the exec-time shims (with --agent claude-code|codex: also put them on that agent\'s PATH)')
     .option('--dry-run', 'print what would change, write nothing')
     .allowExcessArguments(false);
-  const early = parseWith(cmd, args, io);
+  const early = parseWith(cmd, args, io, {
+    exit: '0 done (or nothing to change), 2 usage error or a file offhost will not overwrite (nothing changed).',
+    examples: ['offhost init', 'offhost init --agent claude-code', 'offhost init --shims --agent claude-code', 'offhost init --shell bash > ~/.config/offhost/offhost.bash'],
+  });
   if (early !== null) return early;
   const o = cmd.opts<Opts>();
   // Per-user things init writes (the shims folder, an agent's personal settings) are recorded with the
