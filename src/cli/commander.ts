@@ -32,7 +32,8 @@ export function parseWith(cmd: Command, args: string[], io: Io, help?: Pick<Help
     .showSuggestionAfterError(true)
     // commander would print the error itself and then the caller again: only the UsageError is printed.
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s), outputError: () => undefined });
-  if (help) cmd.addHelpText('after', helpTail(help));
+  // commander ends the text it adds with a line break of its own
+  if (help) cmd.addHelpText('after', helpTail(help).replace(/\n$/, ''));
   try {
     cmd.parse(args, { from: 'user' });
   } catch (e) {

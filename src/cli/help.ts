@@ -55,9 +55,10 @@ export function wrap(text: string, width = HELP_WIDTH, indent = ''): string {
   return out.join('\n');
 }
 
+/** Two columns; a long second column wraps under itself. */
 function table(rows: [string, string][]): string {
   const w = Math.max(...rows.map(([a]) => a.length));
-  return rows.map(([a, b]) => `  ${a.padEnd(w)}  ${b}`.trimEnd()).join('\n');
+  return rows.map(([a, b]) => wrap(`  ${a.padEnd(w)}  ${b}`.trimEnd(), HELP_WIDTH, ' '.repeat(w + 4))).join('\n');
 }
 
 /** Exit status, examples and notes: the end of every help text. */

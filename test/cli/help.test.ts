@@ -38,7 +38,8 @@ function layoutProblems(words: string[], text: string): string[] {
   if (!/^[A-Z`$]/.test(description)) p.push(`no description in sentences after the usage (line ${i + 2}: ${description})`);
   const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
   const options = at(/^Options:$/);
-  const help = at(/^ {2}-h, --help {2,}show this help/);
+  // the $SHELL wrapper lists --help alone: -h is bash's own option there (hashall)
+  const help = at(words[0] === 'shell' ? /^ {2}--help {2,}show this help/ : /^ {2}-h, --help {2,}show this help/);
   const exit = at(/^Exit status: \S/);
   const example = at(/^Examples?:/);
   if (options < 0) p.push('no "Options:" section');
@@ -47,7 +48,7 @@ function layoutProblems(words: string[], text: string): string[] {
   if (example < 0) p.push('no "Example:" / "Examples:"');
   if (options >= 0 && exit >= 0 && example >= 0 && !(i < options && options < help && help < exit && exit < example)) p.push('sections out of order (usage, description, options, exit status, examples)');
   const examples = example < 0 ? [] : lines[example]!.startsWith('Example: ') ? [lines[example]!.slice(9)] : lines.slice(example + 1).filter((l) => l.startsWith('  ')).map((l) => l.trim());
-  if (example >= 0 && (examples.length === 0 || !examples.every((e) => /(^|\| )offhost /.test(e)))) p.push(`examples are not offhost command lines: ${examples.join(' / ')}`);
+  if (example >= 0 && (examples.length === 0 || !examples.every((e) => /\boffhost[ -]/.test(e)))) p.push(`examples are not offhost command lines: ${examples.join(' / ')}`);
   for (const [n, l] of lines.entries()) if (l.length > 110) p.push(`line ${n + 1} is ${l.length} characters wide`);
   return p;
 }

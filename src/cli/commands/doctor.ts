@@ -12,7 +12,9 @@
 // to fix; 2: doctor itself could not run.
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Command } from 'commander';
 import { EXIT } from '../../errors.js';
+import { parseWith } from '../commander.js';
 import type { Io } from '../io.js';
 import { configFiles } from '../../config/discover.js';
 import { loadConfig } from '../../config/load-config.js';
@@ -127,10 +129,13 @@ function checkInstalls(env: NodeJS.ProcessEnv, items: Item[]): void {
 }
 
 export async function run(args: string[], io: Io): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.stdout('Usage: offhost doctor\n\nChecks this laptop: config valid, agent hooks and shims wired and calling paths that exist, the\npre-commit hook in place. Prints what to fix. Exit 0: nothing to fix; 1: something to fix.\n');
-    return EXIT.ok;
-  }
+  const cmd = new Command('offhost doctor')
+    .description(
+      'Checks this laptop: the configuration loads, the agent hooks and the shims are wired and call paths that exist, the pre-commit hook is in place, the per-user installs init recorded are still there. Prints one line per check and, under each problem, what to run. Changes nothing; the VMs are checked by `offhost vm status`.',
+    )
+    .allowExcessArguments(false);
+  const early = parseWith(cmd, args, io, { exit: '0 nothing to fix, 1 something to fix, 2 doctor itself could not run.', examples: ['offhost doctor'] });
+  if (early !== null) return early;
   const items: Item[] = [];
   const env = io.env;
   // Config.

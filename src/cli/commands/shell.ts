@@ -235,8 +235,13 @@ Options:
                 line: exit 0 allow (no output), 3 reroute (stdout: the command to run instead), 126
                 refused (stdout: the reason)
   --cwd DIR     --check: judge the line as run from this directory
-  --help        show this help (the real shell's own help: $OFFHOST_REAL_SHELL --help)
+  --help        show this help (the real shell's own help: $OFFHOST_REAL_SHELL --help; -h is bash's hashall)
 
+Exit status: the command's own (or its reroute's); 126 refused; --check: 0 allow, 3 reroute, 126 refused.
+Examples:
+  offhost shell -c 'make build-safe'
+  offhost shell --check --cwd engines/lang/koda 'make build-safe'
+  SHELL=/path/to/offhost/hooks/offhost-shell your-agent   (the same, as one executable for $SHELL)
 Environment: OFFHOST_REAL_SHELL (default /bin/bash), OFFHOST_SESSION (the lock session of rerouted runs).
 `;
 
