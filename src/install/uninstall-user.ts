@@ -12,17 +12,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TARGETS } from '../adapters/init-agent.js';
 import { defaultShimsDir, readMarker, removeShims } from '../shims/install.js';
-import { canonical, ledgerWithout, readLedger, removeEmptyOffhostFolder, usersOf, type WiringKind } from './user-wiring.js';
+import { canonical, ledgerWithout, readLedger, removeEmptyOffhostFolder, usersOf, type Ledger, type WiringKind } from './user-wiring.js';
 import { planOpenCodePlugin, planSettingsFile, type Plan } from './agent-settings.js';
 
 export interface UserWiringPlan {
   plans: Plan[];
   /** What stays, each with why. */
   kept: string[];
-  /** The record as it is to be written once the plans are carried out. */
-  ledger: ReturnType<typeof readLedger>;
-  /** Whether the record changes. */
-  ledgerChanged: boolean;
+  /** The record after the plans are carried out (applied to the record as it is then: updateLedger). */
+  nextLedger: (ledger: Ledger) => Ledger | null;
 }
 
 /** `~/…` for a path under HOME. */
@@ -136,6 +134,9 @@ export function planUserWiring(env: NodeJS.ProcessEnv, repository: string, opts:
     }
   }
 
-  const next = ledgerWithout(ledger, repo, removed);
-  return { plans, kept, ledger: next, ledgerChanged: JSON.stringify(next.wiring) !== JSON.stringify(ledger.wiring) };
+  const nextLedger = (current: Ledger): Ledger | null => {
+    const next = ledgerWithout(current, repo, removed);
+    return JSON.stringify(next.wiring) === JSON.stringify(current.wiring) ? null : next;
+  };
+  return { plans, kept, nextLedger };
 }

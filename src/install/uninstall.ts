@@ -24,7 +24,7 @@ import { repoRoot } from '../git/staged.js';
 import { DELETION_COMMENT, HOOK_MARKER, LINT_COMMAND, LINT_STAGED_FILES, LINT_STAGED_LINE, isPlainObject, jsonIndent, parseJson } from './husky.js';
 import { planAgentSettings, type Plan } from './agent-settings.js';
 import { planUserWiring } from './uninstall-user.js';
-import { writeLedger } from './user-wiring.js';
+import { updateLedger } from './user-wiring.js';
 
 export interface UninstallOptions {
   /** Project whose agent settings are cleaned (default: the repository root). */
@@ -185,7 +185,7 @@ export async function uninstall(io: Io, opts: UninstallOptions = {}): Promise<nu
       renameSync(tmp, p.path);
     }
   }
-  if (user.ledgerChanged) writeLedger(io.env, user.ledger);
+  updateLedger(io.env, user.nextLedger);
   io.stdout(plans.length ? `${plans.map((p) => p.what).join('\n')}\n` : 'nothing of offhost to remove\n');
   if (kept.length) io.stdout(`${kept.join('\n')}\n`);
   return 0;

@@ -11,7 +11,7 @@
 // The record: <state dir>/installs.json (the state directory of src/run/record.ts: $OFFHOST_STATE_DIR, else
 // $XDG_STATE_HOME/offhost, else ~/.local/state/offhost), written atomically (beside it, then renamed). A
 // record offhost cannot read stops init and uninstall with its name, before anything is changed.
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { stateDir } from '../run/record.js';
@@ -28,7 +28,7 @@ export interface SharedWiring {
   repositories: string[];
 }
 
-interface Ledger {
+export interface Ledger {
   version: 1;
   wiring: SharedWiring[];
 }
@@ -72,7 +72,6 @@ export function writeLedger(env: NodeJS.ProcessEnv, ledger: Ledger): void {
   if (wiring.length === 0) {
     // Nothing left to remember: the record goes, and the state folder if offhost left nothing else in it.
     rmSync(file, { force: true });
-    removeEmptyOffhostFolder(dirname(file));
     return;
   }
   mkdirSync(dirname(file), { recursive: true });
@@ -91,18 +90,55 @@ export function removeEmptyOffhostFolder(dir: string): void {
   }
 }
 
+/**
+ * Read, change and write the record as one step: under `installs.json.lock` (a directory: mkdir is atomic),
+ * so that two inits in two repositories at once both stay recorded. A lock older than 30 s is a crashed
+ * process's and is taken over.
+ */
+export function updateLedger(env: NodeJS.ProcessEnv, change: (ledger: Ledger) => Ledger | null): void {
+  const file = ledgerPath(env);
+  // Nothing recorded and nothing to record: no folder is made for it.
+  if (!existsSync(file) && change(readLedger(env)) === null) return;
+  const lock = `${file}.lock`;
+  mkdirSync(dirname(file), { recursive: true });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 30_000) rmdirSync(lock);
+      } catch {
+        /* released meanwhile */
+      }
+      if (Date.now() > deadline) throw new ConfigError(`another offhost is changing it (${lock} exists); try again, or remove ${lock} if no offhost is running`, file);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+  try {
+    const next = change(readLedger(env));
+    if (next !== null) writeLedger(env, next);
+  } finally {
+    rmdirSync(lock);
+    if (!existsSync(file)) removeEmptyOffhostFolder(dirname(file));
+  }
+}
+
 /** init: `repository` uses the per-user `path`. Idempotent. */
 export function recordUse(env: NodeJS.ProcessEnv, what: { kind: WiringKind; path: string; agent?: string }, repository: string): void {
-  const ledger = readLedger(env);
   const repo = canonical(repository);
-  let entry = ledger.wiring.find((w) => w.kind === what.kind && w.path === what.path);
-  if (!entry) {
-    entry = { kind: what.kind, path: what.path, ...(what.agent !== undefined ? { agent: what.agent } : {}), repositories: [] };
-    ledger.wiring.push(entry);
-  }
-  if (entry.repositories.includes(repo)) return;
-  entry.repositories.push(repo);
-  writeLedger(env, ledger);
+  updateLedger(env, (ledger) => {
+    let entry = ledger.wiring.find((w) => w.kind === what.kind && w.path === what.path);
+    if (!entry) {
+      entry = { kind: what.kind, path: what.path, ...(what.agent !== undefined ? { agent: what.agent } : {}), repositories: [] };
+      ledger.wiring.push(entry);
+    }
+    if (entry.repositories.includes(repo)) return null;
+    entry.repositories.push(repo);
+    return ledger;
+  });
 }
 
 /** Who else uses one per-user thing, seen from the repository being uninstalled. */

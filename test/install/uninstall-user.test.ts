@@ -189,3 +189,29 @@ describe('doctor reads the record of per-user installs', () => {
     expect(r.stdout).toContain('run `offhost init --shims` again in one of them');
   });
 });
+
+describe('the record under concurrent inits', () => {
+  it('eight repositories running init --shims at once are all recorded', async () => {
+    const { spawn } = await import('node:child_process');
+    const { bin, cleanEnv } = await import('../lint/helpers.js');
+    const repos = Array.from({ length: 8 }, (_, i) => initRepo(`offhost-repo-${i}-`));
+    const codes = await Promise.all(
+      repos.map(
+        (r) =>
+          new Promise<number | null>((done) => {
+            const c = spawn(process.execPath, [bin, 'init', '--shims'], { cwd: r, env: cleanEnv(env()), stdio: 'ignore' });
+            c.on('exit', (code) => done(code));
+          }),
+      ),
+    );
+    expect(codes).toEqual(repos.map(() => 0));
+    expect([...usersOfShims()].sort()).toEqual([...repos].sort());
+    expect(existsSync(`${ledgerFile()}.lock`)).toBe(false);
+  });
+
+  it('uninstall in a HOME without any record makes no folder there', () => {
+    const a = initRepo('offhost-repo-a-');
+    ok(['uninstall'], a);
+    expect(existsSync(join(home, '.local'))).toBe(false);
+  });
+});
