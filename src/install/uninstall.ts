@@ -20,11 +20,10 @@ import { dirname, join, relative } from 'node:path';
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { Io } from '../cli/io.js';
-import { repoRoot } from '../git/staged.js';
 import { DELETION_COMMENT, HOOK_MARKER, LINT_COMMAND, LINT_STAGED_FILES, LINT_STAGED_LINE, isPlainObject, jsonIndent, parseJson } from './husky.js';
 import { planAgentSettings, type Plan } from './agent-settings.js';
 import { planUserWiring } from './uninstall-user.js';
-import { updateLedger } from './user-wiring.js';
+import { repositoryOf, updateLedger } from './user-wiring.js';
 
 export interface UninstallOptions {
   /** Project whose agent settings are cleaned (default: the repository root). */
@@ -149,7 +148,8 @@ function planHook(root: string, lintStagedStillUsed: boolean): Plan[] {
 
 /** `offhost uninstall`: returns the exit status. */
 export async function uninstall(io: Io, opts: UninstallOptions = {}): Promise<number> {
-  const root = await repoRoot({ cwd: io.cwd, env: io.env });
+  // Outside a repository (init --shims can be run anywhere): that folder, for what init recorded there.
+  const root = await repositoryOf(io.cwd, io.env);
   const project = opts.project ?? root;
   const show = (p: string) => relative(io.cwd, p) || p;
   const ls = planLintStaged(root, show);

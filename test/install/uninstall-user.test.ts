@@ -215,3 +215,13 @@ describe('the record under concurrent inits', () => {
     expect(existsSync(join(home, '.local'))).toBe(false);
   });
 });
+
+describe('outside a git repository', () => {
+  it('init --shims records the folder it ran in, and uninstall there takes it out', () => {
+    const plain = tempDir('offhost-plain-');
+    ok(['init', '--shims'], plain);
+    expect(usersOfShims()).toEqual([plain]);
+    expect(ok(['uninstall'], plain).stdout).toContain('(the shims folder, per user; only this repository used it)');
+    expect(existsSync(shims())).toBe(false);
+  });
+});
