@@ -11,7 +11,7 @@
 // read or written only costs speed; a broken entry is ignored and rewritten. Failures are never kept: a
 // config with an error is compiled (and reported) on every call. The cache is not a trust boundary of its
 // own: whoever can write it can as well write the user config beside it (docs/CONTRACTS.md).
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILD_ID } from '../version.js';
 import type { Layer } from './resolve.js';
@@ -58,9 +58,19 @@ function write<T>(dir: string, kind: string, key: string, value: T): void {
     mkdirSync(dir, { recursive: true });
     writeFileSync(tmp, JSON.stringify({ build: BUILD_ID!, key, value } satisfies Entry<T>));
     renameSync(tmp, file);
+    prune(dir);
   } catch {
     // Read-only or full: the next call compiles again.
   }
+}
+
+/** Every edit of a config leaves an entry behind: past MAX_ENTRIES, the oldest half goes (on a miss only). */
+const MAX_ENTRIES = 256;
+function prune(dir: string): void {
+  const names = readdirSync(dir).filter((n) => /^(layer|selftest)-[0-9a-f]{16}\.json$/.test(n));
+  if (names.length <= MAX_ENTRIES) return;
+  const aged = names.map((n) => ({ n, t: statSync(join(dir, n)).mtimeMs })).sort((a, b) => a.t - b.t);
+  for (const { n } of aged.slice(0, names.length - MAX_ENTRIES / 2)) unlinkSync(join(dir, n));
 }
 
 /** The layer compiled from `file` whose text is `text`: from the cache, or `compile()` and kept. */

@@ -4,7 +4,7 @@
 // cache; a changed config that still answers would have used a stale entry.
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -90,6 +90,22 @@ describe('compiled config layers are kept per text', () => {
     // A rule that misses its own example: the self-test fails on every call, not only the first.
     writeFileSync(CONFIG, configText('--release').replace('match: [cargo build --release]', 'match: [cargo test]'));
     for (let i = 0; i < 2; i++) expect(check('ls').status).toBe(2);
+  });
+
+  it('old entries are pruned past 256, the one just written kept', () => {
+    mkdirSync(CACHE, { recursive: true });
+    const old = new Date(Date.now() - 86_400_000);
+    for (let i = 0; i < 300; i++) {
+      const f = join(CACHE, `layer-${i.toString(16).padStart(16, '0')}.json`);
+      writeFileSync(f, '{}');
+      utimesSync(f, old, old);
+    }
+    writeFileSync(CONFIG, configText('--offline'));
+    expect(check('cargo build --offline').decision).toBe('deny');
+    const left = readdirSync(CACHE).filter((f) => /^(layer|selftest)-/.test(f));
+    expect(left.length).toBeLessThanOrEqual(256);
+    expect(left.length).toBeGreaterThanOrEqual(128);
+    withoutCompiler(() => expect(check('cargo build --offline').decision).toBe('deny'));
   });
 
   it('an unwritable cache only costs speed', () => {
