@@ -45,7 +45,9 @@ export function wrap(text: string, width = HELP_WIDTH, indent = ''): string {
   for (const line of text.split('\n')) {
     let rest = line;
     while (rest.length > width) {
-      const cut = rest.lastIndexOf(' ', width);
+      let cut = rest.lastIndexOf(' ', width);
+      // a word longer than the width: break after it
+      if (cut <= indent.length) cut = rest.indexOf(' ', width);
       if (cut <= indent.length) break;
       out.push(rest.slice(0, cut));
       rest = `${indent}${rest.slice(cut + 1)}`;
