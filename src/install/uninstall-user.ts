@@ -5,9 +5,10 @@
 //   - an agent's personal settings file (`init --agent NAME` where offhost is not installed in the project):
 //     offhost's hooks taken out of it on the same terms, every other entry kept;
 //   - `--shared`: both go now, whoever else uses them (and uninstall says who);
-//   - the shell integration (~/.config/offhost/offhost.<shell>, the lines in rc files): init never writes
-//     them (it prints the snippet; the user puts it in place), so uninstall never edits them: it names each
-//     line, so that the user can take it out.
+//   - the shell integration (~/.config/offhost/offhost.<shell>, the lines in rc files) and the Codex PATH
+//     lines of `init --shims --agent codex` (~/.codex/config.toml): init never writes them (it prints them;
+//     the user puts them in place), so uninstall never edits them: it names each line, so that the user can
+//     take it out.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TARGETS } from '../adapters/init-agent.js';
@@ -46,7 +47,8 @@ function removeShimsFolder(dir: string): void {
   removeEmptyOffhostFolder(dirname(dir));
 }
 
-const RC_FILES = ['.bashrc', '.bash_profile', '.profile', '.zshrc', '.zprofile', '.config/fish/config.fish'];
+/** Files of the user's that init prints lines for (the shell rc files; Codex's config.toml for `init --shims --agent codex`). */
+const USER_FILES = ['.bashrc', '.bash_profile', '.profile', '.zshrc', '.zprofile', '.config/fish/config.fish', '.codex/config.toml'];
 
 export function planUserWiring(env: NodeJS.ProcessEnv, repository: string, opts: { shared: boolean; skip: ReadonlySet<string> }): UserWiringPlan {
   const ledger = readLedger(env);
@@ -117,7 +119,7 @@ export function planUserWiring(env: NodeJS.ProcessEnv, repository: string, opts:
       const snippet = join(home, '.config', 'offhost', `offhost.${sh}`);
       if (existsSync(snippet)) kept.push(`not touched: ${show(snippet)} (the ${sh} integration, per user: you put it there; it checks every command line of your shells): remove the line sourcing it, then the file`);
     }
-    for (const rc of RC_FILES) {
+    for (const rc of USER_FILES) {
       const file = join(home, rc);
       if (!existsSync(file)) continue;
       let text: string;
@@ -129,7 +131,7 @@ export function planUserWiring(env: NodeJS.ProcessEnv, repository: string, opts:
       text.split('\n').forEach((line, i) => {
         if (!/offhost/.test(line) || /^\s*#/.test(line)) return;
         const shimsGone = removed.some((r) => r.kind === 'shims' && line.includes(r.path));
-        kept.push(`not touched: ${show(file)}:${i + 1}: ${line.trim()} (your line; init never edits rc files${shimsGone ? '; the shims folder it puts on PATH is gone, so it does nothing now' : ''}): remove it to stop it`);
+        kept.push(`not touched: ${show(file)}:${i + 1}: ${line.trim()} (your line; init never edits this file${shimsGone ? '; the shims folder it puts on PATH is gone, so it does nothing now' : ''}): remove it to stop it`);
       });
     }
   }

@@ -138,13 +138,18 @@ describe('uninstall and the shell integration', () => {
     writeFileSync(join(home, '.config', 'offhost', 'offhost.bash'), snippet);
     const rc = `# my rc\nexport EDITOR=vi\n# offhost\n. ~/.config/offhost/offhost.bash\ncase ":$PATH:" in *:'${shims()}':*) ;; *) export PATH='${shims()}':"$PATH" ;; esac\n`;
     writeFileSync(join(home, '.bashrc'), rc);
+    // the lines `init --shims --agent codex` prints for Codex's config.toml, pasted by the user
+    const toml = `model = "o3"\n[shell_environment_policy]\nset = { PATH = "${shims()}:/usr/bin:/bin" }\n`;
+    write(home, '.codex/config.toml', toml);
     const out = ok(['uninstall'], a);
     expect(out.stdout).toContain('not touched: ~/.config/offhost/offhost.bash (the bash integration, per user');
-    expect(out.stdout).toContain('not touched: ~/.bashrc:4: . ~/.config/offhost/offhost.bash (your line; init never edits rc files): remove it to stop it');
+    expect(out.stdout).toContain('not touched: ~/.bashrc:4: . ~/.config/offhost/offhost.bash (your line; init never edits this file): remove it to stop it');
     expect(out.stdout).toContain('not touched: ~/.bashrc:5: case');
     expect(out.stdout).toContain('the shims folder it puts on PATH is gone, so it does nothing now');
     expect(out.stdout).not.toContain('~/.bashrc:3'); // a comment
+    expect(out.stdout).toMatch(/not touched: ~\/\.codex\/config\.toml:3: set = \{ PATH = .*the shims folder it puts on PATH is gone/);
     expect(readFileSync(join(home, '.bashrc'), 'utf8')).toBe(rc);
+    expect(readFileSync(join(home, '.codex', 'config.toml'), 'utf8')).toBe(toml);
     expect(readFileSync(join(home, '.config', 'offhost', 'offhost.bash'), 'utf8')).toBe(snippet);
   });
 });
