@@ -54,6 +54,13 @@ function layoutProblems(words: string[], text: string): string[] {
 }
 
 describe('every command of the command table has full help in the one layout', () => {
+  it('offhost --help', () => {
+    const r = offhost(['--help']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(layoutProblems([], r.stdout), r.stdout).toEqual([]);
+    expect(r.stdout).toMatch(/^Commands:$/m);
+  });
+
   it.each(Object.keys(COMMANDS))('offhost %s --help', (name) => {
     const r = offhost([name, '--help']);
     expect(r.status, r.stderr).toBe(0);
