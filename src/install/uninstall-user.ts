@@ -79,7 +79,7 @@ export function planUserWiring(env: NodeJS.ProcessEnv, repository: string, opts:
       kept.push(`kept: ${show(path)} (${what}, per user): still used by ${list(u.others)}; it goes with the last of them, or now with \`offhost uninstall --shared\``);
     } else {
       kept.push(
-        `not touched: ${show(path)} (${what}, per user): not set up for this repository by \`offhost init\`${u.others.length ? ` (used by ${list(u.others)})` : ''}; \`offhost uninstall --shared\` removes it`,
+        `not touched: ${show(path)} (${what}, per user): not set up for this repository by \`offhost init\`${u.others.length ? ` (used by ${list(u.others)})` : u.gone.length ? ` (set up for ${list(u.gone)}, which no longer exist${u.gone.length === 1 ? 's' : ''})` : ''}; \`offhost uninstall --shared\` removes it`,
       );
     }
   };

@@ -95,6 +95,17 @@ describe('uninstall and the shims folder every repository of the user shares', (
     expect(out.stdout).toContain('not touched: ~/.local/share/offhost/shims (the shims folder, per user): not set up for this repository by `offhost init`; `offhost uninstall --shared` removes it');
     expect(existsSync(join(shims(), '.offhost-shims'))).toBe(true);
     expect(ok(['uninstall', '--shared'], a).stdout).toContain('--shared: no repository had recorded it');
+  });
+
+  it('shims set up only for a repository that is gone: named with it, left unless --shared', () => {
+    const a = initRepo('offhost-repo-a-');
+    const gone = initRepo('offhost-repo-gone-');
+    ok(['init', '--shims'], gone);
+    rmSync(gone, { recursive: true, force: true });
+    expect(ok(['uninstall', '--dry-run'], a).stdout).toContain(`not set up for this repository by \`offhost init\` (set up for ${gone}, which no longer exists)`);
+    expect(existsSync(join(shims(), '.offhost-shims'))).toBe(true);
+    ok(['uninstall', '--shared'], a);
+    expect(existsSync(shims())).toBe(false);
     expect(existsSync(shims())).toBe(false);
   });
 });
