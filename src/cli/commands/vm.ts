@@ -8,7 +8,7 @@
 import { Command } from 'commander';
 import { parseWith } from '../commander.js';
 import { formatHelp } from '../help.js';
-import { EXIT, OffhostError, UsageError, VmError } from '../../errors.js';
+import { EXIT, isOffhostError, type OffhostError, UsageError, VmError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { loadConfig } from '../../config/load-config.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
@@ -95,7 +95,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     }
     throw new UsageError(`unknown subcommand '${sub}'\n${USAGE}`);
   } catch (err) {
-    if (err instanceof OffhostError || (err as { name?: string })?.name === 'VmError') {
+    if (isOffhostError(err) || (err as { name?: string })?.name === 'VmError') {
       io.stderr(`offhost vm: ${(err as Error).message}\n`);
       return (err as OffhostError).exitCode;
     }
