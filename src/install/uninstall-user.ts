@@ -11,10 +11,9 @@
 //     take it out.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TARGETS } from '../adapters/init-agent.js';
 import { defaultShimsDir, readMarker, removeShims } from '../shims/install.js';
 import { canonical, ledgerWithout, readLedger, removeEmptyOffhostFolder, usersOf, type Ledger, type WiringKind } from './user-wiring.js';
-import { planOpenCodePlugin, planSettingsFile, type Plan } from './agent-settings.js';
+import { agentFiles, planAgentFile, type AgentFile, type Plan } from './agent-settings.js';
 
 export interface UserWiringPlan {
   plans: Plan[];
@@ -33,12 +32,12 @@ function list(repos: string[]): string {
   return repos.length <= 3 ? repos.join(', ') : `${repos.slice(0, 3).join(', ')} and ${repos.length - 3} more`;
 }
 
-/** The personal settings files init can write, by agent (the ones under HOME). */
-function personalFiles(home: string | undefined): { agent: string; path: string }[] {
+/** The personal settings files init can write under HOME. */
+function personalFiles(home: string | undefined): (AgentFile & { path: string })[] {
   if (!home) return [];
-  return Object.entries(TARGETS)
-    .filter(([, t]) => t.personalInHome && t.personal !== '')
-    .map(([agent, t]) => ({ agent, path: join(home, t.personal) }));
+  return agentFiles()
+    .filter((f) => f.inHome)
+    .map((f) => ({ ...f, path: join(home, f.rel) }));
 }
 
 /** The shims offhost wrote (exactly the files its marker lists), then offhost's own parent folder if that left it empty. */
@@ -104,11 +103,17 @@ export function planUserWiring(env: NodeJS.ProcessEnv, repository: string, opts:
   }
 
   // Personal agent settings: offhost's hook there answers for every project of this user.
-  const files = new Map(personalFiles(home).map((f) => [f.path, f.agent]));
-  for (const w of ledger.wiring) if (w.kind === 'agent-settings' && !files.has(w.path)) files.set(w.path, w.agent ?? '');
-  for (const [path, agent] of files) {
+  const files = new Map<string, Pick<AgentFile, 'agent' | 'shape' | 'jsonc'>>(personalFiles(home).map((f) => [f.path, f]));
+  // A file init recorded elsewhere (HOME was another folder then): read as that agent's file is.
+  for (const w of ledger.wiring) {
+    if (w.kind !== 'agent-settings' || files.has(w.path)) continue;
+    const like = agentFiles().find((f) => f.agent === w.agent && f.inHome);
+    files.set(w.path, like ?? { agent: w.agent ?? '', shape: 'groups', jsonc: false });
+  }
+  for (const [path, f] of files) {
+    const agent = f.agent;
     if (opts.skip.has(path)) continue; // the repository's own file (a repository at HOME): done already
-    const plan = agent === 'opencode' ? planOpenCodePlugin(path, show) : planSettingsFile(path, show, { jsonc: agent === 'gemini', copilot: false });
+    const plan = planAgentFile(path, f, show);
     if (!plan) continue;
     decide('agent-settings', path, `${agent ? `${agent}'s ` : ''}personal settings`, plan, 'they lose the hook too: run `offhost init --agent` there to put it back');
   }
