@@ -16,6 +16,8 @@ export interface AgentFile {
   shape: string;
   /** Read as the agent reads it: JSON with comments (Gemini). */
   jsonc: boolean;
+  /** The top-level fields init adds to a new file (`"version": 1`): with only those left, the file is offhost's. */
+  topLevel: Record<string, unknown>;
 }
 
 /**
@@ -25,16 +27,16 @@ export interface AgentFile {
 export function agentFiles(): AgentFile[] {
   const out: AgentFile[] = [];
   for (const [agent, t] of Object.entries(TARGETS)) {
-    const jsonc = t.jsonc === true;
-    out.push({ agent, rel: t.file, inHome: false, shape: t.shape, jsonc });
-    if (t.personal !== '' && !(t.personal === t.file && !t.personalInHome)) out.push({ agent, rel: t.personal, inHome: t.personalInHome, shape: t.shape, jsonc });
+    const common = { agent, shape: t.shape, jsonc: t.jsonc === true, topLevel: t.topLevel ?? {} };
+    out.push({ ...common, rel: t.file, inHome: false });
+    if (t.personal !== '' && !(t.personal === t.file && !t.personalInHome)) out.push({ ...common, rel: t.personal, inHome: t.personalInHome });
   }
   return out;
 }
 
 /** The plan for one of those files (null: nothing of offhost's in it). */
-export function planAgentFile(path: string, f: Pick<AgentFile, 'shape' | 'jsonc'>, show: (p: string) => string): Plan | null {
-  return f.shape === 'plugin' ? planOpenCodePlugin(path, show) : planSettingsFile(path, show, { jsonc: f.jsonc, copilot: f.shape === 'copilot' });
+export function planAgentFile(path: string, f: Pick<AgentFile, 'shape' | 'jsonc' | 'topLevel'>, show: (p: string) => string): Plan | null {
+  return f.shape === 'plugin' ? planOpenCodePlugin(path, show) : planSettingsFile(path, show, { jsonc: f.jsonc, topLevel: f.topLevel });
 }
 
 /** Does this hook command run offhost's agent hook (any quoting, any path to offhost)? */
@@ -99,7 +101,7 @@ function pruneHooks(value: unknown, n: Pruned = { hooks: 0, shimHooks: 0 }): num
 }
 
 /** The plan for one agent settings file (null: nothing of offhost's in it). */
-export function planSettingsFile(path: string, show: (p: string) => string, opts: { jsonc: boolean; copilot: boolean }): Plan | null {
+export function planSettingsFile(path: string, show: (p: string) => string, opts: { jsonc: boolean; topLevel: Record<string, unknown> }): Plan | null {
   if (!existsSync(path)) return null;
   const raw = readFileSync(path, 'utf8');
   // Gemini reads its settings with comments stripped (init-agent reads them so): uninstall does too.
@@ -109,8 +111,9 @@ export function planSettingsFile(path: string, show: (p: string) => string, opts
   if (!isPlainObject(value)) return null;
   const n: Pruned = { hooks: 0, shimHooks: 0 };
   if (!pruneHooks(value, n)) return null;
-  // offhost's own Copilot file holds `version` besides the hooks: with the hooks gone, nothing is left.
-  const empty = Object.keys(value).filter((k) => !(opts.copilot && k === 'version')).length === 0;
+  // A file init made holds its format version (Copilot's, Cursor's `"version": 1`) besides the hooks: with
+  // the hooks gone and only that left, nothing of the user's is in it.
+  const empty = Object.entries(value).every(([k, v]) => k in opts.topLevel && JSON.stringify(v) === JSON.stringify(opts.topLevel[k]));
   const removed = [
     ...(n.hooks ? [`${n.hooks} offhost hook${n.hooks === 1 ? '' : 's'}`] : []),
     ...(n.shimHooks ? [`the SessionStart hook that put the shims on PATH (offhost shim env --claude-env-file)`] : []),

@@ -103,12 +103,12 @@ export function planUserWiring(env: NodeJS.ProcessEnv, repository: string, opts:
   }
 
   // Personal agent settings: offhost's hook there answers for every project of this user.
-  const files = new Map<string, Pick<AgentFile, 'agent' | 'shape' | 'jsonc'>>(personalFiles(home).map((f) => [f.path, f]));
+  const files = new Map<string, Pick<AgentFile, 'agent' | 'shape' | 'jsonc' | 'topLevel'>>(personalFiles(home).map((f) => [f.path, f]));
   // A file init recorded elsewhere (HOME was another folder then): read as that agent's file is.
   for (const w of ledger.wiring) {
     if (w.kind !== 'agent-settings' || files.has(w.path)) continue;
     const like = agentFiles().find((f) => f.agent === w.agent && f.inHome);
-    files.set(w.path, like ?? { agent: w.agent ?? '', shape: 'groups', jsonc: false });
+    files.set(w.path, like ?? { agent: w.agent ?? '', shape: 'groups', jsonc: false, topLevel: {} });
   }
   for (const [path, f] of files) {
     const agent = f.agent;

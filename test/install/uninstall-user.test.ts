@@ -131,12 +131,18 @@ describe("uninstall and an agent's personal settings", () => {
     expect(JSON.parse(readFileSync(personal, 'utf8'))).toEqual(JSON.parse(before));
   });
 
-  it('a personal file left empty goes, with the folder init made for it', () => {
+  it.each([
+    ['gemini', '.gemini/settings.json'],
+    ['cursor', '.cursor/hooks.json'],
+    ['windsurf', '.codeium/windsurf/hooks.json'],
+    ['opencode', '.config/opencode/plugins/offhost.js'],
+  ])('%s: a personal file left empty goes, with the folder init made for it', (agent, rel) => {
     const a = initRepo('offhost-repo-a-');
-    ok(['init', '--agent', 'gemini'], a);
-    expect(existsSync(join(home, '.gemini', 'settings.json'))).toBe(true);
-    ok(['uninstall'], a);
-    expect(existsSync(join(home, '.gemini'))).toBe(false);
+    ok(['init', '--agent', agent], a);
+    expect(existsSync(join(home, rel))).toBe(true);
+    expect(ok(['uninstall'], a).stdout).toContain(`~/${rel} (${agent}'s personal settings, per user; only this repository used it): removed`);
+    expect(existsSync(join(home, rel))).toBe(false);
+    expect(existsSync(join(home, rel, '..'))).toBe(false);
   });
 });
 
