@@ -147,6 +147,93 @@ describe('a door that cannot start offhost blocks', () => {
     });
   }
 
+});
+
+/**
+ * How the agent starts the command is not ours to choose: Codex runs `$SHELL -lc COMMAND` (the user's login
+ * shell: bash, zsh or fish), Cursor and Windsurf document only "shell commands" (a shell, or a runner that
+ * splits the string shell-style and execs it). The command must answer, and block once the install is
+ * gone, under every one of those.
+ */
+describe('the hook command under every shell (and none) the agent may start it with', () => {
+  const PY_ARGV = 'import os, shlex, subprocess, sys\nos.environ["PATH"] = os.environ.pop("CHILD_PATH", os.environ["PATH"])\nsys.exit(subprocess.run(shlex.split(sys.argv[1])).returncode)';
+  const python = spawnSync('sh', ['-c', 'command -v python3'], { encoding: 'utf8' }).stdout.trim();
+  type Runner = { name: string; run: (command: string) => string[]; login?: boolean };
+  const runners = (agent: string): Runner[] => {
+    const flag = agent === 'codex' ? '-lc' : '-c';
+    return [
+      ...['/bin/sh', '/bin/bash', '/usr/bin/zsh', '/usr/bin/fish'].map((sh) => ({ name: `${sh} ${flag}`, run: (c: string) => [sh, flag, c] })),
+      // No shell at all: split the way shlex splits, exec the words.
+      ...(agent === 'codex' ? [] : [{ name: 'argv (shlex split, exec, no shell)', run: (c: string) => [python, '-c', PY_ARGV, c] }]),
+    ];
+  };
+  const run = (argv: string[], project: string, input: string, env: Record<string, string>) => {
+    const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: project, input, env, encoding: 'utf8', timeout: 30_000 });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+
+  for (const agent of ['codex', 'cursor', 'windsurf']) {
+    it(`${agent}: answers and then blocks under sh, bash, zsh, fish${agent === 'codex' ? '' : ' and a shell-less argv exec'}`, () => {
+      const p = installedProject();
+      init(p, agent);
+      const command = hookCommand(p, agent);
+      for (const r of runners(agent)) {
+        const env = { ...hookEnv(h), SHELL: r.run('x')[0] as string };
+        const ok = run(r.run(command), p, event(agent, 'ls', h.koda), env);
+        expect(ok.status, `${r.name}: ${ok.stderr}`).toBe(0);
+        expect(blocked(agent, ok), r.name).toBe(false);
+        const qemu = run(r.run(command), p, event(agent, 'qemu-system-x86_64 -hda win10.qcow2', h.koda), env);
+        expect(blocked(agent, qemu), `${r.name}: ${JSON.stringify(qemu)}`).toBe(true);
+      }
+      // node missing from PATH (not as a login shell: this machine's profile puts /usr/bin back).
+      const noNode = mkdtempSync(join(tmpdir(), 'offhost-nonode-'));
+      made.push(noNode);
+      symlinkSync('/usr/bin/git', join(noNode, 'git'));
+      for (const r of runners(agent)) {
+        const argv = r.run(command).map((w) => (w === '-lc' ? '-c' : w));
+        const env = { ...hookEnv(h), SHELL: argv[0] as string, ...(argv[0] === python ? { CHILD_PATH: noNode } : { PATH: noNode }) };
+        const gone = run(argv, p, event(agent, 'make build-safe', h.koda), env);
+        expect(blocked(agent, gone), `${r.name}: ${JSON.stringify(gone)}`).toBe(true);
+        expect(gone.stderr, r.name).toContain(`offhost hook ${agent} could not run (status 127)`);
+      }
+      rmSync(join(p, 'node_modules'), { recursive: true, force: true });
+      for (const r of runners(agent)) {
+        const env = { ...hookEnv(h), SHELL: r.run('x')[0] as string };
+        const gone = run(r.run(command), p, event(agent, 'make build-safe', h.koda), env);
+        expect(blocked(agent, gone), `${r.name}: ${JSON.stringify(gone)}`).toBe(true);
+        expect(gone.stderr, r.name).toContain('npm ci');
+      }
+    });
+  }
+
+  it('the POSIX form alone (what Codex wrote before) is not run by fish at all: fish 3 exits 0 on the parse error, so Codex would run the tool', () => {
+    const p = installedProject();
+    init(p, 'codex');
+    // The script inside the wrapper, as sh reads the quoted word.
+    const inner = spawnSync('/bin/sh', ['-c', `printf %s ${hookCommand(p, 'codex').replace(/^\/bin\/sh -c /, '')}`], { encoding: 'utf8' }).stdout;
+    expect(inner).toMatch(/^"\$\(git rev-parse --show-toplevel\)"\/node_modules\/\.bin\/offhost hook codex \|\| \{/);
+    rmSync(join(p, 'node_modules'), { recursive: true, force: true });
+    const bare = run(['/usr/bin/fish', '-c', inner], p, event('codex', 'make build-safe', h.koda), hookEnv(h));
+    expect(bare.status).toBe(0);
+    expect(bare.stderr).toContain('fish:');
+    expect(blocked('codex', bare)).toBe(false);
+    const wrapped = run(['/usr/bin/fish', '-c', hookCommand(p, 'codex')], p, event('codex', 'make build-safe', h.koda), hookEnv(h));
+    expect(blocked('codex', wrapped), JSON.stringify(wrapped)).toBe(true);
+  });
+
+  it('cursor, windsurf: a runner that split the command on spaces (no quote handling) would block every call (sh exits 2 on the broken quote), never let one through', () => {
+    for (const agent of ['cursor', 'windsurf']) {
+      const p = installedProject();
+      init(p, agent);
+      const words = hookCommand(p, agent).split(/\s+/);
+      const r = run(words, p, event(agent, 'ls', h.koda), hookEnv(h));
+      expect(r.status, JSON.stringify(r)).toBe(2);
+      expect(blocked(agent, r)).toBe(true);
+    }
+  });
+});
+
+describe('a door that cannot start offhost blocks (symlinks, OpenCode)', () => {
   it('claude-code through a symlinked checkout: "$CLAUDE_PROJECT_DIR" is the symlink, the hook still answers', () => {
     const p = installedProject();
     const link = join(mkdtempSync(join(tmpdir(), 'offhost-launch-link-')), 'proj');
