@@ -8,7 +8,7 @@
 // and for Codex, Cursor and Windsurf that same script inside `/bin/sh -c '…'` (see IN_POSIX_SHELL).
 //
 // - No machine path in a committed file: <root> is the agent's project directory variable
-//   ("$CLAUDE_PROJECT_DIR", "$GEMINI_PROJECT_DIR") or "$(git rev-parse --show-toplevel)" for agents that set
+//   ("$CLAUDE_PROJECT_DIR", "${GEMINI_PROJECT_DIR}") or "$(git rev-parse --show-toplevel)" for agents that set
 //   none, and <rel> is where the project's node_modules sits relative to it. When offhost is not installed
 //   in the project (a global install, a checkout), there is no such path: the entry then goes to the
 //   agent's personal settings file with absolute node and offhost paths, and init says so.
@@ -227,6 +227,11 @@ export function inPosixShell(script: string): string {
 /** The shell expression of the directory the project-relative path starts at. */
 function rootExpr(t: AgentTarget): string {
   if (t.root === 'git') return '"$(git rev-parse --show-toplevel)"';
+  // Gemini CLI replaces the text `$GEMINI_PROJECT_DIR` in the command with the shell-quoted directory before
+  // bash reads it (hookRunner.ts expandCommand), which inside our double quotes leaves literal quotes or
+  // backslashes in a path with a space or an `@`; it also exports the variable, so the braced spelling
+  // (not replaced) is expanded by bash itself.
+  if (t.root === 'GEMINI_PROJECT_DIR') return '"${GEMINI_PROJECT_DIR}"';
   return `"$${t.root}"`;
 }
 

@@ -51,7 +51,7 @@ describe('initAgent: committed settings hold no machine path', () => {
     });
   });
 
-  it('codex and cursor: relative to the git work tree root; gemini: "$GEMINI_PROJECT_DIR", timeout in ms', async () => {
+  it('codex and cursor: relative to the git work tree root; gemini: "${GEMINI_PROJECT_DIR}", timeout in ms', async () => {
     const root = project(false);
     const d = join(root, 'packages', 'app');
     mkdirSync(join(d, 'node_modules', '.bin'), { recursive: true });
@@ -66,7 +66,7 @@ describe('initAgent: committed settings hold no machine path', () => {
       })),
     );
     expect(read(join(d, '.gemini/settings.json')).hooks.BeforeTool).toEqual([
-      { matcher: 'run_shell_command|mcp__.*', hooks: [{ type: 'command', command: `"$GEMINI_PROJECT_DIR"/node_modules/.bin/offhost hook gemini${FALLBACK('gemini')}`, timeout: 30000, name: 'offhost' }] },
+      { matcher: 'run_shell_command|mcp__.*', hooks: [{ type: 'command', command: `"\${GEMINI_PROJECT_DIR}"/node_modules/.bin/offhost hook gemini${FALLBACK('gemini')}`, timeout: 30000, name: 'offhost' }] },
     ]);
     const cursor = read(join(d, '.cursor/hooks.json'));
     expect(cursor.version).toBe(1);

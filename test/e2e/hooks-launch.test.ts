@@ -7,6 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { quote as shellQuote } from 'shell-quote';
 import { type FakeHome, BIN, ROOT, fakeHome, hookEnv, requireBuild } from './hooks-helpers.js';
 
 let h: FakeHome;
@@ -21,9 +22,13 @@ afterAll(() => {
 });
 
 /** A git project with offhost installed: node_modules/offhost -> this checkout, .bin/offhost -> its dist/offhost.cjs. */
-function installedProject(): string {
-  const d = mkdtempSync(join(tmpdir(), 'offhost-launch-'));
+function installedProject(name?: string): string {
+  let d = mkdtempSync(join(tmpdir(), 'offhost-launch-'));
   made.push(d);
+  if (name) {
+    d = join(d, name);
+    mkdirSync(d);
+  }
   spawnSync('git', ['init', '-q'], { cwd: d });
   mkdirSync(join(d, 'node_modules', '.bin'), { recursive: true });
   symlinkSync(ROOT, join(d, 'node_modules', 'offhost'));
@@ -78,8 +83,13 @@ function event(agent: string, command: string, cwd: string): string {
 /** Runs the hook command as the agent does: a shell in the project, the agent's project variable set. */
 function runAs(agent: string, project: string, command: string, input: string, env: Record<string, string> = hookEnv(h), login = agent === 'codex') {
   const vars: Record<string, string> = agent === 'claude-code' ? { CLAUDE_PROJECT_DIR: project } : agent === 'gemini' ? { GEMINI_PROJECT_DIR: project } : {};
-  // Codex runs `$SHELL -lc COMMAND`; the others a POSIX shell -c.
-  const argv = login ? ['/bin/sh', '-lc', command] : ['/bin/sh', '-c', command];
+  // Codex runs `$SHELL -lc COMMAND`; Gemini CLI `bash -c` after replacing the text `$GEMINI_PROJECT_DIR` with
+  // the shell-quote'd directory (packages/core/src/hooks/hookRunner.ts expandCommand); the others a POSIX shell -c.
+  const argv = login
+    ? ['/bin/sh', '-lc', command]
+    : agent === 'gemini'
+      ? ['/bin/bash', '-c', command.replace(/\$GEMINI_PROJECT_DIR/g, () => shellQuote([project]))]
+      : ['/bin/sh', '-c', command];
   const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: project, input, env: { ...env, ...vars }, encoding: 'utf8', timeout: 30_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -234,6 +244,20 @@ describe('the hook command under every shell (and none) the agent may start it w
 });
 
 describe('a door that cannot start offhost blocks (symlinks, OpenCode)', () => {
+  it('a project path with a space, an @ and a quote: every agent\'s command still answers (Gemini quotes its variable into the text)', () => {
+    for (const agent of ['claude-code', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf']) {
+      const p = installedProject("my proj @work 'x'");
+      init(p, agent);
+      const command = hookCommand(p, agent);
+      const ok = runAs(agent, p, command, event(agent, 'ls', h.koda));
+      expect(ok.status, `${agent}: ${ok.stderr}`).toBe(0);
+      expect(blocked(agent, ok), agent).toBe(false);
+      const qemu = runAs(agent, p, command, event(agent, 'qemu-system-x86_64 -hda win10.qcow2', h.koda));
+      expect(qemu.stderr, agent).not.toContain('could not run');
+      expect(blocked(agent, qemu), `${agent}: ${JSON.stringify(qemu)}`).toBe(true);
+    }
+  });
+
   it('claude-code through a symlinked checkout: "$CLAUDE_PROJECT_DIR" is the symlink, the hook still answers', () => {
     const p = installedProject();
     const link = join(mkdtempSync(join(tmpdir(), 'offhost-launch-link-')), 'proj');
