@@ -97,7 +97,7 @@ __offhost_hist() {
   fi
 }
 __offhost_reset() { __offhost_state=idle; }
-__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; __offhost_cont=; }
+__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
 
 # Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
 # its config is broken: exit, cd, trap -, builtins that run nothing, and editing offhost's own config.
@@ -214,18 +214,21 @@ __offhost_debug() {
 # the line itself, the reroute (its status is the remote one) or __offhost_refused (status 126).
 __offhost_rl() {
   local line=$READLINE_LINE priv=0 rc
+  __offhost_enter accept-line
   [[ -z \${line//[[:space:]]/} ]] && return 0
   # \`trap - DEBUG\` takes the whole check out (both layers)
   [[ $(trap -p DEBUG) == *__offhost_debug* ]] || return 0
-  # A continuation line (PS2) is not a command by itself: the DEBUG trap checks the whole from history.
-  [[ -n \${__offhost_cont-} ]] && return 0
   __offhost_private "$line" && priv=1
   __offhost_judge "$line" "$priv"
   rc=$?
   case $rc in
     5)
-      # not complete yet: bash reads on, the DEBUG trap checks the whole line from history
-      __offhost_cont=1
+      # Not complete yet (an open quote, a trailing \\, \`for … do\`): the newline goes into the line being
+      # edited and this Enter does not accept it, so bash never reads a part (no PS2) and the whole is judged
+      # on the Enter that completes it, where a refusal or a reroute can still replace all of it.
+      READLINE_LINE+=$'\\n'
+      READLINE_POINT=\${#READLINE_LINE}
+      __offhost_enter redraw-current-line
       return 0
       ;;
     0) __offhost_state=pass ;;
@@ -245,11 +248,20 @@ __offhost_rl() {
       ;;
   esac
 }
+# What the second half of the Enter macro does: accept the line, or (line not complete) nothing.
+__offhost_enter() {
+  local m
+  for m in emacs vi-insert vi-command; do bind -m "$m" '"\\C-x\\C-o\\C-l": '"$1" 2>/dev/null; done
+}
 # Runs instead of a refused line: puts the typed line back into history (for editing) and fails with 126.
+# (\`history -s\` itself replaces the last entry, this one: deleting it first would take the entry before.)
 __offhost_refused() {
-  __offhost_hist
-  [[ $__offhost_hline == __offhost_refused ]] && builtin history -d "$__offhost_hnum" 2>/dev/null
-  [[ \${__offhost_refused_priv-} == 1 ]] || builtin history -s -- "\${__offhost_refused_line-}"
+  if [[ \${__offhost_refused_priv-} == 1 ]]; then
+    __offhost_hist
+    [[ $__offhost_hline == __offhost_refused ]] && builtin history -d "$__offhost_hnum" 2>/dev/null
+  else
+    builtin history -s -- "\${__offhost_refused_line-}"
+  fi
   return 126
 }
 
@@ -262,9 +274,10 @@ shopt -s extdebug
 trap '__offhost_debug' DEBUG
 for __offhost_map in emacs vi-insert vi-command; do
   bind -m "$__offhost_map" -x '"\\C-x\\C-o\\C-k": __offhost_rl' 2>/dev/null
-  bind -m "$__offhost_map" '"\\C-m": "\\C-x\\C-o\\C-k\\C-j"' 2>/dev/null
+  bind -m "$__offhost_map" '"\\C-m": "\\C-x\\C-o\\C-k\\C-x\\C-o\\C-l"' 2>/dev/null
 done
 unset __offhost_map
+__offhost_enter accept-line
 `;
 }
 

@@ -115,3 +115,16 @@ describe.skipIf(!has('zsh') || !has('script'))('zsh snippet (accept-line widget)
     expect(r.checked).toBe('echo one\nmake build-safe\nqemu-system-x86_64 x\necho "st=$?"\necho after\n');
   });
 });
+
+describe('offhost shell --check: a line ending in a backslash that continues it is not complete yet (exit 5)', () => {
+  it('agrees with bash on which trailing backslashes continue the line', async () => {
+    const { endsInContinuation } = await import('../../src/cli/commands/shell.js');
+    const lines = ['echo a \\', 'echo a\\', "echo 'a \\'", 'echo a # b \\', 'echo "a" \\', 'echo a \\\\', 'echo a \\\\\\', "echo $'x\\'y' \\", 'echo "a \\" b" \\', "echo 'x'\\", 'echo x;#\\', 'echo a#b \\'];
+    for (const line of lines) {
+      // Ground truth: an interactive-style read of the line, then `echo END`: a continued line swallows it.
+      const r = spawnSync('bash', ['--norc', '--noprofile', '-s'], { input: `${line}\necho END\n`, encoding: 'utf8' });
+      const continued = !r.stdout.split('\n').includes('END');
+      expect(endsInContinuation(line), `${line} (bash printed ${JSON.stringify(r.stdout)})`).toBe(continued);
+    }
+  });
+});

@@ -64,7 +64,7 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
   /** Types a line (or several, each with Enter) and Enter, then `echo "st=$?"` into the out file, and waits for it. */
   const type = async (line: string | string[]): Promise<string> => {
     for (const l of typeof line === 'string' ? [line] : line) {
-      tmux('send-keys', '-t', 't', '-l', l);
+      tmux('send-keys', '-t', 't', '-l', '--', l);
       tmux('send-keys', '-t', 't', 'Enter');
     }
     marks++;
@@ -119,6 +119,46 @@ describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
       expect(h5).not.toContain('__offhost_refused');
     } finally {
       t.kill();
+    }
+  });
+
+  it('$? is right after continuation lines, pipes and compound lines too: the whole is judged and replaced at the Enter that completes it', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet);
+    try {
+      writeFileSync(join(h.koda, 'fail-here'), '');
+      const before = makeRuns().length;
+      // A trailing backslash, an open quote, a pipe, compound lines: each rerouted whole, the remote status back.
+      expect(await t.type(['make \\', 'build-safe'])).toBe('7');
+      expect(await t.type(['echo "a', 'b" | make build-safe'])).toBe('7');
+      expect(await t.type('echo x | make build-safe')).toBe('7');
+      expect(await t.type('true; make build-safe')).toBe('7');
+      expect(await t.type(['for i in 1; do', 'make build-safe', 'done'])).toBe('7');
+      expect(await t.type('make build-safe && echo never')).toBe('7');
+      expect(makeRuns().slice(before)).toEqual(Array.from({ length: 6 }, () => ({ argv: ['build-safe'], cwd: h.koda, laptop: false })));
+      rmSync(join(h.koda, 'fail-here'));
+      // Refusals: 126, and no part of the line ran (not even the harmless commands before the heavy one).
+      const marker = join(t.dir, 'ran');
+      expect(await t.type(['qemu-system-x86_64 \\', '-hda win10.qcow2'])).toBe('126');
+      expect(await t.type([`echo a >> ${marker}; qemu-system-x86_64 \\`, '-hda x'])).toBe('126');
+      expect(await t.type([`echo "a`, `b" >> ${marker} | qemu-system-x86_64 -hda x`])).toBe('126');
+      expect(await t.type(['for i in 1; do', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'done'])).toBe('126');
+      expect(await t.type(`echo a >> ${marker} | qemu-system-x86_64 -hda x`)).toBe('126');
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      // An allowed multi-line line runs as typed, once.
+      expect(await t.type([`printf '%s\\n' "one`, `two" >> ${marker}`])).toBe('0');
+      expect(readFileSync(marker, 'utf8')).toBe('one\ntwo\n');
+      // The refused multi-line line is in history as typed (for editing).
+      await t.type(`history 40 > ${t.dir}/h`);
+      const hist = readFileSync(join(t.dir, 'h'), 'utf8');
+      expect(hist).toContain('qemu-system-x86_64 \\\n-hda win10.qcow2');
+      expect(hist).not.toContain('__offhost_refused');
+      // and the entries around it stay (each `echo "st=$?"` the test typed after a refused line is there).
+      expect(count(hist, 'echo "st=$?"')).toBe(12);
+    } finally {
+      t.kill();
+      rmSync(join(h.koda, 'fail-here'), { force: true });
     }
   });
 

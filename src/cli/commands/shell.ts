@@ -87,6 +87,39 @@ function incomplete(reason: string): boolean {
   return /unexpected end|unterminated|not closed|end of (the )?(input|line)|missing/i.test(reason);
 }
 
+/**
+ * Does the line end in a backslash that an interactive shell reads as "the line goes on" (unquoted, not in
+ * a comment)? The parser, like `bash -c`, takes a backslash at the very end as a literal one.
+ */
+export function endsInContinuation(line: string): boolean {
+  let q = '';
+  let comment = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (comment) {
+      if (c === '\n') comment = false;
+      continue;
+    }
+    if (q === "'") {
+      if (c === "'") q = '';
+      continue;
+    }
+    if (c === '\\') {
+      if (i === line.length - 1) return q === '';
+      i++;
+      continue;
+    }
+    if (q !== '') {
+      if (c === q[q.length - 1]) q = '';
+      continue;
+    }
+    if (c === "'") q = line[i - 1] === '$' ? "$'" : "'";
+    else if (c === '"') q = '"';
+    else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(line[i - 1] as string))) comment = true;
+  }
+  return false;
+}
+
 async function check(args: string[], io: Io): Promise<number> {
   let cwd = io.cwd;
   let priv = false;
@@ -105,6 +138,7 @@ async function check(args: string[], io: Io): Promise<number> {
   }
   if (rest.length !== 1) throw new UsageError('usage: offhost shell --check [--cwd DIR] [--private] [--] LINE');
   const line = rest[0] as string;
+  if (endsInContinuation(line)) return CHECK_INCOMPLETE;
   let v = await verdictFor(line, cwd, io);
   let broken: string | null = null;
   if (v.rule === HOOK_RULES.internal && /could not check this command/.test(v.reason)) {
