@@ -11,6 +11,7 @@ __offhost_cmd=(offhost)
 __offhost_state=idle
 __offhost_histnum=
 __offhost_said=
+__offhost_shadows=()
 __offhost_err=${TMPDIR:-/tmp}/offhost-check.$$
 # The heavy programs of offhost's built-in rules: still refused when offhost itself cannot run.
 __offhost_heavy='^(Brave Browser|Chromium|Firefox|Firefox Developer Edition|Firefox Nightly|Google Chrome|Google Chrome Beta|Google Chrome Canary|Google Chrome Dev|Hyprland|Microsoft Edge|Microsoft Edge Beta|Microsoft Edge Dev|MiniBrowser|Safari|UTM|VBoxHeadless|VBoxManage|VirtualBoxVM|WebKitWebDriver|X|Xdummy|Xephyr|Xnest|Xorg|Xtigervnc|Xvfb|Xvnc|backstop|brave|brave-browser|brave-browser-beta|brave-browser-nightly|brave-browser-stable|bun|cage|chrome|chrome-headless-shell|chromedriver|chromium|chromium-browser|chromium-freeworld|codeceptjs|cypress|dart|deno|detox|docker|dwl|emulator|emulator-headless|epiphany|firefox|firefox-beta|firefox-bin|firefox-developer-edition|firefox-esr|firefox-nightly|flutter|gamescope|geckodriver|gmake|gnome-boxes|gnome-shell|google-chrome|google-chrome-beta|google-chrome-canary|google-chrome-dev|google-chrome-stable|google-chrome-unstable|gradle|gradlew|headless-shell|headless_shell|hikari|hyprland|karma|kvm|kwin_wayland|labwc|lb|lhci|librewolf|lighthouse|make|microsoft-edge|microsoft-edge-beta|microsoft-edge-canary|microsoft-edge-dev|microsoft-edge-stable|msedge|msedgedriver|multipassd|mutter|nerdctl|ng|nightwatch|niri|node|nodejs|opera|pa11y|pa11y-ci|patrol|playwright|podman|protractor|puppeteer|py\.test|pytest|python|python3|qemu-kvm|quickemu|river|ruby|selenium-server|selenium-standalone|sway|taiko|test-storybook|testcafe|testem|tigervncserver|ungoogled-chromium|utm|vagrant|vboxheadless|vboxmanage|virsh|virt-install|virt-viewer|vitest|vivaldi|vivaldi-stable|vncserver|waterfox|wayfire|wdio|web-test-runner|weston|wlheadless-run|wtr|x11vnc-virtual|xpra|xvfb-run|emulator64-.*|python3\..*|qemu-system-.*)$'
@@ -30,7 +31,10 @@ __offhost_hist() {
     __offhost_hline=
   fi
 }
-__offhost_reset() { __offhost_state=idle; }
+__offhost_reset() {
+  __offhost_state=idle
+  [[ -n ${__offhost_shadows[*]-} ]] && __offhost_unshadow
+}
 __offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
 
 # Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
@@ -106,14 +110,55 @@ __offhost_judge() {
   return 126
 }
 
+# A command of a refused or rerouted line is not to run here. When its text is plain (no expansion,
+# redirection or glob anywhere, a plain name), bash runs a stand-in function of that name instead (functions
+# come before builtins and programs), which only returns the line's status (126, or the remote one), so
+# that `$?` after the line is that status; a plain `for`/`case`/`select`/`[[` header runs (it runs nothing,
+# its commands get the same treatment). Anything else is skipped (extdebug), with the status 0 bash gives
+# a skipped command. A refused line that keeps looping on this layer (`until`, `while !`) is interrupted.
+__offhost_stand_in() {
+  local c=$BASH_COMMAND w words
+  [[ $c == *$'\n'* || $c =~ [][\$\`\<\>\(\)\;\&\|\*\?\{\}~\\] ]] && return 1
+  read -ra words <<<"$c"
+  for w in "${words[@]}"; do [[ $w =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || break; done
+  [[ $w =~ ^[A-Za-z0-9_.+:@%,/-]+$ && $w != *=* ]] || return 1
+  case $w in builtin | return | unset) return 1 ;; esac
+  case $(type -t -- "$w") in
+    '' | file | builtin) ;;
+    keyword) [[ $w == for || $w == case || $w == select || $w == '[[' ]] && return 0; return 1 ;;
+    *) return 1 ;;
+  esac
+  eval "function $w { __offhost_stood_in; }" 2>/dev/null || return 1
+  __offhost_shadows+=("$w")
+  return 0
+}
+__offhost_stood_in() { return "${__offhost_status:-126}"; }
+# Only keywords and `builtin` here: it runs while a stand-in may still shadow any builtin.
+__offhost_unshadow() {
+  for __offhost_w in "${__offhost_shadows[@]}"; do builtin unset -f -- "$__offhost_w"; done
+  __offhost_shadows=()
+}
 __offhost_debug() {
   [[ -n ${COMP_LINE-} ]] && return 0
   case $BASH_COMMAND in __offhost_*) return 0 ;; esac
   # extdebug makes functions inherit the DEBUG trap: the snippet's own functions are not checked.
   case ${FUNCNAME[1]-} in __offhost_*) return 0 ;; esac
+  if [[ -n ${__offhost_shadows[*]-} ]]; then
+    # the trap at the entry of a stand-in: it only returns the status
+    [[ " ${__offhost_shadows[*]} " == *" ${FUNCNAME[1]-} "* ]] && return 0
+    __offhost_unshadow
+  fi
   case $__offhost_state in
     idle | pass) return 0 ;;
-    skip) return 1 ;;
+    done)
+      if (( ++__offhost_done > 1000 )); then
+        printf 'offhost: interrupted a refused line that kept looping\n' >&2
+        builtin kill -INT "$BASHPID"
+        return 1
+      fi
+      __offhost_stand_in && return 0
+      return 1
+      ;;
   esac
   local line priv=1 rc
   __offhost_hist
@@ -131,17 +176,19 @@ __offhost_debug() {
   case $rc in
     0) return 0 ;;
     3)
-      [[ $__offhost_state == pass ]] && __offhost_state=skip
       printf 'offhost: rerouted; running instead:\n  %s\n' "$__offhost_out" >&2
       eval "$__offhost_out"
-      return 1
+      __offhost_status=$?
       ;;
     *)
-      [[ $__offhost_state == pass ]] && __offhost_state=skip
       printf 'offhost: %s\n' "${__offhost_out:-refused}" >&2
-      return 1
+      __offhost_status=126
       ;;
   esac
+  # The whole line was judged (from history): none of it runs here, every command of it gets the stand-in.
+  [[ $__offhost_state == pass ]] && __offhost_state=done __offhost_done=0
+  __offhost_stand_in && return 0
+  return 1
 }
 
 # At a terminal: the line is judged when Enter is pressed, before bash accepts it, so that what runs is

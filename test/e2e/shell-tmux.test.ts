@@ -42,7 +42,7 @@ const makeRuns = () => (existsSync(h.localLog) ? readFileSync(h.localLog, 'utf8'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An interactive bash in tmux with `snippet` sourced from its rc file. */
-async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string; fish?: boolean } = {}) {
+async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string; fish?: boolean; bashArgs?: string[] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'offhost-tmux-'));
   made.push(dir);
   const out = join(dir, 'out');
@@ -57,7 +57,7 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
     env: { OFFHOST_ROLE: 'laptop', LAPTOP_MARKER: '1', OFFHOST_AUDIT_LOG: h.audit, TERM: 'xterm', ...(opts.env ?? {}) },
   });
   const tmux = (...args: string[]) => spawnSync('tmux', ['-S', sock, ...args], { env, encoding: 'utf8' });
-  const shell = opts.fish ? `fish --no-config -C 'source ${rc}'` : `bash --noprofile --rcfile ${rc} -i`;
+  const shell = opts.fish ? `fish --no-config -C 'source ${rc}'` : `bash --noprofile ${(opts.bashArgs ?? []).join(' ')} --rcfile ${rc} -i`;
   const started = tmux('new-session', '-d', '-x', '220', '-y', '50', '-c', opts.cwd ?? h.koda, '-s', 't', shell);
   if (started.status !== 0) throw new Error(`tmux: ${started.stderr}`);
   let marks = 0;
@@ -156,6 +156,48 @@ describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
       expect(hist).not.toContain('__offhost_refused');
       // and the entries around it stay (each `echo "st=$?"` the test typed after a refused line is there).
       expect(count(hist, 'echo "st=$?"')).toBe(12);
+    } finally {
+      t.kill();
+      rmSync(join(h.koda, 'fail-here'), { force: true });
+    }
+  });
+
+  it('without readline (bash --noediting, as editors run it): the DEBUG trap alone; $? is 126 / the remote status where the text of the last command is plain, 0 where bash allows nothing else', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet, { bashArgs: ['--noediting'] });
+    try {
+      const marker = join(t.dir, 'ran');
+      expect(await t.type('qemu-system-x86_64 -hda win10.qcow2')).toBe('126');
+      expect(await t.type(`echo a >> ${marker}; qemu-system-x86_64 -hda x`)).toBe('126');
+      expect(await t.type(`echo a | qemu-system-x86_64 -hda x`)).toBe('126');
+      expect(await t.type(['qemu-system-x86_64 \\', '-hda x'])).toBe('126');
+      expect(await t.type(['for i in 1; do', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'done'])).toBe('126');
+      expect(await t.type('FOO=1 qemu-system-x86_64 -hda x && echo never')).toBe('126');
+      expect(await t.type('qemu-system-x86_64 -hda x; echo b')).toBe('126');
+      // A `while read` loop ends at once (its read gets the stand-in); a loop whose body never ran is 0 in bash.
+      expect(await t.type(['while read -r l; do', 'qemu-system-x86_64 -hda "$l"', 'done < /dev/zero'])).toBe('0');
+      // What bash gives no way to set: a refused line whose last command has a redirection or an expansion
+      // is skipped with the status 0 bash gives a skipped command (extdebug). Nothing of it ran.
+      expect(await t.type(`qemu-system-x86_64 -hda x; echo b >> ${marker}`)).toBe('0');
+      expect(await t.type(`qemu-system-x86_64 -hda x > ${marker}`)).toBe('0');
+      expect(await t.type('qemu-system-x86_64 -hda "$HOME/x"')).toBe('0');
+      // A refused loop that never ends on this layer (until: the stand-in's 126 never satisfies it) is interrupted.
+      expect(await t.type('until qemu-system-x86_64 -hda x; do :; done')).toBe('130');
+      expect(t.screen()).toContain('offhost: interrupted a refused line that kept looping');
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      // Reroutes: run once on the VM, the remote status back where the line ends in an external command.
+      writeFileSync(join(h.koda, 'fail-here'), '');
+      const before = makeRuns().length;
+      expect(await t.type('make build-safe')).toBe('7');
+      expect(await t.type('echo x | make build-safe')).toBe('7');
+      expect(await t.type(['make \\', 'build-safe'])).toBe('7');
+      expect(await t.type('true; make build-safe')).toBe('7');
+      expect(makeRuns().slice(before)).toEqual(Array.from({ length: 4 }, () => ({ argv: ['build-safe'], cwd: h.koda, laptop: false })));
+      rmSync(join(h.koda, 'fail-here'));
+      // The stand-ins are gone after the line: the real programs run again when allowed.
+      expect(await t.type(`type -t qemu-system-x86_64 make echo read > ${t.dir}/types`)).toBe('0');
+      expect(readFileSync(join(t.dir, 'types'), 'utf8')).toBe('file\nfile\nbuiltin\nbuiltin\n');
     } finally {
       t.kill();
       rmSync(join(h.koda, 'fail-here'), { force: true });
