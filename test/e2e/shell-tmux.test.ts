@@ -42,13 +42,14 @@ const makeRuns = () => (existsSync(h.localLog) ? readFileSync(h.localLog, 'utf8'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An interactive bash in tmux with `snippet` sourced from its rc file. */
-async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string; fish?: boolean; bashArgs?: string[] } = {}) {
+async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string; fish?: boolean; zsh?: boolean; bashArgs?: string[] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'offhost-tmux-'));
   made.push(dir);
   const out = join(dir, 'out');
   const rc = join(dir, 'rc');
   writeFileSync(out, '');
-  writeFileSync(rc, opts.fish ? `${opts.prelude ?? ''}\n${snippet}\n` : `PS1='$ '\nHISTFILE=${dir}/hist\n${opts.prelude ?? ''}\n${snippet}\n`);
+  writeFileSync(rc, opts.fish ? `${opts.prelude ?? ''}\n${snippet}\n` : `PS1='$ '\nHISTFILE=${dir}/hist\n${opts.zsh ? 'SAVEHIST=100\nHISTSIZE=100\n' : ''}${opts.prelude ?? ''}\n${snippet}\n`);
+  if (opts.zsh) writeFileSync(join(dir, '.zshrc'), `source ${rc}\n`);
   const sock = join(dir, 'sock');
   const env = standinEnv({
     log: join(dir, 'standin.log'),
@@ -57,7 +58,7 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
     env: { OFFHOST_ROLE: 'laptop', LAPTOP_MARKER: '1', OFFHOST_AUDIT_LOG: h.audit, TERM: 'xterm', ...(opts.env ?? {}) },
   });
   const tmux = (...args: string[]) => spawnSync('tmux', ['-S', sock, ...args], { env, encoding: 'utf8' });
-  const shell = opts.fish ? `fish --no-config -C 'source ${rc}'` : `bash --noprofile ${(opts.bashArgs ?? []).join(' ')} --rcfile ${rc} -i`;
+  const shell = opts.fish ? `fish --no-config -C 'source ${rc}'` : opts.zsh ? `env ZDOTDIR=${dir} zsh -i` : `bash --noprofile ${(opts.bashArgs ?? []).join(' ')} --rcfile ${rc} -i`;
   const started = tmux('new-session', '-d', '-x', '220', '-y', '50', '-c', opts.cwd ?? h.koda, '-s', 't', shell);
   if (started.status !== 0) throw new Error(`tmux: ${started.stderr}`);
   let marks = 0;
@@ -81,7 +82,7 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
   const screen = () => tmux('capture-pane', '-p', '-J', '-t', 't', '-S', '-2000').stdout;
   const alive = () => tmux('has-session', '-t', 't').status === 0;
   const kill = () => tmux('kill-server');
-  await sleep(opts.fish ? 800 : 300);
+  await sleep(opts.fish || opts.zsh ? 800 : 300);
   return { type, screen, alive, kill, dir };
 }
 
@@ -272,6 +273,44 @@ describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
       expect(audit).not.toContain('k-visible-2');
     } finally {
       t.kill();
+    }
+  });
+});
+
+const hasZsh = spawnSync('sh', ['-c', 'command -v zsh']).status === 0;
+
+describe.skipIf(!hasTmux || !hasZsh)('the zsh snippet at a real terminal (tmux)', () => {
+  it('a command typed over several lines (PS2) is judged whole: rerouted or refused whole, $? the remote status or 126', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'zsh'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet, { zsh: true });
+    try {
+      writeFileSync(join(h.koda, 'fail-here'), '');
+      const before = makeRuns().length;
+      expect(await t.type('make build-safe')).toBe('7');
+      expect(await t.type(['make \\', 'build-safe'])).toBe('7');
+      expect(await t.type(['echo "a', 'b" | make build-safe'])).toBe('7');
+      expect(await t.type(['for i in 1; do', 'make build-safe', 'done'])).toBe('7');
+      expect(makeRuns().slice(before)).toEqual(Array.from({ length: 4 }, () => ({ argv: ['build-safe'], cwd: h.koda, laptop: false })));
+      rmSync(join(h.koda, 'fail-here'));
+      const marker = join(t.dir, 'ran');
+      expect(await t.type('qemu-system-x86_64 -hda win10.qcow2')).toBe('126');
+      expect(await t.type(['qemu-system-x86_64 \\', '-hda x'])).toBe('126');
+      expect(await t.type(['for i in 1; do', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'done'])).toBe('126');
+      expect(await t.type([`echo "a`, `b" >> ${marker}; qemu-system-x86_64 -hda x`])).toBe('126');
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      // Allowed multi-line commands run once, as typed.
+      expect(await t.type(['for i in 1 2; do', `echo "in $i" >> ${marker}`, 'done'])).toBe('0');
+      expect(readFileSync(marker, 'utf8')).toBe('in 1\nin 2\n');
+      // The refused construct is in history whole (for editing), never __offhost_refused.
+      expect(await t.type(`fc -ln 1 > ${t.dir}/h`)).toBe('0');
+      const hist = readFileSync(join(t.dir, 'h'), 'utf8');
+      // (fc -l shows the newlines of a multi-line entry as \n)
+      expect(hist).toContain(`for i in 1; do\\necho in >> ${marker}\\nqemu-system-x86_64 -hda x\\ndone`);
+      expect(hist).not.toContain('__offhost_refused');
+    } finally {
+      t.kill();
+      rmSync(join(h.koda, 'fail-here'), { force: true });
     }
   });
 });
