@@ -334,6 +334,36 @@ describe.skipIf(!hasTmux || !hasFish)('the fish snippet at a real terminal (tmux
     }
   });
 
+  it('multi-line commands and fish syntax (and/or/not, blocks, (…)) are judged whole, as fish runs them', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'fish'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet, { fish: true });
+    try {
+      const before = makeRuns().length;
+      const marker = join(t.dir, 'ran');
+      // Typed over several lines (fish keeps them in one buffer): refused whole, nothing of it ran.
+      expect(await t.type(['for i in 1', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'end'])).toBe('126');
+      expect(await t.type(['echo "a', `b" >> ${marker}; qemu-system-x86_64 -hda x`])).toBe('126');
+      // fish's own syntax hid the program from a bash reading: now it is seen.
+      expect(await t.type('true; and qemu-system-x86_64 -hda x')).toBe('126');
+      expect(await t.type('if true; make build-safe; end')).toBe('126');
+      expect(await t.type('echo (make build-safe)')).toBe('126');
+      expect(await t.type(['if true', 'make build-safe', 'end'])).toBe('126');
+      expect(makeRuns().length).toBe(before);
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      expect(t.screen()).toContain('This line is fish: offhost runs bash on the VM');
+      // Light fish lines run, once, as typed (they were refused as unreadable bash before).
+      expect(await t.type(['for i in 1 2', `echo in $i >> ${marker}`, 'end'])).toBe('0');
+      expect(await t.type(`echo (echo sub) >> ${marker}; and echo and >> ${marker}`)).toBe('0');
+      expect(readFileSync(marker, 'utf8')).toBe('in 1\nin 2\nsub\nand\n');
+      // A plain line still reroutes to the VM.
+      expect(await t.type('make build-safe')).toBe('0');
+      expect(makeRuns().slice(before)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: false }]);
+    } finally {
+      t.kill();
+    }
+  });
+
   it('offhost gone: said once, heavy lines refused, the rest runs', async () => {
     const t = await terminal(fishSnippet([join(h.home, 'gone', 'node_modules', '.bin', 'offhost')]), { fish: true });
     try {

@@ -17,6 +17,7 @@ import { EXIT, UsageError } from '../../errors.js';
 import { formatDuration } from '../../report/duration.js';
 import { type AuditRecord, HOOK_RULES, errorText, refusal, safeClassify, shQuote } from '../../adapters/common.js';
 import { planShell, replaceAt } from '../../adapters/shell-wrapper.js';
+import { fishAsBash } from '../../adapters/fish-line.js';
 import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
 import { TEXT_MAX, makeClassifier } from '../../adapters/classifier.js';
 import { ensureShims } from '../../shims/ensure.js';
@@ -123,10 +124,12 @@ export function endsInContinuation(line: string): boolean {
 async function check(args: string[], io: Io): Promise<number> {
   let cwd = io.cwd;
   let priv = false;
+  let fish = false;
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a === '--private') priv = true;
+    else if (a === '--fish') fish = true;
     else if (a === '--cwd') {
       const d = args[++i];
       if (d === undefined) throw new UsageError('--cwd needs a directory');
@@ -136,9 +139,12 @@ async function check(args: string[], io: Io): Promise<number> {
       break;
     } else rest.push(a);
   }
-  if (rest.length !== 1) throw new UsageError('usage: offhost shell --check [--cwd DIR] [--private] [--] LINE');
-  const line = rest[0] as string;
-  if (endsInContinuation(line)) return CHECK_INCOMPLETE;
+  if (rest.length !== 1) throw new UsageError('usage: offhost shell --check [--cwd DIR] [--private] [--fish] [--] LINE');
+  const typed = rest[0] as string;
+  // fish (which says itself when a line is complete): the line read as the bash the guard parses
+  const asBash = fish ? fishAsBash(typed) : { text: typed, exact: true };
+  const line = asBash.text;
+  if (!fish && endsInContinuation(line)) return CHECK_INCOMPLETE;
   let v = await verdictFor(line, cwd, io);
   let broken: string | null = null;
   if (v.rule === HOOK_RULES.internal && /could not check this command/.test(v.reason)) {
@@ -154,8 +160,13 @@ async function check(args: string[], io: Io): Promise<number> {
       v = refusal(HOOK_RULES.internal, `offhost could not check this command: ${errorText(err)}`);
     }
   }
+  if (fish && v.rule === 'parse-error') v = refusal('parse-error', `offhost cannot read this fish line (${v.reason}); nothing of it ran`);
+  if (fish && v.decision === 'reroute' && !asBash.exact) {
+    // offhost run executes bash on the VM: a fish-only line cannot go there as it is
+    v = refusal(v.rule ?? 'reroute', `${v.reason} This line is fish: offhost runs bash on the VM, so run its bash form there with \`offhost run -- '…'\``);
+  }
   if (v.rule === 'parse-error' && incomplete(v.reason)) return CHECK_INCOMPLETE;
-  if (!priv) audit(io, cwd, line, v);
+  if (!priv) audit(io, cwd, typed, v);
   if (broken !== null) {
     if (v.decision === 'allow') {
       io.stdout(`offhost's config is broken: ${broken}\n`);
@@ -258,7 +269,7 @@ async function readAllStdin(deadlineMs: number): Promise<Buffer | 'too-big' | 'n
 }
 
 const HELP = `Usage: offhost shell [bash options] [-c COMMAND | SCRIPT [ARGS...]]
-       offhost shell --check [--cwd DIR] [--] LINE
+       offhost shell --check [--cwd DIR] [--private] [--fish] [--] LINE
 
 A drop-in $SHELL (for agents and tools that run commands through $SHELL -c): each command is checked
 first, then run by the real shell as it is, or as its reroute (offhost run -- ...), or refused with the
