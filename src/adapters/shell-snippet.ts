@@ -9,10 +9,14 @@
 // it checks each simple command (`$BASH_COMMAND`) instead.
 // At a terminal (readline), bash also checks the line when Enter is pressed (a `bind -x` macro before
 // accept-line): a reroute replaces the line before it runs (so `$?` is the remote status), a refusal runs
-// `__offhost_refused` instead (`$?` is 126; the typed line goes back into history for editing). The DEBUG
-// trap stays as the layer for what readline does not see (continuation lines, input on a pipe).
-// zsh: the `accept-line` widget is wrapped the same way. fish: Enter is bound to a function that checks
-// `commandline` and then executes it (or the reroute, or `__offhost_refused`).
+// `__offhost_refused` instead (`$?` is 126; the typed line goes back into history for editing); a line that
+// is not complete yet stays in the readline buffer (Enter inserts the newline), so it is judged whole. The
+// DEBUG trap stays as the layer for what readline does not see (`--noediting`, input not from a terminal):
+// the commands of a refused or rerouted line are skipped, or, when plain, replaced by a stand-in function
+// that returns the line's status (bash gives a skipped command 0).
+// zsh: the `accept-line` widget is wrapped the same way, judging `$PREBUFFER$BUFFER` at a continuation
+// prompt. fish: Enter is bound to a function that checks the whole `commandline` (fish syntax read by
+// `--check --fish`) and then executes it (or the reroute, or `__offhost_refused`).
 //
 // Never wedges a terminal: `exit`, `cd`, `trap -`/`trap -p`, builtins that run nothing and editing
 // offhost's own config file pass without starting offhost; a broken config is said once (exit 4 of
