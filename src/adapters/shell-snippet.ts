@@ -183,7 +183,7 @@ __offhost_judge() {
 # A command of a refused or rerouted line is not to run here. When its text is plain (no expansion,
 # redirection or glob anywhere, a plain name), bash runs a stand-in function of that name instead (functions
 # come before builtins and programs), which only returns the line's status (126, or the remote one), so
-# that \`$?\` after the line is that status; a plain \`for\`/\`case\`/\`select\`/\`[[\` header runs (it runs nothing,
+# that \`$?\` after the line is that status; a plain \`for\`/\`case\`/\`[[\` header runs (it runs nothing,
 # its commands get the same treatment). Anything else is skipped (extdebug), with the status 0 bash gives
 # a skipped command. A refused line that keeps looping on this layer (\`until\`, \`while !\`) is interrupted.
 __offhost_stand_in() {
@@ -195,7 +195,7 @@ __offhost_stand_in() {
   case $w in builtin | return | unset) return 1 ;; esac
   case $(type -t -- "$w") in
     '' | file | builtin) ;;
-    keyword) [[ $w == for || $w == case || $w == select || $w == '[[' ]] && return 0; return 1 ;;
+    keyword) [[ $w == for || $w == case || $w == '[[' ]] && return 0; return 1 ;;
     *) return 1 ;;
   esac
   eval "function $w { __offhost_stood_in; }" 2>/dev/null || return 1

@@ -175,6 +175,14 @@ describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
       expect(await t.type(['for i in 1; do', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'done'])).toBe('126');
       expect(await t.type('FOO=1 qemu-system-x86_64 -hda x && echo never')).toBe('126');
       expect(await t.type('qemu-system-x86_64 -hda x; echo b')).toBe('126');
+      // Builtins of a refused line get the stand-in too: nothing of the line takes effect.
+      expect(await t.type('cd /; qemu-system-x86_64 -hda x')).toBe('126');
+      expect(await t.type(`pwd > ${t.dir}/pwd`)).toBe('0');
+      expect(readFileSync(join(t.dir, 'pwd'), 'utf8').trim()).toBe(h.koda);
+      expect(await t.type('command qemu-system-x86_64 -hda x')).toBe('126');
+      expect(await t.type('eval qemu-system-x86_64 -hda x')).toBe('126');
+      expect(await t.type('exec qemu-system-x86_64 -hda x')).toBe('126');
+      expect(t.alive()).toBe(true);
       // A `while read` loop ends at once (its read gets the stand-in); a loop whose body never ran is 0 in bash.
       expect(await t.type(['while read -r l; do', 'qemu-system-x86_64 -hda "$l"', 'done < /dev/zero'])).toBe('0');
       // What bash gives no way to set: a refused line whose last command has a redirection or an expansion
