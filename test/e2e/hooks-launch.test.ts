@@ -80,6 +80,19 @@ function event(agent: string, command: string, cwd: string): string {
   throw new Error(agent);
 }
 
+/** Each agent's documented MCP event naming `command` (Codex: an MCP tool reported as mcp__server__tool). */
+function mcpEvent(agent: string, command: string, cwd: string): string | null {
+  switch (agent) {
+    case 'cursor':
+      return JSON.stringify({ hook_event_name: 'beforeMCPExecution', conversation_id: 'c1', generation_id: 'g1', workspace_roots: [cwd], tool_name: 'run', tool_input: JSON.stringify({ command }), command: 'npx mcp-shell' });
+    case 'windsurf':
+      return JSON.stringify({ agent_action_name: 'pre_mcp_tool_use', trajectory_id: 'tr1', execution_id: 'e1', timestamp: '2026-01-01T00:00:00Z', tool_info: { mcp_server_name: 'shell', mcp_tool_name: 'run', mcp_tool_arguments: { command } } });
+    case 'codex':
+      return JSON.stringify({ session_id: 's1', turn_id: 't', transcript_path: null, cwd, hook_event_name: 'PreToolUse', model: 'gpt-5', permission_mode: 'default', tool_name: 'mcp__shell__run', tool_input: { command }, tool_use_id: 'c' });
+  }
+  return null;
+}
+
 /** Runs the hook command as the agent does: a shell in the project, the agent's project variable set. */
 function runAs(agent: string, project: string, command: string, input: string, env: Record<string, string> = hookEnv(h), login = agent === 'codex') {
   const vars: Record<string, string> = agent === 'claude-code' ? { CLAUDE_PROJECT_DIR: project } : agent === 'gemini' ? { GEMINI_PROJECT_DIR: project } : {};
@@ -212,6 +225,9 @@ describe('the hook command under every shell (and none) the agent may start it w
         const gone = run(r.run(command), p, event(agent, 'make build-safe', h.koda), env);
         expect(blocked(agent, gone), `${r.name}: ${JSON.stringify(gone)}`).toBe(true);
         expect(gone.stderr, r.name).toContain('npm ci');
+        // The MCP event (the same command serves it) blocks the same way.
+        const mcp = mcpEvent(agent, 'make build-safe', h.koda);
+        if (mcp) expect(blocked(agent, run(r.run(command), p, mcp, env)), r.name).toBe(true);
       }
     });
   }
@@ -278,9 +294,9 @@ describe('a door that cannot start offhost blocks (symlinks, OpenCode)', () => {
     expect(src).not.toContain(p);
     writeFileSync(join(p, 'package.json'), '{"type":"module"}');
     const env = hookEnv(h);
-    const call = async (tool: string, args: Record<string, unknown>) => {
+    const call = async (tool: string, args: Record<string, unknown>, extra: Record<string, string> = {}) => {
       const saved = { ...process.env };
-      Object.assign(process.env, env);
+      Object.assign(process.env, env, extra);
       try {
         const mod = await import(`${file}?v=${Math.random()}`);
         const hooks = await mod.Offhost({ directory: h.koda, worktree: p });
@@ -301,6 +317,10 @@ describe('a door that cannot start offhost blocks (symlinks, OpenCode)', () => {
     expect(String((heavy as { args?: Record<string, unknown> }).args?.command)).toMatch(/^env OFFHOST_SESSION=opencode-ses_1 OFFHOST_AI=opencode .*run .*-- 'make build-safe'$/);
     expect(await call('bash', { command: 'qemu-system-x86_64 -hda win10.qcow2' })).toMatchObject({ ok: false, message: expect.stringContaining('offhost refused this command') });
     expect(await call('read', { filePath: '/etc/hosts' })).toMatchObject({ ok: true });
+    // node missing from PATH: offhost's `#!/usr/bin/env node` fails (127), the plugin throws
+    const noNode = mkdtempSync(join(tmpdir(), 'offhost-nonode-'));
+    made.push(noNode);
+    expect(await call('bash', { command: 'make build-safe' }, { PATH: noNode })).toMatchObject({ ok: false, message: expect.stringContaining('could not run (exit 127') });
     rmSync(join(p, 'node_modules'), { recursive: true, force: true });
     expect(await call('bash', { command: 'make build-safe' })).toMatchObject({ ok: false, message: expect.stringContaining('could not run') });
   });
