@@ -184,19 +184,21 @@ describe('the hook command under every shell (and none) the agent may start it w
   type Runner = { name: string; run: (command: string) => string[]; login?: boolean };
   const runners = (agent: string): Runner[] => {
     const flag = agent === 'codex' ? '-lc' : '-c';
+    // Claude Code: sh -c (documented), bash or zsh (the shells it picks); the POSIX form, no wrapper.
+    const shells = agent === 'claude-code' ? ['/bin/sh', '/bin/bash', '/usr/bin/zsh'] : ['/bin/sh', '/bin/bash', '/usr/bin/zsh', '/usr/bin/fish'];
     return [
-      ...['/bin/sh', '/bin/bash', '/usr/bin/zsh', '/usr/bin/fish'].map((sh) => ({ name: `${sh} ${flag}`, run: (c: string) => [sh, flag, c] })),
+      ...shells.map((sh) => ({ name: `${sh} ${flag}`, run: (c: string) => [sh, flag, c] })),
       // No shell at all: split the way shlex splits, exec the words.
-      ...(agent === 'codex' ? [] : [{ name: 'argv (shlex split, exec, no shell)', run: (c: string) => [python, '-c', PY_ARGV, c] }]),
+      ...(agent === 'codex' || agent === 'claude-code' ? [] : [{ name: 'argv (shlex split, exec, no shell)', run: (c: string) => [python, '-c', PY_ARGV, c] }]),
     ];
   };
   const run = (argv: string[], project: string, input: string, env: Record<string, string>) => {
-    const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: project, input, env, encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: project, input, env: { CLAUDE_PROJECT_DIR: project, ...env }, encoding: 'utf8', timeout: 30_000 });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
 
-  for (const agent of ['codex', 'cursor', 'windsurf']) {
-    it(`${agent}: answers and then blocks under sh, bash, zsh, fish${agent === 'codex' ? '' : ' and a shell-less argv exec'}`, () => {
+  for (const agent of ['claude-code', 'codex', 'cursor', 'windsurf']) {
+    it(`${agent}: answers and then blocks under ${runners(agent).map((r) => r.name.split(' ')[0]?.replace(/^.*\//, '')).join(', ')}`, () => {
       const p = installedProject();
       init(p, agent);
       const command = hookCommand(p, agent);
