@@ -128,3 +128,29 @@ describe('offhost shell --check: a line ending in a backslash that continues it 
     }
   });
 });
+
+describe('offhost shell --check: a here-document whose delimiter line has not come is not complete yet (exit 5)', () => {
+  it('agrees with bash on which lines still read a here-document body', async () => {
+    const { openHeredoc } = await import('../../src/cli/commands/shell.js');
+    const lines = [
+      'cat <<EOF',
+      'cat <<EOF\nhello',
+      'cat <<EOF\nhello\nEOF',
+      'cat <<-EOF\n\thello\n\tEOF',
+      "cat <<'EOF'\n$x\nEOF",
+      'cat <<"E F"\nx\nE F',
+      'cat <<A <<B\na\nA\nb',
+      'cat <<A <<B\na\nA\nb\nB',
+      'cat <<<word',
+      "echo '<<EOF'",
+      'echo a # <<EOF',
+      'cat <<EOF | qemu-system-x86_64 -hda x\nbody',
+      'cat <<EOF; echo after\nx\nEOF',
+    ];
+    for (const line of lines) {
+      const r = spawnSync('bash', ['--norc', '--noprofile', '-s'], { input: `${line}\necho END\n`, encoding: 'utf8' });
+      const continued = !r.stdout.split('\n').includes('END');
+      expect(openHeredoc(line), `${JSON.stringify(line)} (bash printed ${JSON.stringify(r.stdout)})`).toBe(continued);
+    }
+  });
+});

@@ -145,18 +145,21 @@ describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
       expect(await t.type([`echo "a`, `b" >> ${marker} | qemu-system-x86_64 -hda x`])).toBe('126');
       expect(await t.type(['for i in 1; do', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'done'])).toBe('126');
       expect(await t.type(`echo a >> ${marker} | qemu-system-x86_64 -hda x`)).toBe('126');
+      // A here-document: its body is data, not commands; the whole is refused before any of it is read as lines.
+      expect(await t.type(['qemu-system-x86_64 -hda x <<EOF', `touch ${marker}`, 'EOF'])).toBe('126');
       expect(existsSync(marker)).toBe(false);
       expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
       // An allowed multi-line line runs as typed, once.
       expect(await t.type([`printf '%s\\n' "one`, `two" >> ${marker}`])).toBe('0');
-      expect(readFileSync(marker, 'utf8')).toBe('one\ntwo\n');
+      expect(await t.type([`cat >> ${marker} <<EOF`, 'three', 'EOF'])).toBe('0');
+      expect(readFileSync(marker, 'utf8')).toBe('one\ntwo\nthree\n');
       // The refused multi-line line is in history as typed (for editing).
       await t.type(`history 40 > ${t.dir}/h`);
       const hist = readFileSync(join(t.dir, 'h'), 'utf8');
       expect(hist).toContain('qemu-system-x86_64 \\\n-hda win10.qcow2');
       expect(hist).not.toContain('__offhost_refused');
       // and the entries around it stay (each `echo "st=$?"` the test typed after a refused line is there).
-      expect(count(hist, 'echo "st=$?"')).toBe(12);
+      expect(count(hist, 'echo "st=$?"')).toBe(14);
     } finally {
       t.kill();
       rmSync(join(h.koda, 'fail-here'), { force: true });
@@ -305,6 +308,7 @@ describe.skipIf(!hasTmux || !hasZsh)('the zsh snippet at a real terminal (tmux)'
       expect(await t.type(['qemu-system-x86_64 \\', '-hda x'])).toBe('126');
       expect(await t.type(['for i in 1; do', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'done'])).toBe('126');
       expect(await t.type([`echo "a`, `b" >> ${marker}; qemu-system-x86_64 -hda x`])).toBe('126');
+      expect(await t.type(['qemu-system-x86_64 -hda x <<EOF', `touch ${marker}`, 'EOF'])).toBe('126');
       expect(existsSync(marker)).toBe(false);
       expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
       // Allowed multi-line commands run once, as typed.

@@ -121,6 +121,71 @@ export function endsInContinuation(line: string): boolean {
   return false;
 }
 
+/**
+ * Does the line open a here-document (`<<WORD`, `<<-WORD`) whose delimiter line has not come yet? An
+ * interactive shell reads the body on; `bash -c` (and the parser) would end it at the end of the input.
+ */
+export function openHeredoc(line: string): boolean {
+  const pending: { word: string; tabs: boolean }[] = [];
+  let q = '';
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (c === '\n' && q === '' && pending.length > 0) {
+      // the bodies follow, one after the other, each up to its delimiter line
+      let at = i + 1;
+      while (pending.length > 0) {
+        const { word, tabs } = pending[0] as { word: string; tabs: boolean };
+        const end = line.indexOf('\n', at);
+        if (end < 0 && at >= line.length) return true;
+        const body = line.slice(at, end < 0 ? line.length : end);
+        if ((tabs ? body.replace(/^\t+/, '') : body) === word) pending.shift();
+        if (end < 0) return pending.length > 0;
+        at = end + 1;
+      }
+      i = at - 1;
+      continue;
+    }
+    if (q === "'") {
+      if (c === "'") q = '';
+      continue;
+    }
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (q !== '') {
+      if (c === q[q.length - 1]) q = '';
+      continue;
+    }
+    if (c === "'") q = line[i - 1] === '$' ? "$'" : "'";
+    else if (c === '"') q = '"';
+    else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(line[i - 1] as string))) {
+      const e = line.indexOf('\n', i);
+      if (e < 0) break;
+      i = e - 1;
+    } else if (c === '<' && line[i + 1] === '<' && line[i + 2] !== '<' && line[i - 1] !== '<') {
+      let j = i + 2;
+      const tabs = line[j] === '-';
+      if (tabs) j++;
+      while (line[j] === ' ' || line[j] === '\t') j++;
+      let word = '';
+      for (; j < line.length && !/[\s;&|()<>]/.test(line[j] as string); j++) {
+        const d = line[j] as string;
+        if (d === "'" || d === '"') {
+          const close = line.indexOf(d, j + 1);
+          if (close < 0) break;
+          word += line.slice(j + 1, close);
+          j = close;
+        } else if (d === '\\' && j + 1 < line.length) word += line[++j];
+        else word += d;
+      }
+      if (word !== '') pending.push({ word, tabs });
+      i = j - 1;
+    }
+  }
+  return pending.length > 0;
+}
+
 async function check(args: string[], io: Io): Promise<number> {
   let cwd = io.cwd;
   let priv = false;
@@ -144,7 +209,7 @@ async function check(args: string[], io: Io): Promise<number> {
   // fish (which says itself when a line is complete): the line read as the bash the guard parses
   const asBash = fish ? fishAsBash(typed) : { text: typed, exact: true };
   const line = asBash.text;
-  if (!fish && endsInContinuation(line)) return CHECK_INCOMPLETE;
+  if (!fish && (endsInContinuation(line) || openHeredoc(line))) return CHECK_INCOMPLETE;
   let v = await verdictFor(line, cwd, io);
   let broken: string | null = null;
   if (v.rule === HOOK_RULES.internal && /could not check this command/.test(v.reason)) {
