@@ -95,6 +95,14 @@ describe('bash snippet (extdebug + DEBUG trap)', () => {
     }
   });
 
+  it('zsh -n and fish -n accept the generated snippets', () => {
+    const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-n-'));
+    writeFileSync(join(d, 's.zsh'), zshSnippet(['/x/offhost']));
+    writeFileSync(join(d, 's.fish'), fishSnippet(['/x/offhost']));
+    if (has('zsh')) expect(spawnSync('zsh', ['-n', join(d, 's.zsh')], { encoding: 'utf8' }).stderr).toBe('');
+    if (has('fish')) expect(spawnSync('fish', ['-n', join(d, 's.fish')], { encoding: 'utf8' }).stderr).toBe('');
+  });
+
   it('bash -n accepts the generated snippet', () => {
     const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-n-'));
     writeFileSync(join(d, 's.bash'), bashSnippet(['/x/offhost']));
