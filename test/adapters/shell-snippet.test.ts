@@ -154,6 +154,10 @@ describe('offhost shell --check: a here-document whose delimiter line has not co
       'echo a # <<EOF',
       'cat <<EOF | qemu-system-x86_64 -hda x\nbody',
       'cat <<EOF; echo after\nx\nEOF',
+      'echo $((1<<2))',
+      '(( x = 1 << 3 ))',
+      'echo $(( (1) << 2 )) <<EOF',
+      'echo $((1<<2)) <<EOF\nEOF',
     ];
     for (const line of lines) {
       const r = spawnSync('bash', ['--norc', '--noprofile', '-s'], { input: `${line}\necho END\n`, encoding: 'utf8' });

@@ -159,7 +159,16 @@ export function openHeredoc(line: string): boolean {
     }
     if (c === "'") q = line[i - 1] === '$' ? "$'" : "'";
     else if (c === '"') q = '"';
-    else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(line[i - 1] as string))) {
+    else if (c === '(' && line[i + 1] === '(') {
+      // arithmetic, \`((…))\` or \`$((…))\`: its \`<<\` is a shift, not a here-document
+      let depth = 0;
+      let j = i;
+      for (; j < line.length; j++) {
+        if (line[j] === '(') depth++;
+        else if (line[j] === ')' && --depth === 0) break;
+      }
+      i = j;
+    } else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(line[i - 1] as string))) {
       const e = line.indexOf('\n', i);
       if (e < 0) break;
       i = e - 1;
