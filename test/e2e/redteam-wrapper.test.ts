@@ -1,0 +1,160 @@
+// The red-team corpus (fixtures/corpus/redteam/*.yaml, all four groups) through the $SHELL wrapper
+// (`hooks/offhost-shell -c LINE`) with real bash and the exec-time shims first on PATH: the static guard
+// and the shims together. Each line runs in a fresh copy of the ground truth's tree
+// (test/corpus/redteam-tree.ts) with recording stand-ins for the heavy programs; a reroute goes through
+// `offhost run` to the stand-in VM (ssh khost1 -> incus exec), where the recorders see no LAPTOP_MARKER.
+//
+// - true positives and bypasses: no heavy program starts on the laptop, and offhost stopped the line
+//   (the wrapper or a shim refused or rerouted something: the audit log says so) unless nothing heavy
+//   started at all;
+// - false positives: nothing is refused or rerouted, by the wrapper or by a shim;
+// - edge cases: as their expected verdict says (allow: as a false positive; deny/reroute: as a true one).
+// A recorded start is heavy when the rules judge its real argv and directory heavy (as the ground truth).
+// Lines whose tools cannot exist here are skipped with the ground truth's reason (`bash:`).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadGuard } from '../../src/config/load-guard.js';
+import { standinPath } from '../helpers/standins.js';
+import { SHELL, laptopEnv } from '../shims/tree.js';
+import { GIT_IDENTITY, GROUPS, type Entry, type Laptop, isHeavy, loadGroup, makeLaptop, makeRun, records } from '../corpus/redteam-tree.js';
+
+/** Lines run at once: each is a few node starts (wrapper, shims, offhost run) on a 2-core machine. */
+const POOL = 3;
+let running = 0;
+const waiting: (() => void)[] = [];
+async function inPool<T>(f: () => Promise<T>): Promise<T> {
+  if (running >= POOL) await new Promise<void>((r) => waiting.push(r));
+  running++;
+  try {
+    return await f();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+interface Outcome {
+  status: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runWrapper(line: string, cwd: string, env: Record<string, string>): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const p = spawn(SHELL, ['-c', line], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.stdin.end();
+    // A generous bound for real processes on a shared machine (never a timing assertion): the whole
+    // process group goes, so nothing a line started outlives its test.
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-p.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }, 60_000);
+    p.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
+
+interface AuditLine {
+  agent: string;
+  command: string;
+  decision: string;
+  rule?: string | null;
+}
+
+function auditLines(file: string): AuditLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as AuditLine);
+}
+
+let laptop: Laptop;
+let counter = 0;
+
+beforeAll(() => {
+  laptop = makeLaptop('offhost-rtw-');
+  mkdirSync(join(laptop.base, 'runs'));
+});
+
+afterAll(() => {
+  if (laptop) rmSync(laptop.base, { recursive: true, force: true });
+});
+
+/** What the line must do through the wrapper: stop every heavy start, or leave a light line alone. */
+function mustStop(group: string, e: Entry): boolean {
+  if (group === 'false-positives') return false;
+  if (group === 'edge-cases') return e.expect !== 'allow';
+  return true;
+}
+
+for (const group of GROUPS) {
+  describe(`through the $SHELL wrapper: ${group}`, () => {
+    for (const e of loadGroup(group)) {
+      const title = `${group}: ${e.line.replace(/\n/g, '\\n').slice(0, 110)}`;
+      if (e.bash) {
+        it.skip(`${title} (not run: ${e.bash})`, () => {});
+        continue;
+      }
+      it.concurrent(title, () =>
+        inPool(async () => {
+          const run = makeRun(laptop, join(laptop.base, 'runs', String(++counter)), e);
+          const heavyLog = join(run.dir, 'heavy.log');
+          const audit = join(run.dir, 'audit.jsonl');
+          const standinLog = join(run.dir, 'standin.log');
+          const PATH = [laptop.bin, standinPath(), '/usr/bin', '/bin'].join(':');
+          const env = {
+            ...laptopEnv({ localBin: laptop.bin, home: run.home, heavyLog, standinLog, audit }),
+            PATH,
+            PWD: run.cwd,
+            SHELL,
+            TMPDIR: join(run.dir, 'tmp'),
+            TERM: 'dumb',
+            OFFHOST_SESSION: 'redteam',
+            OFFHOST_STANDIN_GT_LOG: heavyLog,
+            OFFHOST_GT_REMOTE_SSH: join(standinPath(), 'ssh'),
+            ...GIT_IDENTITY,
+            ...run.env,
+          };
+          const r = await runWrapper(run.line, run.cwd, env);
+          const ran = records(heavyLog);
+          const guard = loadGuard({ cwd: run.cwd, env: { HOME: run.home, PATH }, role: 'laptop' });
+          const laptopHeavy = ran.filter((rec) => rec.laptop && isHeavy(rec, guard));
+          const stopped = auditLines(audit).filter((a) => a.decision !== 'allow');
+          const show = (x: { name: string; argv: string[]; cwd: string; laptop: boolean }) => `${x.name} ${x.argv.join(' ')} @${x.cwd.replace(run.dir, '')}${x.laptop ? ' (LAPTOP)' : ' (vm)'}`;
+          const context = [
+            `why: ${e.why} (expect ${e.expect}${e.fail_closed ? ', fail closed' : ''})`,
+            `status ${r.status}${r.signal ? ` ${r.signal}` : ''}; started: ${ran.map(show).join('; ') || 'nothing recorded'}`,
+            `offhost stopped: ${stopped.map((a) => `${a.agent} ${a.decision} (${a.rule ?? '-'}): ${a.command.slice(0, 120)}`).join(' | ') || 'nothing'}`,
+            `stderr: ${r.stderr.slice(0, 600)}`,
+            `stdout: ${r.stdout.slice(0, 300)}`,
+            `line as run: ${run.line.slice(0, 300)}`,
+          ].join('\n');
+          rmSync(run.dir, { recursive: true, force: true });
+          if (mustStop(group, e)) {
+            expect(laptopHeavy.map(show), context).toEqual([]);
+            // Stopped by the wrapper or a shim; or bash itself started nothing heavy in this run (seen with
+            // `BASH_ENV=<(…) bash -c true` as a line's only command under the wrapper: the inner bash did
+            // not run the file; under plain bash it does, and the static guard refuses the line anyway).
+            if (stopped.length === 0) expect(ran.filter((rec) => isHeavy(rec, guard)).map(show), `offhost never stopped this line\n${context}`).toEqual([]);
+          } else {
+            expect(stopped, `a light line was refused or rerouted\n${context}`).toEqual([]);
+            expect(laptopHeavy.map(show), context).toEqual([]);
+          }
+        }),
+      120_000);
+    }
+  });
+}
