@@ -11,13 +11,18 @@
 // - edge cases: as their expected verdict says (allow: as a false positive; deny/reroute: as a true one).
 // A recorded start is heavy when the rules judge its real argv and directory heavy (as the ground truth).
 // Lines whose tools cannot exist here are skipped with the ground truth's reason (`bash:`).
+//
+// With OFFHOST_REDTEAM_LAYER=shims the lines run under plain bash with only the shims on PATH (no static
+// guard): a measurement of what the exec-time layer catches by itself, which still asserts that the shims
+// stop no light line. OFFHOST_REDTEAM_REPORT=FILE writes what each layer did, line by line, as JSON; the
+// summary is printed either way (docs/GUARD.md quotes it).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGuard } from '../../src/config/load-guard.js';
 import { standinPath } from '../helpers/standins.js';
-import { SHELL, laptopEnv } from '../shims/tree.js';
+import { BIN, SHELL, laptopEnv } from '../shims/tree.js';
 import { GIT_IDENTITY, GROUPS, type Entry, type Laptop, isHeavy, loadGroup, makeLaptop, makeRun, records } from '../corpus/redteam-tree.js';
 
 /** Lines run at once: each is a few node starts (wrapper, shims, offhost run) on a 2-core machine. */
@@ -42,9 +47,11 @@ interface Outcome {
   stderr: string;
 }
 
-function runWrapper(line: string, cwd: string, env: Record<string, string>): Promise<Outcome> {
+const LAYER = process.env.OFFHOST_REDTEAM_LAYER === 'shims' ? 'shims' : 'wrapper';
+
+function runProc(cmd: string, args: string[], cwd: string, env: Record<string, string>): Promise<Outcome> {
   return new Promise((resolve) => {
-    const p = spawn(SHELL, ['-c', line], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const p = spawn(cmd, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -84,6 +91,39 @@ function auditLines(file: string): AuditLine[] {
 let laptop: Laptop;
 let counter = 0;
 
+interface Seen {
+  group: string;
+  line: string;
+  heavyLine: boolean;
+  /** The wrapper's own (static) verdict; 'none' in the shims-only layer. */
+  statically: string;
+  /** A shim refused or rerouted a program. */
+  shim: boolean;
+  /** Something heavy started on the laptop. */
+  onLaptop: boolean;
+  /** Something heavy started anywhere (laptop or VM). */
+  heavyRan: boolean;
+}
+const seen: Seen[] = [];
+
+function summary(): string {
+  const heavy = seen.filter((x) => x.heavyLine);
+  const out = [`red-team corpus through ${LAYER === 'shims' ? 'plain bash with the shims only' : 'the $SHELL wrapper with the shims'}: ${seen.length} lines run, ${heavy.length} that must be stopped`];
+  if (LAYER === 'wrapper') {
+    const late = heavy.filter((x) => x.statically === 'allow' && x.shim);
+    out.push(`  stopped by the static guard: ${heavy.filter((x) => x.statically !== 'allow').length}`);
+    out.push(`  let through by the static guard, stopped by a shim: ${late.length}${late.map((x) => `\n    ${x.group}: ${x.line}`).join('')}`);
+    out.push(`  let through by both, nothing heavy started: ${heavy.filter((x) => x.statically === 'allow' && !x.shim).length}`);
+  } else {
+    const missed = heavy.filter((x) => x.onLaptop);
+    const none = heavy.filter((x) => !x.onLaptop && !x.shim);
+    out.push(`  stopped by a shim: ${heavy.filter((x) => x.shim && !x.onLaptop).length}`);
+    out.push(`  no shim acted and nothing heavy started: ${none.length}${none.map((x) => `\n    ${x.group}: ${x.line}`).join('')}`);
+    out.push(`  a heavy program started on the laptop (only the static guard stops these): ${missed.length}${missed.map((x) => `\n    ${x.group}: ${x.line}`).join('')}`);
+  }
+  return out.join('\n');
+}
+
 beforeAll(() => {
   laptop = makeLaptop('offhost-rtw-');
   mkdirSync(join(laptop.base, 'runs'));
@@ -91,6 +131,9 @@ beforeAll(() => {
 
 afterAll(() => {
   if (laptop) rmSync(laptop.base, { recursive: true, force: true });
+  if (seen.length === 0) return;
+  console.log(summary());
+  if (process.env.OFFHOST_REDTEAM_REPORT) writeFileSync(process.env.OFFHOST_REDTEAM_REPORT, JSON.stringify({ layer: LAYER, lines: seen }, null, 1));
 });
 
 /** What the line must do through the wrapper: stop every heavy start, or leave a light line alone. */
@@ -101,7 +144,7 @@ function mustStop(group: string, e: Entry): boolean {
 }
 
 for (const group of GROUPS) {
-  describe(`through the $SHELL wrapper: ${group}`, () => {
+  describe(`${LAYER === 'shims' ? 'plain bash with the shims only' : 'through the $SHELL wrapper'}: ${group}`, () => {
     for (const e of loadGroup(group)) {
       const title = `${group}: ${e.line.replace(/\n/g, '\\n').slice(0, 110)}`;
       if (e.bash) {
@@ -128,11 +171,28 @@ for (const group of GROUPS) {
             ...GIT_IDENTITY,
             ...run.env,
           };
-          const r = await runWrapper(run.line, run.cwd, env);
+          let r: Outcome;
+          if (LAYER === 'shims') {
+            const shims = join(run.home, '.local', 'share', 'offhost', 'shims');
+            const inst = await runProc(process.execPath, [BIN, 'shim', 'install', '--dir', shims], run.cwd, env);
+            expect(inst.status, inst.stderr).toBe(0);
+            // A user's own bash: SHELL is bash too (vim's `!`, gdb's `run` and script(1) start $SHELL).
+            r = await runProc('/bin/bash', ['-c', run.line], run.cwd, { ...env, SHELL: '/bin/bash', PATH: `${shims}:${PATH}` });
+          } else r = await runProc(SHELL, ['-c', run.line], run.cwd, env);
           const ran = records(heavyLog);
           const guard = loadGuard({ cwd: run.cwd, env: { HOME: run.home, PATH }, role: 'laptop' });
           const laptopHeavy = ran.filter((rec) => rec.laptop && isHeavy(rec, guard));
-          const stopped = auditLines(audit).filter((a) => a.decision !== 'allow');
+          const audited = auditLines(audit);
+          const stopped = audited.filter((a) => a.decision !== 'allow');
+          seen.push({
+            group,
+            line: e.line,
+            heavyLine: mustStop(group, e),
+            statically: audited.find((a) => a.agent === 'shell')?.decision ?? 'none',
+            shim: stopped.some((a) => a.agent === 'shim'),
+            onLaptop: laptopHeavy.length > 0,
+            heavyRan: ran.some((rec) => isHeavy(rec, guard)),
+          });
           const show = (x: { name: string; argv: string[]; cwd: string; laptop: boolean }) => `${x.name} ${x.argv.join(' ')} @${x.cwd.replace(run.dir, '')}${x.laptop ? ' (LAPTOP)' : ' (vm)'}`;
           const context = [
             `why: ${e.why} (expect ${e.expect}${e.fail_closed ? ', fail closed' : ''})`,
@@ -143,6 +203,7 @@ for (const group of GROUPS) {
             `line as run: ${run.line.slice(0, 300)}`,
           ].join('\n');
           rmSync(run.dir, { recursive: true, force: true });
+          if (LAYER === 'shims' && mustStop(group, e)) return; // measured, not asserted: the static guard is off
           if (mustStop(group, e)) {
             expect(laptopHeavy.map(show), context).toEqual([]);
             // Stopped by the wrapper or a shim; or bash itself started nothing heavy in this run (seen with
