@@ -95,7 +95,7 @@ interface Seen {
   group: string;
   line: string;
   heavyLine: boolean;
-  /** The wrapper's own (static) verdict; 'none' in the shims-only layer. */
+  /** The wrapper's own (static) verdict (it audits what it refuses or reroutes); 'none' in the shims-only layer. */
   statically: string;
   /** A shim refused or rerouted a program. */
   shim: boolean;
@@ -188,7 +188,7 @@ for (const group of GROUPS) {
             group,
             line: e.line,
             heavyLine: mustStop(group, e),
-            statically: audited.find((a) => a.agent === 'shell')?.decision ?? 'none',
+            statically: LAYER === 'shims' ? 'none' : (audited.find((a) => a.agent === 'shell')?.decision ?? 'allow'),
             shim: stopped.some((a) => a.agent === 'shim'),
             onLaptop: laptopHeavy.length > 0,
             heavyRan: ran.some((rec) => isHeavy(rec, guard)),
@@ -206,9 +206,8 @@ for (const group of GROUPS) {
           if (LAYER === 'shims' && mustStop(group, e)) return; // measured, not asserted: the static guard is off
           if (mustStop(group, e)) {
             expect(laptopHeavy.map(show), context).toEqual([]);
-            // Stopped by the wrapper or a shim; or bash itself started nothing heavy in this run (seen with
-            // `BASH_ENV=<(…) bash -c true` as a line's only command under the wrapper: the inner bash did
-            // not run the file; under plain bash it does, and the static guard refuses the line anyway).
+            // Stopped by the wrapper or a shim; or bash itself started nothing heavy in this run (a fail-closed
+            // line: `BASH_ENV=… bash -c true` as the last command, whose exec'd bash does not read BASH_ENV).
             if (stopped.length === 0) expect(ran.filter((rec) => isHeavy(rec, guard)).map(show), `offhost never stopped this line\n${context}`).toEqual([]);
           } else {
             expect(stopped, `a light line was refused or rerouted\n${context}`).toEqual([]);
