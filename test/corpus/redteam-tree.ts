@@ -80,12 +80,20 @@ export interface Laptop {
   bin: string;
 }
 
-/** A temp folder with the template tree and the recorders (`bin/`). */
-export function makeLaptop(prefix = 'offhost-gt-'): Laptop {
+/**
+ * A temp folder with the template tree and the recorders (`bin/`). `symlinked`: ~/dev/koder is a relative
+ * symbolic link to /data/koder of the tree (~/dev on another disk), so every copy links to its own.
+ */
+export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked' = 'plain'): Laptop {
   const base = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   const template = join(base, 'template');
   const home = join(template, 'home/koder');
   const root = join(home, 'dev/koder');
+  if (layout === 'symlinked') {
+    mkdirSync(join(template, 'data/koder'), { recursive: true });
+    mkdirSync(join(home, 'dev'), { recursive: true });
+    symlinkSync('../../../data/koder', root);
+  }
   const koda = join(root, 'engines/lang/koda');
   for (const d of [koda, join(root, 'apps/web'), join(root, 'apps/flow_mobile/integration_test'), join(root, 'apps/android'), join(root, 'docs'), join(template, 'tmp'), join(home, '.config')]) mkdirSync(d, { recursive: true });
   writeFileSync(join(koda, 'Makefile'), KODA_MAKEFILE);

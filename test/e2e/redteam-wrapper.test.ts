@@ -12,7 +12,8 @@
 // A recorded start is heavy when the rules judge its real argv and directory heavy (as the ground truth).
 // Lines whose tools cannot exist here are skipped with the ground truth's reason (`bash:`).
 //
-// With OFFHOST_REDTEAM_LAYER=shims the lines run under plain bash with only the shims on PATH (no static
+// OFFHOST_REDTEAM_LAYOUT=symlinked runs them in a checkout reached through a symbolic link (~/dev/koder ->
+// /data/koder of the tree). With OFFHOST_REDTEAM_LAYER=shims the lines run under plain bash with only the shims on PATH (no static
 // guard): a measurement of what the exec-time layer catches by itself, which still asserts that the shims
 // stop no light line. OFFHOST_REDTEAM_REPORT=FILE writes what each layer did, line by line, as JSON; the
 // summary is printed either way (docs/GUARD.md quotes it).
@@ -48,6 +49,8 @@ interface Outcome {
 }
 
 const LAYER = process.env.OFFHOST_REDTEAM_LAYER === 'shims' ? 'shims' : 'wrapper';
+/** OFFHOST_REDTEAM_LAYOUT=symlinked: ~/dev/koder a symbolic link to another directory (the default is plain). */
+const LAYOUT = process.env.OFFHOST_REDTEAM_LAYOUT === 'symlinked' ? 'symlinked' : 'plain';
 
 function runProc(cmd: string, args: string[], cwd: string, env: Record<string, string>): Promise<Outcome> {
   return new Promise((resolve) => {
@@ -108,7 +111,7 @@ const seen: Seen[] = [];
 
 function summary(): string {
   const heavy = seen.filter((x) => x.heavyLine);
-  const out = [`red-team corpus through ${LAYER === 'shims' ? 'plain bash with the shims only' : 'the $SHELL wrapper with the shims'}: ${seen.length} lines run, ${heavy.length} that must be stopped`];
+  const out = [`red-team corpus through ${LAYER === 'shims' ? 'plain bash with the shims only' : 'the $SHELL wrapper with the shims'}, ${LAYOUT} checkout: ${seen.length} lines run, ${heavy.length} that must be stopped`];
   if (LAYER === 'wrapper') {
     const late = heavy.filter((x) => x.statically === 'allow' && x.shim);
     out.push(`  stopped by the static guard: ${heavy.filter((x) => x.statically !== 'allow').length}`);
@@ -125,7 +128,7 @@ function summary(): string {
 }
 
 beforeAll(() => {
-  laptop = makeLaptop('offhost-rtw-');
+  laptop = makeLaptop('offhost-rtw-', LAYOUT);
   mkdirSync(join(laptop.base, 'runs'));
 });
 
