@@ -8,7 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { builtinLayer } from '../../src/config/builtin.js';
+import { quote } from '../../src/routes/quote.js';
+import type { CompiledMatch } from '../../src/policy/rule.js';
 import { loadGuard } from '../../src/config/load-guard.js';
 import { isHeavy, MODELS, records, STANDINS } from '../corpus/redteam-tree.js';
 import { BIN } from './tree.js';
@@ -107,5 +110,60 @@ describe('the fast path', () => {
     // The others go to the judge by design: a trigger word (`flutter test`, `xcrun simctl list`), make in
     // the engine, a program heavy at every start but --help/--version (qemu, xvfb-run), docker.
     expect(fast, `${fast} of ${light} light starts took the fast path`).toBeGreaterThan(light / 3);
+  });
+});
+
+/** The words the rules themselves use: option names, subcommands, glob texts, and spellings of them. */
+function ruleWords(): string[] {
+  const out = new Set<string>(['x', 'build', '--version', '-h', '--help', '/tmp/x', 'a/b', '--', '-', 'http://localhost']);
+  const walk = (m: CompiledMatch) => {
+    for (const f of [...(m.flags ?? []), ...(m.anyFlag ?? [])]) {
+      for (const n of f.names) {
+        out.add(n);
+        out.add(`${n}=x`);
+        out.add(n.toUpperCase());
+        if (n.startsWith('--') && n.length > 4) out.add(n.slice(0, 5));
+        if (/^-[A-Za-z]$/.test(n)) out.add(`-q${n[1]}v`);
+      }
+    }
+    for (const l of m.subcommands ?? []) for (const g of l) if ('literal' in g) out.add(g.literal);
+    for (const g of [...(m.positional?.any ?? []), ...(m.argsContain ?? [])]) {
+      if ('literal' in g) out.add(g.literal);
+      else if (g.prefix) out.add(`${g.prefix}x`);
+    }
+    for (const a of m.anyOf ?? []) walk(a);
+  };
+  for (const r of builtinLayer().rules) if (r.decision !== 'allow') walk(r.match);
+  return [...out];
+}
+
+describe('the fast path, on argv made of the rules\' own words', () => {
+  it('starts without the judge only what the judge would allow', () => {
+    const list = spawnSync(process.execPath, [BIN, 'shim', 'list', '--dir', shims], { env: { HOME: home, PATH: `${bin}:/usr/bin:/bin`, OFFHOST_ROLE: 'laptop' }, encoding: 'utf8' });
+    const fastOnes = list.stdout.split('\n').filter((l) => l.includes('\tfast path')).map((l) => l.split('\t')[0]!);
+    expect(fastOnes.length).toBeGreaterThan(10);
+    const words = ruleWords();
+    const guard = loadGuard({ cwd: root, env: { HOME: home, PATH: `${bin}:/usr/bin:/bin` }, role: 'laptop' });
+    let skipped = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...fastOnes),
+        fc.array(fc.constantFrom(...words), { maxLength: 5 }),
+        fc.constantFrom(root, koda),
+        fc.constantFrom({}, { WLR_BACKENDS: 'headless' }, { MOZ_HEADLESS: '1' }),
+        (prog, args, cwd, vars) => {
+          writeFileSync(judged, '');
+          const log = join(base, 'prop.log');
+          writeFileSync(log, '');
+          spawnSync(join(shims, prog), args, { cwd, env: { HOME: home, PATH: `${shims}:${bin}:/usr/bin:/bin`, OFFHOST_GT_LOG: log, FAKE_JUDGE_LOG: judged, ...vars }, encoding: 'utf8', timeout: 20_000 });
+          if (judgedStarts().length > 0) return;
+          skipped++;
+          const line = [...Object.entries(vars).map(([k, v]) => `${k}=${v}`), ...[prog, ...args].map(quote)].join(' ');
+          expect(guard.classify(line, { cwd, files: false }).decision, `${line} in ${cwd} skipped the judge`).toBe('allow');
+        },
+      ),
+      { numRuns: 400 },
+    );
+    expect(skipped).toBeGreaterThan(0);
   });
 });
