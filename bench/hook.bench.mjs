@@ -4,7 +4,7 @@
 //   node bench/hook.bench.mjs [pairs]        (npm run bench runs it after a build)
 //   OFFHOST_BENCH_BIN=/copy/of/dist/offhost.cjs node bench/hook.bench.mjs   (bench a private copy of dist)
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -98,4 +98,54 @@ for (const [what, command] of [['reroute', 'make build-safe 2>&1 | tail -50'], [
     h2.push(time([bin, 'hook', 'claude-code'], ev).ms);
   }
   console.log(`  ${`hook, ${what}`.padEnd(26)}wall median ${median(h2).toFixed(1)} ms against ${median(b2).toFixed(1)} ms: ratio ${(median(h2) / median(b2)).toFixed(2)} (no target)`);
+}
+
+// A project with an offhost.config.yaml (what a team has): the compiled layer is kept between calls
+// (src/config/layer-cache.ts); without that cache every call loads the YAML reader and zod.
+{
+  const chome = mkdtempSync(join(tmpdir(), 'offhost-bench-config-'));
+  const ccwd = join(chome, 'dev', 'koder', 'engines', 'lang', 'koda');
+  mkdirSync(ccwd, { recursive: true });
+  writeFileSync(join(chome, 'dev', 'koder', 'offhost.config.yaml'), [
+    'root: ~/dev/koder',
+    'paths: { web: "{root}/apps/web" }',
+    'vms:',
+    '  - { id: s.khost1.dev-linux-koda-2, backend: incus, host: khost1, instance: dev-linux-koda-2 }',
+    'routes:',
+    '  koda: { vms: [s.khost1.dev-linux-koda, s.khost1.dev-linux-koda-2] }',
+    'rules:',
+    '  - id: cargo-release',
+    '    description: release builds of the whole workspace',
+    '    policy: R1',
+    '    decision: reroute',
+    '    route: koda',
+    '    message: release builds run on the VM',
+    '    match: { program: cargo, subcommands: [[build]], flags: [{ names: --release }] }',
+    '    examples: { match: [cargo build --release], not_match: [cargo build] }',
+    '',
+  ].join('\n'));
+  const cevent = JSON.stringify({ ...JSON.parse(event), cwd: ccwd });
+  const cenv = { ...env, HOME: chome };
+  const timeIn = (e, args, input) => {
+    const c0 = childTicks();
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, args, { input, env: e, cwd: ccwd, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    return { ms: Number(process.hrtime.bigint() - t0) / 1e6, cpuMs: (childTicks() - c0) * TICK_MS };
+  };
+  const rows = { cached: [[], 0], uncached: [[], 0], bare: [[], 0] };
+  timeIn(cenv, [bin, 'hook', 'claude-code'], cevent); // compiles and keeps the layer
+  const n = Math.max(10, pairs >> 1);
+  for (let i = 0; i < n; i++) {
+    for (const [k, e, args, input] of [['bare', cenv, ['-e', '0']], ['cached', cenv, [bin, 'hook', 'claude-code'], cevent], ['uncached', { ...cenv, OFFHOST_NO_CACHE: '1' }, [bin, 'hook', 'claude-code'], cevent]]) {
+      const t = timeIn(e, args, input);
+      rows[k][0].push(t.ms);
+      rows[k][1] += t.cpuMs;
+    }
+  }
+  const mb2 = median(rows.bare[0]);
+  for (const k of ['cached', 'uncached']) {
+    console.log(`  ${`hook, project config${k === 'uncached' ? ' (no cache)' : ''}`.padEnd(34)}wall median ${median(rows[k][0]).toFixed(1)} ms against ${mb2.toFixed(1)} ms: ratio ${(median(rows[k][0]) / mb2).toFixed(2)}   cpu ${(rows[k][1] / rows.bare[1]).toFixed(2)}`);
+  }
+  rmSync(chome, { recursive: true, force: true });
 }

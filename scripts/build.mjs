@@ -6,7 +6,8 @@
 //   dist/config-loader.cjs      yaml + zod + picomatch: compiles a config file, only when one exists
 //   dist/builtin-pack.json      the built-in rule pack, compiled and self-tested here
 import { build } from 'esbuild';
-import { rmSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { rmSync, mkdirSync, readFileSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -47,6 +48,19 @@ writeFileSync(join(dist, 'builtin-pack.json'), JSON.stringify(builtin));
 // are bundled: src/config/layer-loader.ts, src/cli/main.ts); import.meta.url is computed on first use
 // (node:url costs half a millisecond at start-up). Every bundle lives in dist/ itself, so `__dirname` is dist/.
 const importMeta = "var __offhostImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };";
+// The build's identity: a hash of every source file, the pack and the version (src/version.ts BUILD_ID).
+// What offhost keeps on disk between runs is keyed by it (src/config/layer-cache.ts).
+const buildId = (() => {
+  const h = createHash('sha256').update(version);
+  const walk = (dir) => readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1)).forEach((e) => {
+    const rel = `${dir}/${e.name}`;
+    if (e.isDirectory()) walk(rel);
+    else h.update(rel).update(readFileSync(join(root, rel)));
+  });
+  walk('src');
+  walk('rules');
+  return h.digest('hex').slice(0, 16);
+})();
 const bundleOptions = (kind) => ({
   ...common,
   format: 'cjs',
@@ -54,7 +68,7 @@ const bundleOptions = (kind) => ({
   metafile: true,
   // import() of what stays outside a bundle becomes require(): one module system.
   supported: { 'dynamic-import': false },
-  define: { __OFFHOST_BUNDLE__: JSON.stringify(kind), __OFFHOST_VERSION__: JSON.stringify(version), 'import.meta': '__offhostImportMeta', __OFFHOST_BUILTIN__: '__offhostPack.layer' },
+  define: { __OFFHOST_BUNDLE__: JSON.stringify(kind), __OFFHOST_VERSION__: JSON.stringify(version), __OFFHOST_BUILD_ID__: JSON.stringify(buildId), 'import.meta': '__offhostImportMeta', __OFFHOST_BUILTIN__: '__offhostPack.layer' },
 });
 /** The table's imports of the other kind of command stay external: main() never follows them (src/cli/main.ts). */
 const otherCommandsExternal = (kind) => ({
@@ -74,6 +88,9 @@ await build({ ...bundleOptions('loader'), entryPoints: ['src/config/config-loade
 // 4. The hot bundle, ONE CommonJS file run by the loader (dist/offhost.cjs) from V8's code cache. The pack
 // is in it as JSON.parse of a string (V8 reads a large JSON string faster than the same object literal);
 // non-ASCII escaped, as esbuild does for the code it writes.
+// The hot bundle's copy leaves out the rules' examples: they are checked here at build time, and only the
+// cold `rules` command shows them (from builtin-pack.json, which keeps them).
+const hotPack = { ...builtin, rules: builtin.rules.map((r) => ({ ...r, examples: { match: [], not_match: [] } })) };
 const asciiOnly = (s) => s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const hot = await build({
   ...bundleOptions('hot'),
@@ -82,7 +99,7 @@ const hot = await build({
   outfile: 'dist/hot.cjs',
   // Written already wrapped as the CommonJS function the loader runs: V8 compiles the file's text as it is
   // (no 150 KB concatenation and copy at every start, before the code cache can even be checked).
-  banner: { js: `(function (exports, require, module, __filename, __dirname) {\n${importMeta}\nvar __offhostPack = { layer: JSON.parse(${asciiOnly(JSON.stringify(JSON.stringify(builtin)))}) };` },
+  banner: { js: `(function (exports, require, module, __filename, __dirname) {\n${importMeta}\nvar __offhostPack = { layer: JSON.parse(${asciiOnly(JSON.stringify(JSON.stringify(hotPack)))}) };` },
   footer: { js: '\n})' },
   plugins: [otherCommandsExternal('hot')],
 });

@@ -1,39 +1,75 @@
-// Small helpers shared by the guard's subcommands (check, explain, rules, shell): option parsing with
-// node:util parseArgs (no dependency on the hot path), help text in the same layout as commander's.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+// Small helpers shared by the guard's subcommands (check, explain, rules, shell): option parsing (our own:
+// node:util's parseArgs costs half a millisecond to load on its first call, paid before every agent
+// command), help text in the same layout as commander's.
 import { UsageError } from '../errors.js';
 import type { Role } from '../types.js';
 import { didYouMean } from './suggest.js';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+interface OptionSpec {
+  type: 'boolean' | 'string';
+  short?: string;
+}
+type Options = Record<string, OptionSpec>;
+type Values<T extends Options> = { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string };
 
-/** The option names of a parseArgs spec, as typed: --long and -s. */
+/** The option names of a spec, as typed: --long and -s. */
 function optionNames(options: Options): string[] {
   return Object.entries(options).flatMap(([k, v]) => [`--${k}`, ...(v.short ? [`-${v.short}`] : [])]);
 }
 
 /**
- * node:util parseArgs with errors as ONE UsageError line: an unknown option gets a suggestion; a missing
- * value names the option. (Node's own texts are long and quote unevenly.)
+ * Options as node:util parseArgs reads them in strict mode with positionals (`--name`, `--name=value`,
+ * `--name value`, `-s`, grouped `-abc`, `-sVALUE`, `--` ends the options, a lone `-` is a positional), with
+ * errors as ONE UsageError line: an unknown option gets a suggestion, a missing value names the option.
+ * A value that starts with a dash must be given as `--name=-x` (as parseArgs requires).
  */
-export function parseOptions<T extends Options>(args: string[], options: T, _usage?: string) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    const e = err as Error & { code?: string };
-    const msg = e.message;
-    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      const name = /'([^']+)'/.exec(msg)?.[1] ?? msg;
-      throw new UsageError(`unknown option '${name}'${didYouMean(name, optionNames(options))}`);
+export function parseOptions<T extends Options>(args: string[], options: T, _usage?: string): { values: Values<T>; positionals: string[] } {
+  const values: Record<string, string | boolean> = {};
+  const positionals: string[] = [];
+  const byShort = new Map<string, string>();
+  for (const [k, v] of Object.entries(options)) if (v.short) byShort.set(v.short, k);
+  const unknown = (name: string) => new UsageError(`unknown option '${name}'${didYouMean(name, optionNames(options))}`);
+  /** The value of a string option written as its own argument: the next one, unless it is missing or an option. */
+  const nextValue = (i: number, name: string): string => {
+    const v = args[i + 1];
+    if (v === undefined || (v.startsWith('-') && v.length > 1)) throw new UsageError(`option '${name}' needs a value`);
+    return v;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      positionals.push(...args.slice(i + 1));
+      break;
     }
-    if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      const name = /'(-[^' ]+)/.exec(msg)?.[1];
-      const spec = name ? options[name.replace(/^-+/, '')] ?? Object.values(options).find((o) => `-${o.short}` === name) : undefined;
-      if (spec && spec.type === 'boolean') throw new UsageError(`option '${name}' takes no value`);
-      throw new UsageError(name ? `option '${name}' needs a value` : msg);
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const key = eq < 0 ? a.slice(2) : a.slice(2, eq);
+      const spec = Object.hasOwn(options, key) ? options[key] : undefined;
+      if (!spec) throw unknown(eq < 0 ? a : a.slice(0, eq));
+      if (spec.type === 'boolean') {
+        if (eq >= 0) throw new UsageError(`option '--${key}' takes no value`);
+        values[key] = true;
+      } else if (eq >= 0) values[key] = a.slice(eq + 1);
+      else values[key] = nextValue(i++, a);
+      continue;
     }
-    throw new UsageError(msg);
+    if (a.startsWith('-') && a.length > 1) {
+      for (let j = 1; j < a.length; j++) {
+        const key = byShort.get(a[j]!);
+        if (key === undefined) throw unknown(`-${a[j]}`);
+        if (options[key]!.type === 'boolean') {
+          values[key] = true;
+          continue;
+        }
+        if (j + 1 < a.length) values[key] = a.slice(j + 1);
+        else values[key] = nextValue(i++, `-${a[j]}`);
+        break;
+      }
+      continue;
+    }
+    positionals.push(a);
   }
+  return { values: values as Values<T>, positionals };
 }
 
 /** Help in commander's layout: usage, description, the options, then notes. */

@@ -1,2 +1,2 @@
 // Entry of dist/config-loader.cjs: what the bundle require()s when a config file exists.
-export { loadLayer } from './pack.js';
+export { loadLayer, layerFromText } from './pack.js';

@@ -18,6 +18,10 @@ function loader(): LoaderModule {
   return bundled;
 }
 
+export function layerFromText(file: string, text: string): ReturnType<LoaderModule['layerFromText']> {
+  return loader().layerFromText(file, text);
+}
+
 export function loadLayer(file: string): ReturnType<LoaderModule['loadLayer']> {
   return loader().loadLayer(file);
 }

@@ -4,21 +4,32 @@ import { ConfigError } from '../errors.js';
 import { selfTest } from '../policy/guard.js';
 import { builtinLayer } from './builtin.js';
 import { configFiles, type ConfigLocation } from './discover.js';
-import { loadLayer } from './layer-loader.js';
+import { layerFromText } from './layer-loader.js';
+import { cachedLayer, cachedSelfTest } from './layer-cache.js';
+import { readFileSync } from 'node:fs';
 import { resolveLayers, type ResolvedConfig } from './resolve.js';
 
 export function loadConfig(opts: ConfigLocation): ResolvedConfig {
-  const userLayers = configFiles(opts).map((f) => loadLayer(f));
+  const files = configFiles(opts).map((file) => ({ file, text: readConfigText(file) }));
+  // Compiled once per text (layer-cache.ts): the YAML reader and zod stay unloaded on the hot path.
+  const userLayers = files.map(({ file, text }) => cachedLayer(file, text, opts.env, () => layerFromText(file, text)));
   const config = resolveLayers([builtinLayer(), ...userLayers], opts.env);
   if (userLayers.length > 0) {
     // A pack cannot ship a rule that misses its own example: user rules are checked as they load (the
-    // built-in ones when offhost is built).
-    const ids = new Set(userLayers.flatMap((l) => l.rules.map((r) => r.id)));
-    const failures = selfTest(config, config.rules.filter((r) => ids.has(r.id)));
-    const f = failures[0];
-    if (f) {
-      throw new ConfigError(`rule '${f.rule}': ${f.problem}: ${f.kind} example \`${f.line}\` (cwd ${f.cwd})`, f.source?.file, f.source?.line);
-    }
+    // built-in ones when offhost is built). The result depends on every layer and on HOME (variables).
+    cachedSelfTest(JSON.stringify([opts.env.HOME ?? null, files]), opts.env, () => {
+      const ids = new Set(userLayers.flatMap((l) => l.rules.map((r) => r.id)));
+      const f = selfTest(config, config.rules.filter((r) => ids.has(r.id)))[0];
+      if (f) throw new ConfigError(`rule '${f.rule}': ${f.problem}: ${f.kind} example \`${f.line}\` (cwd ${f.cwd})`, f.source?.file, f.source?.line);
+    });
   }
   return config;
+}
+
+function readConfigText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read the config: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, file);
+  }
 }

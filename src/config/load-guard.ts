@@ -6,7 +6,7 @@ import { loadConfig } from './load-config.js';
 import { resolveLayers, type ResolvedConfig } from './resolve.js';
 import { builtinLayer } from './builtin.js';
 import { resolveRole } from './role.js';
-import { makeCanonicalizer, physicalPath } from './physical-paths.js';
+import { makeCanonicalizer, memoPhysical } from './physical-paths.js';
 
 export interface GuardOptions {
   cwd: string;
@@ -20,10 +20,12 @@ export interface GuardOptions {
 export function loadGuard(opts: GuardOptions): Guard<ResolvedConfig> {
   // The project config is looked for from the physical directory: a symlink to the engine
   // (~/koda -> ~/dev/koder/engines/lang/koda) finds the monorepo's offhost.config.yaml like the real path.
-  const config = loadConfig(opts.cwd.startsWith('/') ? { ...opts, cwd: physicalPath(opts.cwd) } : opts);
+  // One resolution per directory for this guard (each costs a readlink per path component).
+  const physical = memoPhysical();
+  const config = loadConfig(opts.cwd.startsWith('/') ? { ...opts, cwd: physical(opts.cwd) } : opts);
   const role = resolveRole(opts.role, opts.env, config.role, opts.ciFromEnv === true);
   // Every directory is judged canonical (physical, then in the configuration's spelling): docs/SHIMS.md.
-  return makeGuard(config, role, { cwd: opts.cwd, env: opts.env, canonicalize: makeCanonicalizer(config) });
+  return makeGuard(config, role, { cwd: opts.cwd, env: opts.env, canonicalize: makeCanonicalizer(config, physical) });
 }
 
 /**

@@ -57,5 +57,10 @@ export function loadLayer(file: string): Layer {
   } catch (err) {
     throw new ConfigError(`cannot read the config: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, file);
   }
+  return layerFromText(file, text);
+}
+
+/** The layer of config text read from `file` (named in messages). */
+export function layerFromText(file: string, text: string): Layer {
   return layerFromConfig(parseConfigText(text, file), file, text);
 }

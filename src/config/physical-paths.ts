@@ -30,6 +30,19 @@ export function physicalPath(p: string): string {
   }
 }
 
+/** physicalPath, remembered for the lifetime of one guard (a hook or shell process judges few directories). */
+export function memoPhysical(): (p: string) => string {
+  const seen = new Map<string, string>();
+  return (p) => {
+    let r = seen.get(p);
+    if (r === undefined) {
+      r = physicalPath(p);
+      if (seen.size < 1000) seen.set(p, r);
+    }
+    return r;
+  };
+}
+
 export type Canonicalize = (dir: string) => string;
 
 const under = (p: string, dir: string) => p === dir || p.startsWith(dir === '/' ? '/' : `${dir}/`);

@@ -135,12 +135,14 @@ function walk(call: Call, w: Walker): void {
     i += took;
   }
   const wt = envValue(call, 'GIT_WORK_TREE');
-  const top = topLevel(dir, call, workTree ?? wt ?? null);
+  // Found only when something runs there (most git calls run nothing: no walk up the tree looking for .git).
+  let topFound: { dir: string | null } | null = null;
+  const top = () => (topFound ??= { dir: topLevel(dir, call, workTree ?? wt ?? null) }).dir;
   const config = configOf(call, globals);
   const subField = argv[i];
   const sub = subField?.known ? subField.value : null;
   const rest = argv.slice(i + 1);
-  const run = (text: Field, via: string) => w.apply({ kind: 'script', via, text, absoluteCwd: top }, call, false);
+  const run = (text: Field, via: string) => w.apply({ kind: 'script', via, text, absoluteCwd: top() }, call, false);
 
   if (sub === 'config') recordConfig(call, rest);
   // Commands from the configuration (judged whether or not this subcommand reaches them: fail closed).
@@ -165,7 +167,7 @@ function walk(call: Call, w: Walker): void {
       if (v !== undefined && v.value !== '') run(v, `git ${k}`);
     }
   }
-  if (sub) for (const u of subcommandRuns(sub, rest)) w.apply(u.kind === 'run' || u.kind === 'script' ? (u.cwdUnknown ? u : { ...u, absoluteCwd: top }) : u, call, false);
+  if (sub) for (const u of subcommandRuns(sub, rest)) w.apply(u.kind === 'run' || u.kind === 'script' ? (u.cwdUnknown ? u : { ...u, absoluteCwd: top() }) : u, call, false);
 }
 
 export const git: ProgramModule = {
