@@ -3,10 +3,15 @@
 //   fast path: outside every directory a make rule names: the shim execs make without starting node;
 //   judged:    in the Koda engine (`make --version` there is allowed, but only the judge can say so): the
 //              shim starts `offhost shim judge`, then execs make.
+// Then the same for the other programs' fast paths (argument rules, no directory): `lb`, `chromium` and
+// `emulator` stand-ins (each /usr/bin/true under that name: their own start-up is not measured, only what
+// the shim adds to a start) through the shim with light arguments (fast path: `lb config`, `chromium
+// --version`, `emulator -list-avds`) and with an argument a rule needs that the judge then allows
+// (`lb build --help`, `chromium --headless --version`... judged).
 // Prints the medians and the ratios shim/direct.
 //   node bench/shim.bench.mjs [rounds]        (npm run bench runs it after a build)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +34,11 @@ const elsewhere = join(home, 'elsewhere');
 mkdirSync(koda, { recursive: true });
 mkdirSync(elsewhere);
 const shims = join(home, 'shims');
-const env = { PATH: `${shims}:${dirname(make)}:/usr/bin:/bin`, HOME: home, OFFHOST_ROLE: 'laptop', OFFHOST_SHIM_BIN: bin };
+const fakes = join(home, 'bin');
+mkdirSync(fakes);
+const trueBin = ['/usr/bin/true', '/bin/true'].find((p) => existsSync(p));
+for (const p of ['lb', 'chromium', 'emulator']) symlinkSync(trueBin, join(fakes, p));
+const env = { PATH: `${shims}:${fakes}:${dirname(make)}:/usr/bin:/bin`, HOME: home, OFFHOST_ROLE: 'laptop', OFFHOST_SHIM_BIN: bin };
 const inst = spawnSync(process.execPath, [bin, 'shim', 'install', '--dir', shims], { env, encoding: 'utf8' });
 if (inst.status !== 0) throw new Error(`shim install: ${inst.stderr}`);
 
@@ -66,4 +75,36 @@ console.log(`make --version, ${rounds} rounds, medians:`);
 console.log(`  direct ${make}: ${d.toFixed(2)} ms`);
 console.log(`  through the shim, fast path (no node): ${f.toFixed(2)} ms   ratio ${(f / d).toFixed(2)}`);
 console.log(`  through the shim, judged (offhost shim judge, then make): ${j.toFixed(2)} ms   ratio ${(j / d).toFixed(2)}`);
+
+// The argument-rule fast paths.
+function run(cmd, args, cwd) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { cwd, env: { ...env, PWD: cwd }, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: status ${r.status}: ${r.stderr}`);
+  return ms;
+}
+const cases = [
+  ['lb', ['config'], ['build', '--help']],
+  ['chromium', ['--version'], ['--headless', '--version']],
+  ['emulator', ['-list-avds'], ['-avd', 'Pixel_7', '-help']],
+];
+const few = Math.max(5, Math.round(rounds / 3));
+console.log(`other programs (a stand-in /usr/bin/true under each name), ${rounds} rounds fast, ${few} judged, medians:`);
+for (const [prog, light, judgedArgs] of cases) {
+  const real = join(fakes, prog);
+  const viaShim = join(shims, prog);
+  run(real, light, elsewhere);
+  run(viaShim, light, elsewhere);
+  const dd = [];
+  const ff = [];
+  const jj = [];
+  for (let i = 0; i < rounds; i++) {
+    dd.push(run(real, light, elsewhere));
+    ff.push(run(viaShim, light, elsewhere));
+    if (i < few) jj.push(run(viaShim, judgedArgs, elsewhere));
+  }
+  const [d2, f2, j2] = [median(dd), median(ff), median(jj)];
+  console.log(`  ${prog}: direct ${d2.toFixed(2)} ms; fast path (\`${prog} ${light.join(' ')}\`) ${f2.toFixed(2)} ms ratio ${(f2 / d2).toFixed(2)}; judged (\`${prog} ${judgedArgs.join(' ')}\`) ${j2.toFixed(2)} ms ratio ${(j2 / d2).toFixed(2)}`);
+}
 rmSync(home, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { isInfo } from './programs/grammar.js';
 import { arithmeticVars } from './programs/builtins.js';
 import type { Unwrapped } from './programs/types.js';
 import {
-  basenameOf, clone, emit, merge, NestedParseError, NO_STDIN, resolveDir, withVia,
+  basenameOf, clone, emit, isUnknownValue, merge, NestedParseError, NO_STDIN, resolveDir, UNKNOWN_VALUE, withVia,
   type Call, type Ctx, type ScriptOptions, type State, type Stdin, type Walker,
 } from './walk-state.js';
 import type { SimpleCommand } from '../types.js';
@@ -312,7 +312,7 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Stdin
       v = f.every((x) => x.known) ? f.map((x) => x.value).join(' ') : null;
     } else if (!a.value && !a.array) v = '';
     assigned.push([a.name, v]);
-    env[a.name] = v ?? (a.value?.raw ?? '');
+    env[a.name] = v ?? UNKNOWN_VALUE + (a.value?.raw ?? '');
   }
   const fields: Field[] = [];
   for (const w of node.words) fields.push(...expandWord(w, st, ctx.home));
@@ -418,7 +418,7 @@ function apply(u: Unwrapped, call: Call, withSelf = true): void {
     case 'run': {
       if (withSelf) emitSelf(call);
       const innerEnv = { ...env };
-      for (const [k, v] of u.env ?? []) innerEnv[k] = v.value;
+      for (const [k, v] of u.env ?? []) innerEnv[k] = v.known ? v.value : UNKNOWN_VALUE + v.value;
       let innerCwd = u.absoluteCwd !== undefined ? u.absoluteCwd : u.cwd ? resolveDir(cwd, u.cwd) : cwd;
       if (u.cwdUnknown) innerCwd = null;
       const argv = u.extraUnknownArg ? [...u.argv, { value: '<stdin>', known: false }] : u.argv;
@@ -474,8 +474,21 @@ export function runScript(text: Field, via: string, cwd: string | null, env: Rec
   }
   const shared = opts.shared || via === 'eval' || via === 'trap';
   const inner: State = shared ? st : initialState(cwd, { HOME: ctx.home ?? undefined, OLDPWD: st.oldpwd ?? undefined });
-  // Exported variables assigned inline reach the child shell.
-  for (const [k, v] of Object.entries(env)) inner.vars.set(k, v);
+  if (!shared && st.exported) {
+    // A child shell's environment: what this shell exported stays exported there, so every command the
+    // child runs gets it (`export WLR_BACKENDS=headless; bash -c labwc`, `export MAKEFLAGS=n; sh -c 'make'`).
+    for (const k of st.exported) {
+      const v = st.vars.get(k);
+      if (v === undefined) continue;
+      inner.vars.set(k, v);
+      (inner.exported ??= new Set()).add(k);
+    }
+  }
+  // Variables assigned inline (`X=1 bash -c …`, `env X=1 sh -c …`) are in the child's environment too.
+  for (const [k, v] of Object.entries(env)) {
+    inner.vars.set(k, isUnknownValue(v) ? null : v);
+    if (!shared) (inner.exported ??= new Set()).add(k);
+  }
   if (opts.positional) opts.positional.forEach((a, i) => inner.vars.set(String(i + 1), a.known ? a.value : null));
   const savedSpan = ctx.outerSpan;
   ctx.outerSpan = span;

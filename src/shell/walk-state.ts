@@ -58,6 +58,28 @@ export interface ScriptOptions {
 }
 
 /** One call of a program, as a program module sees it. */
+/**
+ * An inline assignment whose value expansion cannot know (`MAKEFLAGS=$(…) make`, `BASH_ENV=<(…) bash`)
+ * is kept in a call's `env` as its raw text after this mark (a NUL: no real environment value holds one),
+ * so that every reader sees it is unknown instead of taking the raw text for the value.
+ */
+export const UNKNOWN_VALUE = '\u0000';
+
+export function isUnknownValue(v: string): boolean {
+  return v.charCodeAt(0) === 0;
+}
+
+/** A variable in a call's environment: from the call's own assignments, else exported earlier in the line. */
+export function envField(call: Pick<Call, 'env' | 'st'>, key: string): Field | undefined {
+  const own = call.env[key];
+  if (own !== undefined) return isUnknownValue(own) ? { value: `$${key}`, known: false } : { value: own, known: true };
+  if (call.st.exported?.has(key)) {
+    const v = call.st.vars.get(key);
+    if (v !== undefined) return v === null ? { value: `$${key}`, known: false } : { value: v, known: true };
+  }
+  return undefined;
+}
+
 export interface Call {
   /** The program's basename. */
   name: string;
@@ -220,6 +242,7 @@ export interface EmitExtra {
 export function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd: string | null, span: Span, st?: State, extra?: EmitExtra): void {
   const prog = fields[0]!;
   let unknownEnv: string[] | undefined;
+  const ownEnv = env;
   if (st?.exported && st.exported.size > 0) {
     const exported: Record<string, string> = {};
     for (const k of st.exported) {
@@ -228,6 +251,12 @@ export function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd
       else if (v === null && !(k in env)) (unknownEnv ??= []).push(k);
     }
     env = { ...exported, ...env };
+  }
+  for (const k in env) {
+    if (!isUnknownValue(env[k]!)) continue;
+    if (env === ownEnv) env = { ...env };
+    delete env[k];
+    (unknownEnv ??= []).push(k);
   }
   const n = fields.length;
   const argv = new Array<string>(n);

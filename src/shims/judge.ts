@@ -14,6 +14,7 @@ import { quote } from '../routes/quote.js';
 import { SHIM_REFUSED } from './script.js';
 import { tryAppendAudit } from '../adapters/audit-log.js';
 import type { GuardVerdict } from '../policy/guard.js';
+import { programFor } from '../shell/programs/index.js';
 
 /** Refusals and reroutes at exec time go to the audit log like the other doors' (allows do not: hot path). */
 function audit(io: Io, cwd: string, line: string, v: GuardVerdict, config: { audit: { path?: string; maxBytes?: number } }): void {
@@ -38,12 +39,22 @@ export function ruleEnvNames(rules: Rule[]): string[] {
   return [...out].sort();
 }
 
+/**
+ * The environment variables the judge writes into the line for `prog`: those any rule reads, and those
+ * the program's own module reads (make's MAKEFLAGS, docker's DOCKER_HOST), which the walker judges only
+ * when they are on the line.
+ */
+export function judgedEnvNames(prog: string, rules: Rule[]): string[] {
+  return [...new Set([...(programFor(prog)?.env ?? []), ...ruleEnvNames(rules)])];
+}
+
 /** The command line the shim's program amounts to: env assignments the rules read, then the argv. */
 export function judgedLine(prog: string, args: string[], env: NodeJS.ProcessEnv, names: string[]): string {
   const words: string[] = [];
   for (const n of names) {
     const v = env[n];
-    if (v !== undefined) words.push(`${n}=${quote(v)}`);
+    // Empty is unset for every variable read (a sub-make's `MAKEFLAGS=`, `MOZ_HEADLESS=`).
+    if (v !== undefined && v !== '') words.push(`${n}=${quote(v)}`);
   }
   words.push(quote(prog), ...args.map(quote));
   return words.join(' ');
@@ -56,7 +67,7 @@ export async function judge(args: string[], io: Io): Promise<number> {
   }
   const argv = args.slice(2);
   const guard = loadGuard({ cwd: io.cwd, env: io.env });
-  const line = judgedLine(prog, argv, io.env, ruleEnvNames(guard.config.rules));
+  const line = judgedLine(prog, argv, io.env, judgedEnvNames(prog, guard.config.rules));
   const v = guard.classify(line, { cwd: io.cwd, env: io.env });
   if (v.decision === 'allow') return EXIT.ok;
   audit(io, io.cwd, line, v, guard.config);

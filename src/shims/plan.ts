@@ -21,10 +21,11 @@ import { configFiles } from '../config/discover.js';
 import { loadConfig } from '../config/load-config.js';
 import { loadLayer } from '../config/layer-loader.js';
 import { physicalPath } from '../config/physical-paths.js';
+import { programFor } from '../shell/programs/index.js';
 
 /** Runtimes, shells and general launchers: named by rules for what they run, never shimmed. */
 export const NOT_SHIMMED = new Set([
-  'python', 'python2', 'python3', 'node', 'nodejs', 'perl', 'ruby', 'php', 'deno', 'bun', 'java', 'osascript',
+  'python', 'python2', 'python3', 'node', 'nodejs', 'perl', 'ruby', 'php', 'deno', 'bun', 'java', 'osascript', 'lua', 'luajit', 'Rscript', 'julia',
   'bash', 'sh', 'dash', 'zsh', 'ksh', 'fish', 'env', 'sudo', 'doas', 'nice', 'timeout', 'xargs', 'offhost',
 ]);
 export const NOT_SHIMMED_PATTERN = /^(python[0-9.]*|pypy[0-9.]*|node[0-9.]*|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*)$/;
@@ -44,10 +45,32 @@ export interface FastDir {
   existed: boolean;
 }
 
+/**
+ * When a shim may skip the judge: none of these holds (each is a necessary condition of some deny/reroute
+ * rule alternative for the program, so when none holds no rule can match and the answer is allow).
+ * Matching is case-insensitive (more starts go to the judge, never fewer).
+ */
+export interface FastPath {
+  /** The working directory is under one of these, or an argument could name another directory. */
+  dirs: FastDir[];
+  /** An argument is one of these words (a subcommand: `test`, `build`, `run`). */
+  words: string[];
+  /** An argument is this long option, with `=VALUE`, or an abbreviation of it (`--headl`). */
+  longFlags: string[];
+  /** A short option letter: an argument starts with `-X` or is a cluster holding X (`-vd`). */
+  shortFlags: string[];
+  /** A single-dash option of several letters (`-avd`, `-headless`): as written or with `=VALUE`. */
+  dashWords: string[];
+  /** An argument contains this text (a positional or args_contain glob's fixed part: `AndroidTest`). */
+  contains: string[];
+  /** This environment variable is set and not empty (`WLR_BACKENDS`, `MOZ_HEADLESS`). */
+  env: string[];
+}
+
 export interface ShimProgram {
   name: string;
   /** null: every start asks the judge. */
-  fast: { dirs: FastDir[] } | null;
+  fast: FastPath | null;
 }
 
 export interface ShimPlan {
@@ -138,55 +161,169 @@ export function cwdPrefix(g: CompiledGlob, vars: Record<string, string>): string
   return lit.startsWith('/') && lit.length > 1 ? lit : null;
 }
 
+/** What one rule alternative needs to match: any one of these holding (see FastPath). */
+interface Need {
+  dirs: string[];
+  words: string[];
+  longFlags: string[];
+  shortFlags: string[];
+  dashWords: string[];
+  contains: string[];
+  env: string[];
+}
+
+const noNeed = (): Need => ({ dirs: [], words: [], longFlags: [], shortFlags: [], dashWords: [], contains: [], env: [] });
+
+function addFlagNames(n: Need, names: string[]): boolean {
+  for (const f of names) {
+    if (/^--[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(f)) n.longFlags.push(f);
+    else if (/^-[A-Za-z0-9]$/.test(f)) n.shortFlags.push(f[1]!);
+    else if (/^-[A-Za-z0-9][A-Za-z0-9_.-]+$/.test(f)) n.dashWords.push(f);
+    else return false;
+  }
+  return true;
+}
+
 /**
- * The directories a rule alternative requires (the cwd condition above it, or its own), or null when it
- * can match `name` in any directory.
+ * A text every string the glob matches contains, or null: the longest run of plain characters of its
+ * pattern, provided the pattern has no alternation (`|`) at all. A character followed by a quantifier is
+ * optional, and a class (`[...]`) or any other operator ends the run.
  */
-function requiredDirs(m: CompiledMatch, name: string, vars: Record<string, string>, inherited: string[] | null): string[] | null | 'cannot' {
-  if (!mayMatch(m, name, vars)) return 'cannot';
-  let here = inherited;
+export function requiredText(g: CompiledGlob): string | null {
+  if ('literal' in g) return g.literal === '' ? null : g.literal;
+  // `LITERAL*` (its star's pattern has an alternation of its own): every match starts with LITERAL.
+  if (g.prefix) return g.prefix;
+  const src = g.source;
+  if (src.includes('|')) return null;
+  let best = '';
+  let run = '';
+  const end = () => {
+    if (run.length > best.length) best = run;
+    run = '';
+  };
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '\\') {
+      const n = src[i + 1];
+      if (n === undefined || /[A-Za-z0-9]/.test(n)) {
+        end();
+        i++;
+        continue;
+      }
+      run += n;
+      i++;
+    } else if (c === '[') {
+      end();
+      while (i < src.length && src[i] !== ']') i += src[i] === '\\' ? 2 : 1;
+    } else if ('*+?{'.includes(c)) {
+      // The character before a quantifier may be absent or repeated: not part of a fixed text.
+      run = run.slice(0, -1);
+      end();
+      if (c === '{') while (i < src.length && src[i] !== '}') i++;
+    } else if (c === '(' && src[i + 1] === '?') {
+      end();
+      if (src[i + 2] === ':') i += 2;
+      else {
+        // A lookaround (`(?!…)`, `(?=…)`, `(?<=…)`) matches no text: skip it whole.
+        let depth = 0;
+        for (; i < src.length; i++) {
+          if (src[i] === '\\') i++;
+          else if (src[i] === '(') depth++;
+          else if (src[i] === ')' && --depth === 0) break;
+        }
+      }
+    } else if ('().^$'.includes(c)) end();
+    else run += c;
+  }
+  end();
+  return best === '' ? null : best;
+}
+
+/** The needs of this node's own conditions, the most selective first, or null when it has none usable. */
+function ownNeed(m: CompiledMatch, vars: Record<string, string>): Need | null {
+  const first = m.subcommands?.[0];
+  if (first && first.every((g) => 'literal' in g)) return { ...noNeed(), words: first.map((g) => (g as { literal: string }).literal) };
+  for (const f of m.flags ?? []) {
+    const n = noNeed();
+    if (addFlagNames(n, f.names)) return n;
+  }
+  if (m.anyFlag) {
+    const n = noNeed();
+    if (m.anyFlag.every((f) => addFlagNames(n, f.names))) return n;
+  }
+  for (const [k] of m.env ?? []) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) return { ...noNeed(), env: [k] };
+  if (m.positional?.any && !m.positional.orNone) {
+    const texts = m.positional.any.map(requiredText);
+    if (texts.every((t): t is string => t !== null)) return { ...noNeed(), contains: texts };
+  }
+  if (m.argsContain) {
+    const texts = m.argsContain.map(requiredText);
+    if (texts.every((t): t is string => t !== null)) return { ...noNeed(), contains: texts };
+  }
   if (m.cwd) {
     const ps = m.cwd.map((g) => cwdPrefix(g, vars));
-    if (ps.every((p): p is string => p !== null)) here = ps;
+    if (ps.every((p): p is string => p !== null)) return { ...noNeed(), dirs: ps };
   }
-  if (!m.anyOf) return here;
-  const out: string[] = [];
-  for (const alt of m.anyOf) {
-    const r = requiredDirs(alt, name, vars, here);
-    if (r === 'cannot') continue;
-    if (r === null) return null;
-    out.push(...r);
-  }
+  return null;
+}
+
+function union(a: Need, b: Need): Need {
+  const out = noNeed();
+  for (const k of Object.keys(out) as (keyof Need)[]) out[k] = [...new Set([...a[k], ...b[k]])];
   return out;
 }
 
-function fastDirsFor(rules: Compiled[], name: string, vars: Record<string, string>): FastDir[] | null {
-  const dirs = new Set<string>();
-  for (const r of rules) {
-    const need = requiredDirs(r.match, name, vars, null);
-    if (need === 'cannot') continue;
-    if (need === null) return null;
-    for (const p of need) dirs.add(p);
+/** What an alternative (with what its parents need) needs to match `name`, null: nothing checkable. */
+function needOf(m: CompiledMatch, name: string, vars: Record<string, string>, inherited: Need | null): Need | null | 'cannot' {
+  if (!mayMatch(m, name, vars)) return 'cannot';
+  const here = ownNeed(m, vars) ?? inherited;
+  if (!m.anyOf) return here;
+  let out: Need | null = null;
+  for (const alt of m.anyOf) {
+    const r = needOf(alt, name, vars, here);
+    if (r === 'cannot') continue;
+    if (r === null) return null;
+    out = out ? union(out, r) : r;
   }
-  return [...dirs].map((p) => {
-    let dir = p.replace(/(.)\/+$/, '$1');
-    let existed = false;
+  return out ?? noNeed();
+}
+
+function fastDir(p: string): FastDir {
+  let dir = p.replace(/(.)\/+$/, '$1');
+  let existed = false;
+  try {
+    existed = statSync(dir).isDirectory();
+  } catch {
+    /* missing */
+  }
+  // A prefix that is not a directory (`/x/eng` of `/x/eng*`) stands for its parent: conservative.
+  if (!existed && !p.endsWith('/')) {
+    dir = dirname(dir);
     try {
       existed = statSync(dir).isDirectory();
     } catch {
       /* missing */
     }
-    // A prefix that is not a directory (`/x/eng` of `/x/eng*`) stands for its parent: conservative.
-    if (!existed && !p.endsWith('/')) {
-      dir = dirname(dir);
-      try {
-        existed = statSync(dir).isDirectory();
-      } catch {
-        /* missing */
-      }
-    }
-    return { spelled: dir, physical: existed ? physicalPath(dir) : dir, existed };
-  });
+  }
+  return { spelled: dir, physical: existed ? physicalPath(dir) : dir, existed };
+}
+
+/**
+ * The fast path of `name`, or null. Programs whose module runs other commands where no shim can see
+ * them (docker: inside a container) are always judged; make's recipes start their programs through PATH,
+ * through the shims, so make keeps its fast path (its Makefile is not read there).
+ */
+function fastPathFor(rules: Compiled[], name: string, vars: Record<string, string>): FastPath | null {
+  const mod = programFor(name);
+  if (mod && (mod.unwrap || mod.walk) && mod.family !== 'make') return null;
+  let need = noNeed();
+  for (const r of rules) {
+    const n = needOf(r.match, name, vars, null);
+    if (n === 'cannot') continue;
+    if (n === null) return null;
+    need = union(need, n);
+  }
+  return { ...need, dirs: need.dirs.map(fastDir) };
 }
 
 function pathNames(env: NodeJS.ProcessEnv): string[] {
@@ -227,8 +364,7 @@ export function planShims(opts: { cwd: string; env: NodeJS.ProcessEnv; configFil
     if (name.includes('/') || name === '<unknown>' || name === '' || name.startsWith('.')) continue;
     if (NOT_SHIMMED.has(name) || NOT_SHIMMED_PATTERN.test(name)) continue;
     if (!/^[A-Za-z0-9_.+-]+$/.test(name)) continue;
-    const dirs = fastDirsFor(rules, name, config.vars);
-    programs.push({ name, fast: dirs ? { dirs } : null });
+    programs.push({ name, fast: fastPathFor(rules, name, config.vars) });
   }
   return { programs, configs: files.map((f) => physicalPath(f)) };
 }

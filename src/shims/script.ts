@@ -17,7 +17,7 @@
 //     0 -> exec the real program; 3 -> exec `offhost run` with the judged line (its VM, under the VM lock);
 //     anything else -> exit with that status (126 refused, the reason already on stderr; 2 offhost could
 //     not judge): the program does not start.
-import type { ShimProgram } from './plan.js';
+import type { FastPath, ShimProgram } from './plan.js';
 import { quote } from '../routes/quote.js';
 
 export const MARKER = '.offhost-shims';
@@ -36,41 +36,7 @@ export interface ShimRuntime {
 
 export function shimScript(p: ShimProgram, rt: ShimRuntime): string {
   const q = quote;
-  const known = rt.configs.length === 0 ? 'return 1' : `[[ $1 -nt $__oh_marker ]] && return 1; [[ ${rt.configs.map((c) => `$1 -ef ${q(c)}`).join(' || ')} ]]`;
-  const fast = p.fast
-    ? `
-# Fast path: no deny/reroute rule for ${p.name} can match outside these directories (and without an
-# argument naming another directory), as long as the configuration is the one the shims were made from.
-__oh_fast=1
-for __oh_a in "$@"; do
-  case $__oh_a in */*|-[CD]*|-[!-]*[CD]*|--[cCdD]*|@*) __oh_fast=; break ;; esac
-done
-if [[ -n $__oh_fast ]]; then
-  __oh_pwd=$PWD __oh_oldpwd=\${OLDPWD-}
-  builtin cd -P . 2>/dev/null || __oh_fast=
-  __oh_cwd=$PWD
-  PWD=$__oh_pwd OLDPWD=$__oh_oldpwd
-  __oh_known() { ${known}; }
-  __oh_cfg=\${XDG_CONFIG_HOME:-\${HOME-}/.config}/offhost/config.yaml
-  if [[ -e $__oh_cfg ]]; then __oh_known "$__oh_cfg" || __oh_fast=; fi
-  __oh_d=$__oh_cwd
-  while [[ -n $__oh_fast ]]; do
-    if [[ -e $__oh_d/offhost.config.yaml ]]; then __oh_known "$__oh_d/offhost.config.yaml" || __oh_fast=; break; fi
-    [[ -z $__oh_d ]] && break
-    __oh_d=\${__oh_d%/*}
-  done
-${p.fast.dirs
-  .map((d) =>
-    [
-      d.existed ? `  [[ ${q(d.spelled)} -ef ${q(d.physical)} ]] || __oh_fast=` : `  [[ -e ${q(d.spelled)} ]] && __oh_fast=`,
-      `  case $__oh_cwd in ${q(d.physical)}*|${q(d.spelled)}*) __oh_fast= ;; esac`,
-    ].join('\n'),
-  )
-  .join('\n')}
-  if [[ -n $__oh_fast ]]; then builtin exec -a "$__oh_prog" "$__oh_real" "$@"; fi
-fi
-`
-    : '';
+  const fast = p.fast ? fastBlock(p, p.fast, rt) : '';
   return `#!${rt.bash} -p
 # offhost exec-time shim for \`${p.name}\` (written by \`offhost shim install\`, which rewrites it: do not edit).
 # Judges ${p.name}'s real arguments in the physical working directory with the offhost rules, then runs
@@ -111,5 +77,73 @@ case $__oh_status in
     ;;
   *) exit "$__oh_status" ;;
 esac
+`;
+}
+
+/**
+ * The fast path's bash: when no condition of the plan's FastPath holds (no argument or variable that a
+ * deny/reroute rule for this program needs, the working directory outside the rules' directories) and the
+ * configuration in force is the one the shims were made from, exec the real program without node.
+ */
+function fastBlock(p: ShimProgram, f: FastPath, rt: ShimRuntime): string {
+  const q = quote;
+  const known = rt.configs.length === 0 ? 'return 1' : `[[ $1 -nt $__oh_marker ]] && return 1; [[ ${rt.configs.map((c) => `$1 -ef ${q(c)}`).join(' || ')} ]]`;
+  // Argument patterns that send the start to the judge. `@FILE`: a response file could hold anything.
+  const pats: string[] = ['@*'];
+  // An argument that could name another directory or file (make -C, --directory, a path).
+  if (f.dirs.length) pats.push('*/*', '-[CD]*', '-[!-]*[CD]*', '--[cCdD]*');
+  for (const w of f.words) pats.push(q(w));
+  for (const n of f.longFlags) pats.push(`--${q(n.slice(2))}`, `--${q(n.slice(2))}=*`);
+  for (const c of f.shortFlags) pats.push(`-${q(c)}*`, `-[!-]*${q(c)}*`);
+  for (const d of f.dashWords) pats.push(`-${q(d.slice(1))}`, `-${q(d.slice(1))}=*`);
+  for (const t of f.contains) pats.push(`*${q(t)}*`);
+  const abbrev = f.longFlags.length
+    ? `
+  # An abbreviated long option (GNU getopt_long: \`--headl\` is \`--headless\`).
+  if [[ $__oh_a == --?* ]]; then
+    __oh_x=\${__oh_a%%=*}
+    for __oh_n in ${f.longFlags.map(q).join(' ')}; do
+      if [[ $__oh_n == "$__oh_x"* ]]; then __oh_fast=; break 2; fi
+    done
+  fi`
+    : '';
+  const env = f.env.map((v) => `[[ -n \${${v}-} ]] && __oh_fast=\n`).join('');
+  // The physical directory (the judge's): the rules' directories and the project config are found from it.
+  const dirs = `  __oh_pwd=$PWD __oh_oldpwd=\${OLDPWD-}
+  builtin cd -P . 2>/dev/null || __oh_fast=
+  __oh_cwd=$PWD
+  PWD=$__oh_pwd OLDPWD=$__oh_oldpwd
+`;
+  return `
+# Fast path: no deny/reroute rule for ${p.name} can match without one of these arguments${f.env.length ? ' or variables' : ''}${f.dirs.length ? ', or in these directories' : ''},
+# as long as the configuration is the one the shims were made from (src/shims/plan.ts says why).
+__oh_fast=1
+shopt -s nocasematch
+for __oh_a in "$@"; do
+  case $__oh_a in
+    ${pats.join('|')}) __oh_fast=; break ;;
+  esac${abbrev}
+done
+shopt -u nocasematch
+${env}if [[ -n $__oh_fast ]]; then
+${dirs}  __oh_known() { ${known}; }
+  __oh_cfg=\${XDG_CONFIG_HOME:-\${HOME-}/.config}/offhost/config.yaml
+  if [[ -e $__oh_cfg ]]; then __oh_known "$__oh_cfg" || __oh_fast=; fi
+  __oh_d=$__oh_cwd
+  while [[ -n $__oh_fast ]]; do
+    if [[ -e $__oh_d/offhost.config.yaml ]]; then __oh_known "$__oh_d/offhost.config.yaml" || __oh_fast=; break; fi
+    [[ -z $__oh_d ]] && break
+    __oh_d=\${__oh_d%/*}
+  done
+${f.dirs
+  .map((d) =>
+    [
+      d.existed ? `  [[ ${q(d.spelled)} -ef ${q(d.physical)} ]] || __oh_fast=` : `  [[ -e ${q(d.spelled)} ]] && __oh_fast=`,
+      `  case $__oh_cwd in ${q(d.physical)}*|${q(d.spelled)}*) __oh_fast= ;; esac`,
+    ].join('\n'),
+  )
+  .join('\n')}
+  if [[ -n $__oh_fast ]]; then builtin exec -a "$__oh_prog" "$__oh_real" "$@"; fi
+fi
 `;
 }

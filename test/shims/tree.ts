@@ -102,7 +102,7 @@ export function makeTree(layout: Layout, opts: { heavy?: string[]; makeIsStandin
 }
 
 /** The laptop's environment: stand-in VM tools, then the stand-in heavy programs, then the system. */
-export function laptopEnv(t: Tree, extra: Record<string, string> = {}): Record<string, string> {
+export function laptopEnv(t: Pick<Tree, 'localBin' | 'home' | 'heavyLog' | 'standinLog' | 'audit'>, extra: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: [standinPath(), t.localBin, '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
     HOME: t.home,

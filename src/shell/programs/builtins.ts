@@ -2,7 +2,7 @@
 // hash, printf -v, read, unset), that run a string (eval, trap, source), that run their arguments
 // (builtin, command, exec), and the ones that write static text a pipe can feed to a shell (echo, printf).
 import type { Field } from '../expand.js';
-import { addAlt, resolveDir, type Call, type State, type Walker } from '../walk-state.js';
+import { addAlt, isUnknownValue, resolveDir, type Call, type State, type Walker } from '../walk-state.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 import { formatPrintf, echoText } from './printf.js';
 import { stdinFromFile } from '../script-files.js';
@@ -70,7 +70,9 @@ function changeDir(call: Call): void {
     }
   } else {
     const target = rest[0];
-    const cdpath = st.vars.has('CDPATH') ? st.vars.get('CDPATH') : undefined;
+    // `CDPATH=engines/lang cd koda`: an assignment before cd counts as much as one made earlier.
+    const own = call.env.CDPATH;
+    const cdpath = own !== undefined ? (isUnknownValue(own) ? null : own) : st.vars.has('CDPATH') ? st.vars.get('CDPATH') : undefined;
     if (!target) st.cwd = st.vars.has('HOME') ? (st.vars.get('HOME') ?? null) : null;
     else if (target.known && target.value === '-') st.cwd = st.vars.has('OLDPWD') ? (st.vars.get('OLDPWD') ?? null) : st.oldpwd;
     else if (cdpath !== undefined && cdpath !== '' && target.known && !/^(\/|\.\.?(\/|$))/.test(target.value)) {

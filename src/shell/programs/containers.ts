@@ -3,7 +3,7 @@
 // judged as run here; its working directory is the laptop directory bind-mounted at the container's `-w`
 // (`-v "$PWD":/src -w /src`), unknown otherwise. A daemon on another host (`-H ssh://…`) is remote.
 import type { Field } from '../expand.js';
-import type { Call } from '../walk-state.js';
+import { envField, type Call } from '../walk-state.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 
 
@@ -32,8 +32,9 @@ function containerRun(call: Call): Unwrapped {
   const argv = call.fields;
   let i = 1;
   // A daemon on another host (DOCKER_HOST=ssh://…, CONTAINER_HOST for podman): what runs there is remote.
-  const hostVar = call.env.DOCKER_HOST ?? call.env.CONTAINER_HOST ?? (call.st.exported?.has('DOCKER_HOST') ? call.st.vars.get('DOCKER_HOST') : undefined);
-  let remote = typeof hostVar === 'string' && REMOTE_HOST.test(hostVar);
+  // Unknown (`DOCKER_HOST=$(…)`) counts as this machine's daemon.
+  const hostVar = envField(call, 'DOCKER_HOST') ?? envField(call, 'CONTAINER_HOST');
+  let remote = hostVar?.known === true && REMOTE_HOST.test(hostVar.value);
   const isCompose = program.endsWith('-compose');
   // Global options.
   while (i < argv.length && argv[i]!.known && argv[i]!.value.startsWith('-')) {
@@ -138,6 +139,7 @@ function unknownInner(via: string, rest: Field[]): Unwrapped {
 export const containers: ProgramModule = {
   family: 'containers',
   names: ['docker', 'podman', 'nerdctl', 'docker-compose', 'podman-compose'],
+  env: ['DOCKER_HOST', 'CONTAINER_HOST'],
   unwrap: containerRun,
   examples: {
     match: [

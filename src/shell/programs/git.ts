@@ -4,7 +4,7 @@
 // earlier in the line, the editor variables), and where: git changes to the repository's top level before
 // it runs anything (`git -C dir` first), so these commands run there, not in the caller's directory.
 import type { Field } from '../expand.js';
-import { resolveDir, type Call, type Walker } from '../walk-state.js';
+import { envField, resolveDir, type Call, type Walker } from '../walk-state.js';
 import { parseOptions, type Grammar } from './grammar.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 
@@ -33,12 +33,7 @@ function topLevel(dir: string | null, call: Call, workTree: Field | null): strin
 }
 
 function envValue(call: Call, key: string): Field | undefined {
-  if (key in call.env) return { value: call.env[key]!, known: true };
-  if (call.st.exported?.has(key)) {
-    const v = call.st.vars.get(key);
-    if (v !== undefined) return v === null ? { value: `$${key}`, known: false } : { value: v, known: true };
-  }
-  return undefined;
+  return envField(call, key);
 }
 
 /** Every configuration entry this call sees from the line: key (lowercase) -> value. */

@@ -4,7 +4,7 @@
 // what the Makefile's recipes and the prerequisites of the requested targets run.
 import { posix } from 'node:path';
 import type { Field } from '../expand.js';
-import { emit, resolveDir, withVia, NestedParseError, type Call, type State, type Walker } from '../walk-state.js';
+import { emit, envField, resolveDir, withVia, NestedParseError, type Call, type State, type Walker } from '../walk-state.js';
 import { lineMayWrite, unknownScript } from '../script-files.js';
 import { makeRecipes } from '../makefiles.js';
 import { canonicalLong, normalize } from './grammar.js';
@@ -77,10 +77,10 @@ export function readMake(fields: Field[]): MakeCall {
 /** MAKEFLAGS / MFLAGS / GNUMAKEFLAGS from the call's environment: whether they ask for a dry run. */
 function flagsDry(call: Call): boolean {
   for (const key of ['MAKEFLAGS', 'MFLAGS', 'GNUMAKEFLAGS']) {
-    let v: string | null | undefined = call.env[key];
-    if (v === undefined && call.st.exported?.has(key)) v = call.st.vars.get(key);
-    if (typeof v !== 'string') continue;
-    const words = v.trim().split(/\s+/).filter(Boolean);
+    // Unknown (`MAKEFLAGS=$(…)`) is not a dry run: its raw text is not its value.
+    const f = envField(call, key);
+    if (!f?.known) continue;
+    const words = f.value.trim().split(/\s+/).filter(Boolean);
     // The first word may be bare flag letters (`n`, `ks`); then options and assignments.
     if (words[0] && !words[0].startsWith('-') && !words[0].includes('=') && NO_RUN_SHORT.test(words[0])) return true;
     const fields = [{ value: 'make', known: true }, ...words.map((w) => ({ value: w, known: true }))];
@@ -176,6 +176,7 @@ function makefileRecipes(m: MakeCall, dir: string | null, call: Call, w: Walker)
 export const make: ProgramModule = {
   family: 'make',
   names: ['make', 'gmake', 'remake'],
+  env: ['MAKEFLAGS', 'MFLAGS', 'GNUMAKEFLAGS'],
   grammar: MAKE_GRAMMAR,
   walk,
   examples: {

@@ -2,7 +2,7 @@
 // shell sources first (`BASH_ENV`, `ENV` for sh). The one list of shell names offhost knows; multi-call
 // binaries (busybox, toybox) run their applet.
 import type { Field } from '../expand.js';
-import { emit, withVia, type Call, type Walker } from '../walk-state.js';
+import { emit, envField, withVia, type Call, type Walker } from '../walk-state.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 import { STDIN_FILES } from './builtins.js';
 
@@ -59,12 +59,7 @@ export function shellCall(name: string, argv: Field[]): Unwrapped {
 function startupFile(call: Call): Field | null {
   const key = call.name === 'bash' || call.name === 'rbash' ? 'BASH_ENV' : call.name === 'zsh' || call.name === 'fish' ? null : 'ENV';
   if (key === null) return null;
-  if (key in call.env) return { value: call.env[key]!, known: true };
-  if (call.st.exported?.has(key)) {
-    const v = call.st.vars.get(key);
-    return v === undefined ? null : v === null ? { value: `$${key}`, known: false } : { value: v, known: true };
-  }
-  return null;
+  return envField(call, key) ?? null;
 }
 
 function walk(call: Call, w: Walker): void {

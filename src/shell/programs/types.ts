@@ -67,6 +67,12 @@ export interface ProgramModule {
   pattern?: RegExp;
   /** The option grammar (declared once; long options may be abbreviated to an unambiguous prefix). */
   grammar?: Grammar;
+  /**
+   * Environment variables the program reads that change what it runs or where (`MAKEFLAGS=n`: a dry run;
+   * `DOCKER_HOST=ssh://…`: a remote daemon). The exec-time judge (src/shims/judge.ts) writes them into
+   * the line it judges, since a shim sees them in its environment, not on the command line.
+   */
+  env?: readonly string[];
   /** Reads its first argument as a script (`. FILE`, `bash FILE`): `. <(echo …)` hands it static text. */
   readsScript?: boolean;
   /** Looks through the program: what it runs (data the walker applies). */

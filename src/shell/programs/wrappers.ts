@@ -3,6 +3,7 @@
 // grammar (its options, which take a value, which set the directory, which mean nothing runs); the walker
 // judges the inner command, not the wrapper's name.
 import { scan, type Spec } from './grammar.js';
+import type { Field } from '../expand.js';
 import type { Call } from '../walk-state.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 
@@ -50,7 +51,6 @@ export const WRAPPER_SPECS: Record<string, Spec> = {
     chdir: ['--working-directory'],
   },
   'systemd-inhibit': { value: ['--what', '--who', '--why', '--mode'] },
-  sg: { value: [], skip: 1 },
   'nix-shell': { value: ['-p', '--packages', '-A', '--attr', '-I', '--arg', '--argstr'], scriptOption: ['--run', '--command'] },
   // A virtual display around a command: the command is judged (and decides the route), and so is xvfb-run.
   'xvfb-run': { value: ['-n', '--server-num', '-e', '--error-file', '-f', '--auth-file', '-s', '--server-args', '-p', '--xauth-protocol', '-w', '--wait'], flags: ['-a', '--auto-servernum', '-d', '--auto-display', '-l', '--listen-tcp'], noCommand: ['-h', '--help'] },
@@ -104,13 +104,159 @@ export const WRAPPER_SPECS: Record<string, Spec> = {
   // entr: `ls *.c | entr make build` (argv); `entr -s 'make build'` is a shell string (handled below).
   entr: { value: [], flags: ['-a', '-c', '-d', '-n', '-p', '-r', '-s', '-z', '-x'] },
   // reflex -r '\.c$' -- make build; -s keeps it running as a service.
+  // Network and I/O shims around a command (LD_PRELOAD wrappers): the command runs here.
+  torsocks: { value: ['-u', '--user', '-p', '--pass', '-a', '--address', '-P', '--port'], flags: ['-i', '--isolate', '-d', '--debug', '-q', '--quiet'], noCommand: ['-h', '--help', '--version', '--shell'] },
+  proxychains: { value: ['-f'], flags: ['-q'] },
+  proxychains4: { value: ['-f'], flags: ['-q'] },
+  eatmydata: { value: [] },
+  nocache: { value: ['-n'] },
+  trickle: { value: ['-u', '-d', '-w', '-t', '-l', '-n'], flags: ['-s', '-v'], noCommand: ['-h', '-V'] },
+  // faketime [-m] [-f] TIMESTAMP cmd
+  faketime: { value: ['--date-prog'], flags: ['-m', '-f', '--exclude-monotonic'], noCommand: ['-h', '--help', '-v', '--version'], skip: 1 },
   reflex: { value: ['-r', '--regex', '-R', '--inverse-regex', '-g', '--glob', '-G', '--inverse-glob', '-c', '--config', '-d', '--decoration'], flags: ['-s', '--start-service', '-a', '--all', '--only-files', '--only-dirs', '-v', '--verbose', '-e', '--sequential'], noCommand: ['-c', '--config', '-h', '--help'] },
 };
+
+/**
+ * Tools whose subcommand runs the rest as a command here, in their environment (`poetry run make`,
+ * `uv run --with x make`, `direnv exec . make`, `bundle exec make`, `mise exec -- make`): tool -> subcommand
+ * -> grammar from the subcommand on. A tool's own options before the subcommand are skipped.
+ */
+export const SUBCOMMAND_WRAPPERS: Record<string, Record<string, Spec>> = {
+  poetry: { run: { value: ['-C', '--directory', '-P', '--project'], chdir: ['-C', '--directory'] } },
+  pipenv: { run: { value: [] } },
+  uv: {
+    run: {
+      value: ['--with', '--with-editable', '--with-requirements', '--extra', '--group', '--no-group', '--package', '--python', '-p', '--directory', '--project', '--env-file', '--index', '--default-index', '--index-url', '--extra-index-url', '--find-links', '-f', '--cache-dir', '--config-file', '--color', '--script', '--module', '-m'],
+      flags: ['--all-extras', '--no-dev', '--only-dev', '--frozen', '--locked', '--isolated', '--no-project', '--no-sync', '--active', '--quiet', '-q', '--verbose', '-v', '--offline', '--no-cache', '-n', '--exact', '--no-env-file', '--gui-script'],
+      chdir: ['--directory'],
+    },
+  },
+  pdm: { run: { value: ['-p', '--project', '-g', '--global', '-L', '--lockfile'], flags: ['-v', '-q', '-s', '--site-packages', '--list', '-l', '--json', '-j', '--recreate', '--venv'] } },
+  hatch: { run: { value: ['-e', '--env'] } },
+  rye: { run: { value: ['--pyproject'] } },
+  pixi: { run: { value: ['-e', '--environment', '--manifest-path'], flags: ['--frozen', '--locked', '-v', '-q', '--clean-env'] } },
+  conda: { run: { value: ['-n', '--name', '-p', '--prefix', '--cwd'], flags: ['--no-capture-output', '--live-stream', '-v', '--verbose', '--dev', '--debug-wrapper-scripts'], chdir: ['--cwd'] } },
+  mamba: { run: { value: ['-n', '--name', '-p', '--prefix', '--cwd'], flags: ['--no-capture-output', '--live-stream'], chdir: ['--cwd'] } },
+  micromamba: { run: { value: ['-n', '--name', '-p', '--prefix', '--cwd', '-a', '--attach'], flags: ['--clean-env', '-d', '--detach'], chdir: ['--cwd'] } },
+  bundle: { exec: { value: [], flags: ['--keep-file-descriptors', '--gemfile'] } },
+  // devbox run CMD (a script of devbox.json by that name is its own file; the command is judged either way).
+  devbox: { run: { value: ['-c', '--config', '-e', '--env', '--env-file'], flags: ['-q', '--quiet', '--pure', '--omit-nix-env', '--recompute'] } },
+  direnv: { exec: { value: [], skip: 1 } },
+  // mise exec TOOL@VERSION... -- cmd: the tool specs are positionals up to `--` (see unwrapSubcommand).
+  mise: { exec: { value: ['-C', '--cd', '-j', '--jobs', '-c', '--command'], chdir: ['-C', '--cd'], scriptOption: ['-c', '--command'] }, x: { value: ['-C', '--cd', '-j', '--jobs', '-c', '--command'], chdir: ['-C', '--cd'], scriptOption: ['-c', '--command'] } },
+  asdf: { exec: { value: [] } },
+  rbenv: { exec: { value: [] } },
+  pyenv: { exec: { value: [] } },
+  nodenv: { exec: { value: [] } },
+  nix: { develop: { value: [] }, shell: { value: [] } },
+};
+
+/** Terminal emulators: the words after this option are the command (`xterm -e make build`). */
+const TERMINAL_ARGV: Record<string, string[]> = {
+  xterm: ['-e'], uxterm: ['-e'], urxvt: ['-e'], rxvt: ['-e'], 'rxvt-unicode': ['-e'], st: ['-e'], alacritty: ['-e', '--command'], konsole: ['-e'],
+  'gnome-terminal': ['--', '-x', '--execute'], 'xfce4-terminal': ['-x', '--execute'], terminator: ['-x', '--execute'], 'mate-terminal': ['-x', '--execute'], tilix: ['-x'],
+  wezterm: ['--'], kitty: ['--'], foot: ['--'],
+};
+/** Terminal emulators: the value of this option is a command string (`gnome-terminal -e 'make build'`). */
+const TERMINAL_STRING: Record<string, string[]> = {
+  'gnome-terminal': ['-e', '--command'], 'xfce4-terminal': ['-e', '--command'], terminator: ['-e', '--command'], 'mate-terminal': ['-e', '--command'], lxterminal: ['-e', '--command'], tilix: ['-e', '--command'], 'qterminal': ['-e', '--execute'],
+};
+
+/** bubblewrap's options with two values (`--bind SRC DEST`) and with one; the command follows them. */
+const BWRAP_TWO = new Set(['--bind', '--bind-try', '--dev-bind', '--dev-bind-try', '--ro-bind', '--ro-bind-try', '--symlink', '--setenv', '--file', '--bind-data', '--ro-bind-data', '--chmod', '--overlay-src']);
+const BWRAP_ONE = new Set(['--chdir', '--tmpfs', '--proc', '--dev', '--dir', '--unsetenv', '--uid', '--gid', '--hostname', '--cap-add', '--cap-drop', '--lock-file', '--sync-fd', '--info-fd', '--json-status-fd', '--block-fd', '--userns-block-fd', '--userns', '--userns2', '--pidns', '--seccomp', '--add-seccomp-fd', '--exec-label', '--file-label', '--remount-ro', '--perms', '--size', '--argv0', '--args', '--mqueue', '--tmp-overlay', '--ro-overlay', '--overlay']);
+
+function joined(fields: Field[]): Field {
+  return { value: fields.map((a) => a.value).join(' '), known: fields.every((a) => a.known) };
+}
+
+function unwrapOther(call: Call): Unwrapped {
+  const program = call.name;
+  const argv = call.fields;
+  const sub = SUBCOMMAND_WRAPPERS[program];
+  if (sub) {
+    const at = argv.findIndex((a, i) => i > 0 && a.known && !a.value.startsWith('-') && a.value in sub);
+    if (at < 0) return { kind: 'none' };
+    const rest = argv.slice(at);
+    if (program === 'mise' || program === 'nix') {
+      // mise exec node@20 -- make; nix develop .#x -c make: the command follows `--` (mise) or -c (nix).
+      const marks = program === 'nix' ? ['-c', '--command'] : ['--'];
+      const m = rest.findIndex((a) => a.known && marks.includes(a.value));
+      if (m < 0) return program === 'mise' ? unwrapWith(program, rest, sub[argv[at]!.value]!) : { kind: 'none' };
+      return { kind: 'run', via: `${program} ${argv[at]!.value}`, argv: rest.slice(m + 1) };
+    }
+    return unwrapWith(`${program} ${argv[at]!.value}`, rest, sub[argv[at]!.value]!);
+  }
+  if (program === 'bwrap') {
+    let i = 1;
+    let cwd: Field | undefined;
+    while (i < argv.length && argv[i]!.known && argv[i]!.value.startsWith('--')) {
+      const v = argv[i]!.value;
+      if (v === '--') {
+        i++;
+        break;
+      }
+      if (v === '--chdir') cwd = argv[i + 1];
+      i += BWRAP_TWO.has(v) ? 3 : BWRAP_ONE.has(v) ? 2 : 1;
+    }
+    const inner = argv.slice(i);
+    return inner.length ? { kind: 'run', via: 'bwrap', argv: inner, ...(cwd ? { cwd } : {}) } : { kind: 'none' };
+  }
+  if (program === 'socat') {
+    // EXEC:'make build' splits the words; SYSTEM:'make build' runs them with sh -c; `,opt` ends the address.
+    const items: Unwrapped[] = [];
+    for (const a of argv.slice(1)) {
+      const m = /^(exec|system):(.*)$/is.exec(a.value);
+      if (m) items.push({ kind: 'script', via: `socat ${m[1]!.toUpperCase()}`, text: { value: m[2]!.replace(/,[a-z-]+(=[^,]*)?$/i, ''), known: a.known } });
+    }
+    return items.length ? { kind: 'many', items } : { kind: 'none' };
+  }
+  if (program === 'sg') {
+    // sg GROUP [-c] 'command string'
+    const rest = argv.slice(2).filter((a) => !(a.known && a.value === '-c'));
+    return rest.length ? { kind: 'script', via: 'sg', text: joined(rest) } : { kind: 'none' };
+  }
+  const strOpts = TERMINAL_STRING[program] ?? [];
+  const argvOpts = TERMINAL_ARGV[program] ?? [];
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.known) continue;
+    const eq = a.value.indexOf('=');
+    const name = eq > 0 ? a.value.slice(0, eq) : a.value;
+    if (strOpts.includes(name)) {
+      const text = eq > 0 ? { value: a.value.slice(eq + 1), known: true } : argv[i + 1];
+      return text ? { kind: 'script', via: `${program} ${name}`, text } : { kind: 'none' };
+    }
+    if (argvOpts.includes(a.value)) {
+      const inner = argv.slice(i + 1);
+      return inner.length ? { kind: 'run', via: `${program} ${a.value}`, argv: inner } : { kind: 'none' };
+    }
+  }
+  // kitty, foot, wezterm start: the command is the first word that is not an option (unknown ones skipped).
+  if (program === 'kitty' || program === 'foot') {
+    const i = argv.findIndex((a, j) => j > 0 && !(a.known && a.value.startsWith('-')));
+    return i > 0 ? { kind: 'run', via: program, argv: argv.slice(i) } : { kind: 'none' };
+  }
+  return { kind: 'none' };
+}
+
+/** `spec` read from argv[0] on (the wrapper's or the subcommand's name first). */
+function unwrapWith(via: string, argv: Field[], spec: Spec): Unwrapped {
+  const s = scan(argv, spec);
+  if (!s) return { kind: 'none' };
+  const chdirOpt = s.opts.filter(([n]) => spec.chdir?.includes(n)).pop();
+  const cwd = chdirOpt ? (chdirOpt[1] ?? { value: '', known: false }) : undefined;
+  const scriptOpt = s.opts.find(([n]) => spec.scriptOption?.includes(n));
+  if (scriptOpt) return { kind: 'script', via: `${via} ${scriptOpt[0]}`, text: scriptOpt[1] ?? { value: '', known: false }, ...(cwd ? { cwd } : {}) };
+  const inner = argv.slice(s.index);
+  return inner.length ? { kind: 'run', via, argv: inner, env: s.env, ...(cwd ? { cwd } : {}) } : { kind: 'none' };
+}
 
 function unwrapSpec(call: Call): Unwrapped {
   const program = call.name;
   const argv = call.fields;
-  const spec = WRAPPER_SPECS[program]!;
+  const spec = WRAPPER_SPECS[program];
+  if (!spec) return unwrapOther(call);
   // taskset -c LIST replaces the MASK positional.
   const effective = program === 'taskset' && argv.some((a) => a.known && /^(-[a-z]*c|--cpu-list)/.test(a.value)) ? { ...spec, skip: 0 } : spec;
   const s = scan(argv, effective);
@@ -136,12 +282,20 @@ function unwrapSpec(call: Call): Unwrapped {
     return { kind: 'script', via: 'entr -s', text: { value: inner.map((a) => a.value).join(' '), known: inner.every((a) => a.known) } };
   }
   if (program === 'chroot') return { kind: 'run', via: program, argv: inner, cwdUnknown: true };
+  if (program === 'su' || program === 'runuser') {
+    // su permutes its arguments: `su koder -c 'make build'` (the -c after the user).
+    const c = argv.findIndex((a, i) => i > 0 && a.known && ['-c', '--command', '--session-command'].includes(a.value));
+    if (c > 0 && argv[c + 1]) return { kind: 'script', via: `${program} -c`, text: argv[c + 1]! };
+    const eq = argv.find((a) => a.known && /^--(command|session-command)=/.test(a.value));
+    if (eq) return { kind: 'script', via: `${program} --command`, text: { value: eq.value.slice(eq.value.indexOf('=') + 1), known: true } };
+    return { kind: 'none' };
+  }
   return { kind: 'run', via: program, argv: inner, env: s.env, ...(cwd ? { cwd } : {}) };
 }
 
 export const wrappers: ProgramModule = {
   family: 'wrappers',
-  names: Object.keys(WRAPPER_SPECS),
+  names: [...Object.keys(WRAPPER_SPECS), ...Object.keys(SUBCOMMAND_WRAPPERS), ...new Set([...Object.keys(TERMINAL_ARGV), ...Object.keys(TERMINAL_STRING)]), 'bwrap', 'socat', 'sg'],
   unwrap: unwrapSpec,
   examples: {
     match: [
@@ -167,6 +321,27 @@ export const wrappers: ProgramModule = {
       { line: 'tsp -n make build', runs: 'make build' },
       { line: "entr -s 'make build'", runs: 'make build' },
       { line: "reflex -r '\\.c$' -- make build", runs: 'make build' },
+      { line: 'torsocks make build', runs: 'make build' },
+      { line: 'proxychains4 -q make build', runs: 'make build' },
+      { line: 'eatmydata make build', runs: 'make build' },
+      { line: "faketime '2020-01-01 00:00:00' make build", runs: 'make build' },
+      { line: 'trickle -d 100 make build', runs: 'make build' },
+      { line: 'nocache make build', runs: 'make build' },
+      { line: 'bwrap --bind / / --dev /dev --chdir engines/lang/koda make build', runs: 'make build', in: '/home/koder/dev/koder/engines/lang/koda' },
+      { line: 'poetry run make build', runs: 'make build' },
+      { line: 'uv run --with requests make build', runs: 'make build' },
+      { line: 'uv run --directory engines/lang/koda make build', runs: 'make build', in: '/home/koder/dev/koder/engines/lang/koda' },
+      { line: 'conda run -n base --cwd engines/lang/koda make build', runs: 'make build', in: '/home/koder/dev/koder/engines/lang/koda' },
+      { line: 'bundle exec make build', runs: 'make build' },
+      { line: 'direnv exec . make build', runs: 'make build' },
+      { line: 'mise exec node@20 -- make build', runs: 'make build' },
+      { line: 'nix develop .#koda -c make build', runs: 'make build' },
+      { line: 'xterm -geometry 80x24 -e make build', runs: 'make build' },
+      { line: 'gnome-terminal -- make build', runs: 'make build' },
+      { line: "gnome-terminal -e 'make build'", runs: 'make build' },
+      { line: "socat - EXEC:'make build'", runs: 'make build' },
+      { line: "su koder -c 'make build'", runs: 'make build' },
+      { line: "sg koder 'make build'", runs: 'make build' },
     ],
     not_match: [
       { line: 'sudo -l make build', runs: 'make build' },
@@ -174,6 +349,9 @@ export const wrappers: ProgramModule = {
       { line: 'compiledb -n make build', runs: 'make build' },
       { line: 'prlimit --pid 42 --nofile=1024', runs: 'make build' },
       { line: 'tsp -l', runs: 'make build' },
+      { line: 'poetry show make', runs: 'make build' },
+      { line: 'uv pip install make', runs: 'make build' },
+      { line: 'xterm -title make', runs: 'make build' },
     ],
   },
 };
