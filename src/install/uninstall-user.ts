@@ -46,6 +46,9 @@ function removeShimsFolder(dir: string): void {
   removeEmptyOffhostFolder(dirname(dir));
 }
 
+/** More lines than this in one file are named as one range. */
+const MAX_LINES_NAMED = 5;
+
 /** Files of the user's that init prints lines for (the shell rc files; Codex's config.toml for `init --shims --agent codex`). */
 const USER_FILES = ['.bashrc', '.bash_profile', '.profile', '.zshrc', '.zprofile', '.config/fish/config.fish', '.codex/config.toml'];
 
@@ -133,11 +136,16 @@ export function planUserWiring(env: NodeJS.ProcessEnv, repository: string, opts:
       } catch {
         continue;
       }
-      text.split('\n').forEach((line, i) => {
-        if (!/offhost/.test(line) || /^\s*#/.test(line)) return;
+      const lines = text.split('\n').flatMap((line, i) => (/offhost/.test(line) && !/^\s*#/.test(line) ? [{ line, n: i + 1 }] : []));
+      if (lines.length > MAX_LINES_NAMED) {
+        // A whole snippet pasted in: one line for it, not one per line.
+        kept.push(`not touched: ${show(file)}: lines ${lines[0]!.n}-${lines[lines.length - 1]!.n} mention offhost (${lines.length} lines: the pasted shell integration?; init never edits this file): remove them to stop it`);
+        continue;
+      }
+      for (const { line, n } of lines) {
         const shimsGone = removed.some((r) => r.kind === 'shims' && line.includes(r.path));
-        kept.push(`not touched: ${show(file)}:${i + 1}: ${line.trim()} (your line; init never edits this file${shimsGone ? '; the shims folder it puts on PATH is gone, so it does nothing now' : ''}): remove it to stop it`);
-      });
+        kept.push(`not touched: ${show(file)}:${n}: ${line.trim()} (your line; init never edits this file${shimsGone ? '; the shims folder it puts on PATH is gone, so it does nothing now' : ''}): remove it to stop it`);
+      }
     }
   }
 

@@ -168,6 +168,11 @@ describe('uninstall and the shell integration', () => {
     expect(readFileSync(join(home, '.bashrc'), 'utf8')).toBe(rc);
     expect(readFileSync(join(home, '.codex', 'config.toml'), 'utf8')).toBe(toml);
     expect(readFileSync(join(home, '.config', 'offhost', 'offhost.bash'), 'utf8')).toBe(snippet);
+    // the whole snippet pasted into ~/.zshrc: named as one range, not line by line
+    writeFileSync(join(home, '.zshrc'), `export A=1\n${ok(['init', '--shell', 'zsh'], a).stdout}`);
+    const zsh = ok(['uninstall'], a).stdout.split('\n').filter((l) => l.includes('~/.zshrc'));
+    expect(zsh).toHaveLength(1);
+    expect(zsh[0]).toMatch(/^not touched: ~\/\.zshrc: lines \d+-\d+ mention offhost \(\d+ lines: the pasted shell integration\?/);
   });
 });
 
