@@ -18,6 +18,9 @@ export interface FishAsBash {
 const DROP = new Set(['and', 'or', 'not', 'if', 'while', 'else', 'time']);
 const COLON = new Set(['begin', 'end', 'switch', 'case', 'function']);
 
+/** fish builtins bash lacks (or reads otherwise): a line that runs one is fish, not bash, even unchanged. */
+const FISH_ONLY = new Set(['string', 'math', 'count', 'contains', 'set', 'set_color', 'abbr', 'argparse', 'status', 'path', 'emit', 'funced', 'funcsave', 'functions', 'isatty', 'random', 'commandline', 'complete', 'bind', 'read', 'source', 'fish_add_path']);
+
 const WORD_END = /[\s;&|()<>]/;
 
 /** fish single quotes: `\'` and `\\` are escapes, nothing else. Returns the bash single-quoted literal and the index after. */
@@ -32,6 +35,7 @@ function singleQuoted(s: string, i: number): { out: string; next: number } {
 }
 
 export function fishAsBash(line: string): FishAsBash {
+  let fishOnly = false;
   let out = '';
   let atCmd = true;
   let i = 0;
@@ -108,6 +112,7 @@ export function fishAsBash(line: string): FishAsBash {
         atCmd = false;
         continue;
       }
+      if (bare && FISH_ONLY.has(word)) fishOnly = true;
       if (bare && word === 'for') {
         // `for VAR in WORDS…`: the words are expanded (their substitutions run), the loop body follows
         const m = /^for\s+\S+\s+in\b/.exec(line.slice(i));
@@ -140,5 +145,5 @@ export function fishAsBash(line: string): FishAsBash {
     out += c;
     i++;
   }
-  return { text: out, exact: out === line };
+  return { text: out, exact: out === line && !fishOnly };
 }
