@@ -117,6 +117,7 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   for (const h of HEAVY) symlinkSync(join(STANDINS, '_record'), join(bin, h));
   for (const m of MODELS) symlinkSync(join(STANDINS, '_models'), join(bin, m));
   symlinkSync(join(STANDINS, 'ssh'), join(bin, 'ssh'));
+  symlinkSync(join(STANDINS, 'ssh'), join(bin, 'mosh'));
   return { base, template, bin };
 }
 
