@@ -214,8 +214,21 @@ function perf(argv: Field[]): Unwrapped {
   return inner.length ? { kind: 'run', via: `perf ${sub.value}`, argv: inner } : { kind: 'none' };
 }
 
-/** gdb --args PROG ARGS (and `gdb -ex run PROG`): the program runs under the debugger. */
+/** gdb --args PROG ARGS (and `gdb -ex run PROG`): the program runs under the debugger; `-ex 'shell CMD'` (or `!CMD`) runs CMD here. */
 function gdb(argv: Field[]): Unwrapped {
+  const shells: Unwrapped[] = [];
+  for (let k = 1; k < argv.length - 1; k++) {
+    if (!argv[k]!.known || !/^--?i?ex$|^--?eval-command$/.test(argv[k]!.value)) continue;
+    const v = argv[k + 1]!;
+    const m = /^\s*(?:shell\b|!)(.*)$/s.exec(v.value);
+    if (m) shells.push({ kind: 'script', via: 'gdb shell', text: { value: m[1]!, known: v.known } });
+  }
+  const target = gdbTarget(argv);
+  if (!shells.length) return target;
+  return { kind: 'many', items: target.kind === 'none' ? shells : [...shells, target] };
+}
+
+function gdbTarget(argv: Field[]): Unwrapped {
   const at = argv.findIndex((a, k) => k > 0 && a.known && (a.value === '--args' || a.value === '-args'));
   if (at > 0) return argv.length > at + 1 ? { kind: 'run', via: 'gdb --args', argv: argv.slice(at + 1) } : { kind: 'none' };
   const s = scan(argv, GDB);
