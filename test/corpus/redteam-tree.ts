@@ -40,7 +40,7 @@ export const HEAVY = [
   'selenium-server', 'pytest', 'xcrun', 'vagrant', 'vmrun', 'prlctl', 'colima', 'minikube', 'firecracker', 'crosvm',
 ];
 /** Tools modelled by _models (not installed here). */
-export const MODELS = ['chronic', 'rlwrap', 'cgexec', 'bear', 'scan-build', 'intercept-build', 'sshpass', 'dotenv', 'tsp', 'compiledb', 'numactl', 'ifne', 'cross-env', 'pueue', 'sem', 'at', 'batch', 'entr', 'nodemon', 'watchman-make', 'reflex', 'concurrently', 'start-server-and-test', 'busybox', 'toybox', 'npx', 'torsocks', 'proxychains4', 'eatmydata', 'nocache', 'faketime', 'poetry', 'uv', 'bundle', 'direnv', 'xterm', 'socat'];
+export const MODELS = ['chronic', 'rlwrap', 'cgexec', 'bear', 'scan-build', 'intercept-build', 'sshpass', 'dotenv', 'tsp', 'compiledb', 'numactl', 'ifne', 'cross-env', 'pueue', 'sem', 'at', 'batch', 'entr', 'nodemon', 'watchman-make', 'reflex', 'concurrently', 'start-server-and-test', 'busybox', 'toybox', 'npx', 'torsocks', 'proxychains4', 'eatmydata', 'nocache', 'faketime', 'poetry', 'uv', 'bundle', 'direnv', 'xterm', 'socat', 'uvx', 'pipx', 'volta'];
 
 const KODA_MAKEFILE = [
   '.PHONY: build build-safe kasm all test check clean help lint fmt docs',
