@@ -11,6 +11,7 @@ __offhost_cmd=(offhost)
 __offhost_state=idle
 __offhost_histnum=
 __offhost_said=
+__offhost_shadows=()
 __offhost_err=${TMPDIR:-/tmp}/offhost-check.$$
 # The heavy programs of offhost's built-in rules: still refused when offhost itself cannot run.
 __offhost_heavy='^(Brave Browser|Chromium|Firefox|Firefox Developer Edition|Firefox Nightly|Google Chrome|Google Chrome Beta|Google Chrome Canary|Google Chrome Dev|Hyprland|Microsoft Edge|Microsoft Edge Beta|Microsoft Edge Dev|MiniBrowser|Safari|UTM|VBoxHeadless|VBoxManage|VirtualBoxVM|WebKitWebDriver|X|Xdummy|Xephyr|Xnest|Xorg|Xtigervnc|Xvfb|Xvnc|backstop|brave|brave-browser|brave-browser-beta|brave-browser-nightly|brave-browser-stable|bun|cage|chrome|chrome-headless-shell|chromedriver|chromium|chromium-browser|chromium-freeworld|codeceptjs|cypress|dart|deno|detox|docker|dwl|emulator|emulator-headless|epiphany|firefox|firefox-beta|firefox-bin|firefox-developer-edition|firefox-esr|firefox-nightly|flutter|gamescope|geckodriver|gmake|gnome-boxes|gnome-shell|google-chrome|google-chrome-beta|google-chrome-canary|google-chrome-dev|google-chrome-stable|google-chrome-unstable|gradle|gradlew|headless-shell|headless_shell|hikari|hyprland|karma|kvm|kwin_wayland|labwc|lb|lhci|librewolf|lighthouse|make|microsoft-edge|microsoft-edge-beta|microsoft-edge-canary|microsoft-edge-dev|microsoft-edge-stable|msedge|msedgedriver|multipassd|mutter|nerdctl|ng|nightwatch|niri|node|nodejs|opera|pa11y|pa11y-ci|patrol|playwright|podman|protractor|puppeteer|py\.test|pytest|python|python3|qemu-kvm|quickemu|river|ruby|selenium-server|selenium-standalone|sway|taiko|test-storybook|testcafe|testem|tigervncserver|ungoogled-chromium|utm|vagrant|vboxheadless|vboxmanage|virsh|virt-install|virt-viewer|vitest|vivaldi|vivaldi-stable|vncserver|waterfox|wayfire|wdio|web-test-runner|weston|wlheadless-run|wtr|x11vnc-virtual|xpra|xvfb-run|emulator64-.*|python3\..*|qemu-system-.*)$'
@@ -30,8 +31,11 @@ __offhost_hist() {
     __offhost_hline=
   fi
 }
-__offhost_reset() { __offhost_state=idle; }
-__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; __offhost_cont=; }
+__offhost_reset() {
+  __offhost_state=idle
+  [[ -n ${__offhost_shadows[*]-} ]] && __offhost_unshadow
+}
+__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
 
 # Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
 # its config is broken: exit, cd, trap -, builtins that run nothing, and editing offhost's own config.
@@ -106,14 +110,55 @@ __offhost_judge() {
   return 126
 }
 
+# A command of a refused or rerouted line is not to run here. When its text is plain (no expansion,
+# redirection or glob anywhere, a plain name), bash runs a stand-in function of that name instead (functions
+# come before builtins and programs), which only returns the line's status (126, or the remote one), so
+# that `$?` after the line is that status; a plain `for`/`case`/`[[` header runs (it runs nothing,
+# its commands get the same treatment). Anything else is skipped (extdebug), with the status 0 bash gives
+# a skipped command. A refused line that keeps looping on this layer (`until`, `while !`) is interrupted.
+__offhost_stand_in() {
+  local c=$BASH_COMMAND w words
+  [[ $c == *$'\n'* || $c =~ [][\$\`\<\>\(\)\;\&\|\*\?\{\}~\\] ]] && return 1
+  read -ra words <<<"$c"
+  for w in "${words[@]}"; do [[ $w =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || break; done
+  [[ $w =~ ^[A-Za-z0-9_.+:@%,/-]+$ && $w != *=* ]] || return 1
+  case $w in builtin | return | unset) return 1 ;; esac
+  case $(type -t -- "$w") in
+    '' | file | builtin) ;;
+    keyword) [[ $w == for || $w == case || $w == '[[' ]] && return 0; return 1 ;;
+    *) return 1 ;;
+  esac
+  eval "function $w { __offhost_stood_in; }" 2>/dev/null || return 1
+  __offhost_shadows+=("$w")
+  return 0
+}
+__offhost_stood_in() { return "${__offhost_status:-126}"; }
+# Only keywords and `builtin` here: it runs while a stand-in may still shadow any builtin.
+__offhost_unshadow() {
+  for __offhost_w in "${__offhost_shadows[@]}"; do builtin unset -f -- "$__offhost_w"; done
+  __offhost_shadows=()
+}
 __offhost_debug() {
   [[ -n ${COMP_LINE-} ]] && return 0
   case $BASH_COMMAND in __offhost_*) return 0 ;; esac
   # extdebug makes functions inherit the DEBUG trap: the snippet's own functions are not checked.
   case ${FUNCNAME[1]-} in __offhost_*) return 0 ;; esac
+  if [[ -n ${__offhost_shadows[*]-} ]]; then
+    # the trap at the entry of a stand-in: it only returns the status
+    [[ " ${__offhost_shadows[*]} " == *" ${FUNCNAME[1]-} "* ]] && return 0
+    __offhost_unshadow
+  fi
   case $__offhost_state in
     idle | pass) return 0 ;;
-    skip) return 1 ;;
+    done)
+      if (( ++__offhost_done > 1000 )); then
+        printf 'offhost: interrupted a refused line that kept looping\n' >&2
+        builtin kill -INT "$BASHPID"
+        return 1
+      fi
+      __offhost_stand_in && return 0
+      return 1
+      ;;
   esac
   local line priv=1 rc
   __offhost_hist
@@ -131,35 +176,40 @@ __offhost_debug() {
   case $rc in
     0) return 0 ;;
     3)
-      [[ $__offhost_state == pass ]] && __offhost_state=skip
       printf 'offhost: rerouted; running instead:\n  %s\n' "$__offhost_out" >&2
       eval "$__offhost_out"
-      return 1
+      __offhost_status=$?
       ;;
     *)
-      [[ $__offhost_state == pass ]] && __offhost_state=skip
       printf 'offhost: %s\n' "${__offhost_out:-refused}" >&2
-      return 1
+      __offhost_status=126
       ;;
   esac
+  # The whole line was judged (from history): none of it runs here, every command of it gets the stand-in.
+  [[ $__offhost_state == pass ]] && __offhost_state=done __offhost_done=0
+  __offhost_stand_in && return 0
+  return 1
 }
 
 # At a terminal: the line is judged when Enter is pressed, before bash accepts it, so that what runs is
 # the line itself, the reroute (its status is the remote one) or __offhost_refused (status 126).
 __offhost_rl() {
   local line=$READLINE_LINE priv=0 rc
+  __offhost_enter accept-line
   [[ -z ${line//[[:space:]]/} ]] && return 0
   # `trap - DEBUG` takes the whole check out (both layers)
   [[ $(trap -p DEBUG) == *__offhost_debug* ]] || return 0
-  # A continuation line (PS2) is not a command by itself: the DEBUG trap checks the whole from history.
-  [[ -n ${__offhost_cont-} ]] && return 0
   __offhost_private "$line" && priv=1
   __offhost_judge "$line" "$priv"
   rc=$?
   case $rc in
     5)
-      # not complete yet: bash reads on, the DEBUG trap checks the whole line from history
-      __offhost_cont=1
+      # Not complete yet (an open quote, a trailing \, `for … do`): the newline goes into the line being
+      # edited and this Enter does not accept it, so bash never reads a part (no PS2) and the whole is judged
+      # on the Enter that completes it, where a refusal or a reroute can still replace all of it.
+      READLINE_LINE+=$'\n'
+      READLINE_POINT=${#READLINE_LINE}
+      __offhost_enter redraw-current-line
       return 0
       ;;
     0) __offhost_state=pass ;;
@@ -179,11 +229,20 @@ __offhost_rl() {
       ;;
   esac
 }
+# What the second half of the Enter macro does: accept the line, or (line not complete) nothing.
+__offhost_enter() {
+  local m
+  for m in emacs vi-insert vi-command; do bind -m "$m" '"\C-x\C-o\C-l": '"$1" 2>/dev/null; done
+}
 # Runs instead of a refused line: puts the typed line back into history (for editing) and fails with 126.
+# (`history -s` itself replaces the last entry, this one: deleting it first would take the entry before.)
 __offhost_refused() {
-  __offhost_hist
-  [[ $__offhost_hline == __offhost_refused ]] && builtin history -d "$__offhost_hnum" 2>/dev/null
-  [[ ${__offhost_refused_priv-} == 1 ]] || builtin history -s -- "${__offhost_refused_line-}"
+  if [[ ${__offhost_refused_priv-} == 1 ]]; then
+    __offhost_hist
+    [[ $__offhost_hline == __offhost_refused ]] && builtin history -d "$__offhost_hnum" 2>/dev/null
+  else
+    builtin history -s -- "${__offhost_refused_line-}"
+  fi
   return 126
 }
 
@@ -196,6 +255,7 @@ shopt -s extdebug
 trap '__offhost_debug' DEBUG
 for __offhost_map in emacs vi-insert vi-command; do
   bind -m "$__offhost_map" -x '"\C-x\C-o\C-k": __offhost_rl' 2>/dev/null
-  bind -m "$__offhost_map" '"\C-m": "\C-x\C-o\C-k\C-j"' 2>/dev/null
+  bind -m "$__offhost_map" '"\C-m": "\C-x\C-o\C-k\C-x\C-o\C-l"' 2>/dev/null
 done
 unset __offhost_map
+__offhost_enter accept-line

@@ -34,7 +34,7 @@ function __offhost_judge
     set -l rc 127
     # fish reports a missing command itself, on the terminal: look first
     if command -q -- $__offhost_cmd[1]
-        set raw ($__offhost_cmd shell --check --cwd $PWD $priv -- $line 2>$__offhost_err)
+        set raw ($__offhost_cmd shell --check --fish --cwd $PWD $priv -- $line 2>$__offhost_err)
         set rc $status
     else
         echo "$__offhost_cmd[1]: not found" >$__offhost_err
@@ -54,7 +54,7 @@ function __offhost_judge
         set -g __offhost_said 1
         set -ga __offhost_note "offhost: cannot run $__offhost_cmd (status $rc: "(head -n 1 $__offhost_err 2>/dev/null)"); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell fish"
     end
-    for w in (string split -n ' ' -- $line)
+    for w in (string split -n ' ' -- (string replace -ra '[\n;&|()]' ' ' -- $line))
         set w (basename -- (string trim -c '\'"' -- $w) 2>/dev/null)
         if string match -qr -- $__offhost_heavy $w
             set -g __offhost_out "refused: offhost cannot run, and this line names $w, which offhost's rules keep off this laptop; fix offhost first"
@@ -81,7 +81,8 @@ end
 
 # Enter: judge the whole command line, then run it, its reroute, or __offhost_refused (status 126).
 function __offhost_execute
-    set -l line (commandline)
+    # the whole buffer, newlines kept (a bare (commandline) is one list item a line, joined with spaces)
+    set -l line (commandline | string collect)
     if test -z (string trim -- "$line")
         commandline -f execute
         return
@@ -95,7 +96,7 @@ function __offhost_execute
     string match -q ' *' -- $line; and set priv 1
     __offhost_judge "$line" $priv
     switch $status
-        case 0 5
+        case 0
             commandline -f execute
         case 3
             set -ga __offhost_note "offhost: rerouted; running instead: $__offhost_out"

@@ -56,9 +56,12 @@ __offhost_judge() {
 __offhost_shims=${OFFHOST_SHIMS_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
 if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
 
+# Enter. At a continuation prompt (PS2) zsh holds the lines before in $PREBUFFER: the construct is judged
+# whole ($PREBUFFER$BUFFER), and when it is refused or rerouted, push-line-or-edit takes all of it back
+# into one buffer, which __offhost_line_init replaces (with the reroute or __offhost_refused) and accepts.
 __offhost_accept_line() {
   emulate -L zsh
-  local line=$BUFFER rc priv=0
+  local line=$PREBUFFER$BUFFER rc priv=0
   if [[ -z ${line//[[:space:]]/} ]]; then
     zle .accept-line
     return
@@ -68,21 +71,30 @@ __offhost_accept_line() {
   __offhost_judge "$line" $priv
   rc=$?
   case $rc in
-    0 | 5) zle .accept-line ;;
+    0 | 5) zle .accept-line; return ;;
     3)
-      BUFFER=$__offhost_out
-      CURSOR=${#BUFFER}
+      __offhost_replace=$__offhost_out
       zle -M "offhost: rerouted to a VM"
-      zle .accept-line
       ;;
     *)
       __offhost_refused_line=$line
       __offhost_refused_priv=$priv
+      __offhost_replace=__offhost_refused
       zle -M "offhost: ${__offhost_out:-refused}"
-      BUFFER=__offhost_refused
-      zle .accept-line
       ;;
   esac
+  if [[ -n $PREBUFFER ]]; then
+    zle push-line-or-edit
+    return
+  fi
+  __offhost_line_init
+}
+__offhost_line_init() {
+  [[ -n ${__offhost_replace-} ]] || return 0
+  BUFFER=$__offhost_replace
+  CURSOR=${#BUFFER}
+  __offhost_replace=
+  zle .accept-line
 }
 # The refused line, not __offhost_refused, goes into history (for editing), unless it is a private one.
 __offhost_addhistory() {
@@ -91,6 +103,7 @@ __offhost_addhistory() {
   return 1
 }
 __offhost_refused() { print -u2 -r -- "offhost: ${__offhost_out:-refused}"; return 126; }
-autoload -Uz add-zsh-hook
+autoload -Uz add-zsh-hook add-zle-hook-widget
 add-zsh-hook zshaddhistory __offhost_addhistory
+add-zle-hook-widget line-init __offhost_line_init
 zle -N accept-line __offhost_accept_line

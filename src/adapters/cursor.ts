@@ -8,8 +8,9 @@
 //   or its JSON text in some releases), and the server's `command`/`url`.
 // - stdout: `{"permission": "allow"|"deny"|"ask", "user_message", "agent_message"}`. The hook cannot change
 //   the command, so a reroute is a deny whose agent_message carries the exact command to run instead.
-// - exit 2 blocks like a deny; other failures let the command run, so broken input is exit 2 (with a deny
-//   on stdout as well).
+// - exit 2 blocks like a deny; other failures let the command run unless the entry has `failClosed: true`
+//   (then a crash, a timeout or bad JSON blocks; init writes it), so broken input is exit 2 (with a deny on
+//   stdout as well). hooks/README.md "Cursor" lists the sources.
 // Cursor documents no "no opinion" answer: an allowed command is answered `permission: "allow"`.
 import type { Classify, HookOptions, HookReply } from './common.js';
 import { HOOK_RULES, aJsonType, commandInInput, denyReason, isRecord, json, parseEvent, suggestReason } from './common.js';

@@ -5,8 +5,10 @@
 //
 //   <root>/<rel>/node_modules/.bin/offhost hook <agent> [ARGS] || { s=$?; [ $s -eq 2 ] || echo "…" >&2; exit 2; }
 //
+// and for Codex, Cursor and Windsurf that same script inside `/bin/sh -c '…'` (see IN_POSIX_SHELL).
+//
 // - No machine path in a committed file: <root> is the agent's project directory variable
-//   ("$CLAUDE_PROJECT_DIR", "$GEMINI_PROJECT_DIR") or "$(git rev-parse --show-toplevel)" for agents that set
+//   ("$CLAUDE_PROJECT_DIR", "${GEMINI_PROJECT_DIR}") or "$(git rev-parse --show-toplevel)" for agents that set
 //   none, and <rel> is where the project's node_modules sits relative to it. When offhost is not installed
 //   in the project (a global install, a checkout), there is no such path: the entry then goes to the
 //   agent's personal settings file with absolute node and offhost paths, and init says so.
@@ -66,7 +68,7 @@ interface AgentTarget {
 
 const S = (agent: AgentName) => HOOK_TIMEOUT_MS[agent] / 1000;
 
-const TARGETS: Record<AgentName, AgentTarget> = {
+export const TARGETS: Record<AgentName, AgentTarget> = {
   'claude-code': {
     file: '.claude/settings.json',
     personal: '.claude/settings.local.json',
@@ -205,11 +207,35 @@ function fallback(agent: AgentName): string {
   return ` || { s=$?; [ $s -eq 2 ] || echo "${msg}" >&2; exit 2; }`;
 }
 
+/**
+ * Agents that run the hook command through a shell offhost does not choose, or through one nobody documents:
+ * Codex runs `$SHELL -lc COMMAND` (codex-rs/hooks/src/engine/command_runner.rs), and with fish as the
+ * login shell the POSIX form is a parse error on which fish 3 exits 0 (the hook never runs, the tool
+ * does); Cursor and Windsurf say only that hooks are "shell commands". For them the command is one
+ * `/bin/sh -c '…'`, which POSIX shells, zsh and fish all read as the same three words, and which a runner
+ * that splits the string shell-style (shlex) and execs it without a shell runs just the same.
+ */
+const IN_POSIX_SHELL: ReadonlySet<AgentName> = new Set<AgentName>(['codex', 'cursor', 'windsurf']);
+
+/** `/bin/sh -c '<script>'`, quoted so that sh, bash, zsh and fish all pass the script through unchanged. */
+export function inPosixShell(script: string): string {
+  // Inside single quotes fish (unlike POSIX) reads `\\` and `\'` as escapes: such a script would reach sh changed.
+  if (/\\[\\']/.test(script)) throw new UsageError(`a hook argument ends in a backslash or holds two in a row, which fish would read differently from sh: ${script}`);
+  return `/bin/sh -c '${script.replace(/'/g, `'\\''`)}'`;
+}
+
 /** The shell expression of the directory the project-relative path starts at. */
 function rootExpr(t: AgentTarget): string {
   if (t.root === 'git') return '"$(git rev-parse --show-toplevel)"';
+  // Gemini CLI replaces the text `$GEMINI_PROJECT_DIR` in the command with the shell-quoted directory before
+  // bash reads it (hookRunner.ts expandCommand), which inside our double quotes leaves literal quotes or
+  // backslashes in a path with a space or an `@`; it also exports the variable, so the braced spelling
+  // (not replaced) is expanded by bash itself.
+  if (t.root === 'GEMINI_PROJECT_DIR') return '"${GEMINI_PROJECT_DIR}"';
   return `"$${t.root}"`;
 }
+
+const wrap = (agent: AgentName, script: string): string => (IN_POSIX_SHELL.has(agent) ? inPosixShell(script) : script);
 
 export interface HookCommand {
   command: string;
@@ -226,12 +252,12 @@ export function hookCommand(agent: AgentName, project: string, args: readonly st
     const base = t.root === 'git' ? gitRoot(project) : project;
     if (base) {
       const rel = relative(base, bin);
-      if (!rel.startsWith('..') || t.root !== 'git') return { command: `${rootExpr(t)}/${rel.split('/').map(shQuote).join('/')} ${tail}`, projectRelative: true };
+      if (!rel.startsWith('..') || t.root !== 'git') return { command: wrap(agent, `${rootExpr(t)}/${rel.split('/').map(shQuote).join('/')} ${tail}`), projectRelative: true };
     }
   }
   const node = opts.node ?? process.execPath;
   const abs = opts.bin ?? defaultBin();
-  return { command: `${shQuote(node)} ${shQuote(abs)} ${tail}`, projectRelative: false };
+  return { command: wrap(agent, `${shQuote(node)} ${shQuote(abs)} ${tail}`), projectRelative: false };
 }
 
 /** Is this hook entry one of ours (any install path, any options)? */
@@ -276,7 +302,9 @@ function shellWords(s: string): string[] {
 
 /** The arguments after `hook <agent>` in an existing command, up to the fallback (`||`, `;`, `&`). */
 export function hookArgsOf(command: string, agent: AgentName): string[] {
-  const words = shellWords(command);
+  let words = shellWords(command);
+  // `/bin/sh -c '<script>'` (IN_POSIX_SHELL): the arguments are in the script.
+  if (words.length === 3 && /(^|\/)(ba|da|z)?sh$/.test(words[0] as string) && words[1] === '-c') words = shellWords(words[2] as string);
   const i = words.findIndex((w, k) => w === 'hook' && words[k + 1] === agent);
   if (i < 0) return [];
   const out: string[] = [];

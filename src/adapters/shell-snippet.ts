@@ -9,10 +9,14 @@
 // it checks each simple command (`$BASH_COMMAND`) instead.
 // At a terminal (readline), bash also checks the line when Enter is pressed (a `bind -x` macro before
 // accept-line): a reroute replaces the line before it runs (so `$?` is the remote status), a refusal runs
-// `__offhost_refused` instead (`$?` is 126; the typed line goes back into history for editing). The DEBUG
-// trap stays as the layer for what readline does not see (continuation lines, input on a pipe).
-// zsh: the `accept-line` widget is wrapped the same way. fish: Enter is bound to a function that checks
-// `commandline` and then executes it (or the reroute, or `__offhost_refused`).
+// `__offhost_refused` instead (`$?` is 126; the typed line goes back into history for editing); a line that
+// is not complete yet stays in the readline buffer (Enter inserts the newline), so it is judged whole. The
+// DEBUG trap stays as the layer for what readline does not see (`--noediting`, input not from a terminal):
+// the commands of a refused or rerouted line are skipped, or, when plain, replaced by a stand-in function
+// that returns the line's status (bash gives a skipped command 0).
+// zsh: the `accept-line` widget is wrapped the same way, judging `$PREBUFFER$BUFFER` at a continuation
+// prompt. fish: Enter is bound to a function that checks the whole `commandline` (fish syntax read by
+// `--check --fish`) and then executes it (or the reroute, or `__offhost_refused`).
 //
 // Never wedges a terminal: `exit`, `cd`, `trap -`/`trap -p`, builtins that run nothing and editing
 // offhost's own config file pass without starting offhost; a broken config is said once (exit 4 of
@@ -77,6 +81,7 @@ __offhost_cmd=${commandArray(cmd)}
 __offhost_state=idle
 __offhost_histnum=
 __offhost_said=
+__offhost_shadows=()
 __offhost_err=\${TMPDIR:-/tmp}/offhost-check.$$
 # The heavy programs of offhost's built-in rules: still refused when offhost itself cannot run.
 __offhost_heavy=${shQuote(heavyRegex())}
@@ -96,8 +101,11 @@ __offhost_hist() {
     __offhost_hline=
   fi
 }
-__offhost_reset() { __offhost_state=idle; }
-__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; __offhost_cont=; }
+__offhost_reset() {
+  __offhost_state=idle
+  [[ -n \${__offhost_shadows[*]-} ]] && __offhost_unshadow
+}
+__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
 
 # Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
 # its config is broken: exit, cd, trap -, builtins that run nothing, and editing offhost's own config.
@@ -172,14 +180,55 @@ __offhost_judge() {
   return 126
 }
 
+# A command of a refused or rerouted line is not to run here. When its text is plain (no expansion,
+# redirection or glob anywhere, a plain name), bash runs a stand-in function of that name instead (functions
+# come before builtins and programs), which only returns the line's status (126, or the remote one), so
+# that \`$?\` after the line is that status; a plain \`for\`/\`case\`/\`[[\` header runs (it runs nothing,
+# its commands get the same treatment). Anything else is skipped (extdebug), with the status 0 bash gives
+# a skipped command. A refused line that keeps looping on this layer (\`until\`, \`while !\`) is interrupted.
+__offhost_stand_in() {
+  local c=$BASH_COMMAND w words
+  [[ $c == *$'\\n'* || $c =~ [][\\$\\\`\\<\\>\\(\\)\\;\\&\\|\\*\\?\\{\\}~\\\\] ]] && return 1
+  read -ra words <<<"$c"
+  for w in "\${words[@]}"; do [[ $w =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || break; done
+  [[ $w =~ ^[A-Za-z0-9_.+:@%,/-]+$ && $w != *=* ]] || return 1
+  case $w in builtin | return | unset) return 1 ;; esac
+  case $(type -t -- "$w") in
+    '' | file | builtin) ;;
+    keyword) [[ $w == for || $w == case || $w == '[[' ]] && return 0; return 1 ;;
+    *) return 1 ;;
+  esac
+  eval "function $w { __offhost_stood_in; }" 2>/dev/null || return 1
+  __offhost_shadows+=("$w")
+  return 0
+}
+__offhost_stood_in() { return "\${__offhost_status:-126}"; }
+# Only keywords and \`builtin\` here: it runs while a stand-in may still shadow any builtin.
+__offhost_unshadow() {
+  for __offhost_w in "\${__offhost_shadows[@]}"; do builtin unset -f -- "$__offhost_w"; done
+  __offhost_shadows=()
+}
 __offhost_debug() {
   [[ -n \${COMP_LINE-} ]] && return 0
   case $BASH_COMMAND in __offhost_*) return 0 ;; esac
   # extdebug makes functions inherit the DEBUG trap: the snippet's own functions are not checked.
   case \${FUNCNAME[1]-} in __offhost_*) return 0 ;; esac
+  if [[ -n \${__offhost_shadows[*]-} ]]; then
+    # the trap at the entry of a stand-in: it only returns the status
+    [[ " \${__offhost_shadows[*]} " == *" \${FUNCNAME[1]-} "* ]] && return 0
+    __offhost_unshadow
+  fi
   case $__offhost_state in
     idle | pass) return 0 ;;
-    skip) return 1 ;;
+    done)
+      if (( ++__offhost_done > 1000 )); then
+        printf 'offhost: interrupted a refused line that kept looping\\n' >&2
+        builtin kill -INT "$BASHPID"
+        return 1
+      fi
+      __offhost_stand_in && return 0
+      return 1
+      ;;
   esac
   local line priv=1 rc
   __offhost_hist
@@ -197,35 +246,40 @@ __offhost_debug() {
   case $rc in
     0) return 0 ;;
     3)
-      [[ $__offhost_state == pass ]] && __offhost_state=skip
       printf 'offhost: rerouted; running instead:\\n  %s\\n' "$__offhost_out" >&2
       eval "$__offhost_out"
-      return 1
+      __offhost_status=$?
       ;;
     *)
-      [[ $__offhost_state == pass ]] && __offhost_state=skip
       printf 'offhost: %s\\n' "\${__offhost_out:-refused}" >&2
-      return 1
+      __offhost_status=126
       ;;
   esac
+  # The whole line was judged (from history): none of it runs here, every command of it gets the stand-in.
+  [[ $__offhost_state == pass ]] && __offhost_state=done __offhost_done=0
+  __offhost_stand_in && return 0
+  return 1
 }
 
 # At a terminal: the line is judged when Enter is pressed, before bash accepts it, so that what runs is
 # the line itself, the reroute (its status is the remote one) or __offhost_refused (status 126).
 __offhost_rl() {
   local line=$READLINE_LINE priv=0 rc
+  __offhost_enter accept-line
   [[ -z \${line//[[:space:]]/} ]] && return 0
   # \`trap - DEBUG\` takes the whole check out (both layers)
   [[ $(trap -p DEBUG) == *__offhost_debug* ]] || return 0
-  # A continuation line (PS2) is not a command by itself: the DEBUG trap checks the whole from history.
-  [[ -n \${__offhost_cont-} ]] && return 0
   __offhost_private "$line" && priv=1
   __offhost_judge "$line" "$priv"
   rc=$?
   case $rc in
     5)
-      # not complete yet: bash reads on, the DEBUG trap checks the whole line from history
-      __offhost_cont=1
+      # Not complete yet (an open quote, a trailing \\, \`for … do\`): the newline goes into the line being
+      # edited and this Enter does not accept it, so bash never reads a part (no PS2) and the whole is judged
+      # on the Enter that completes it, where a refusal or a reroute can still replace all of it.
+      READLINE_LINE+=$'\\n'
+      READLINE_POINT=\${#READLINE_LINE}
+      __offhost_enter redraw-current-line
       return 0
       ;;
     0) __offhost_state=pass ;;
@@ -245,11 +299,20 @@ __offhost_rl() {
       ;;
   esac
 }
+# What the second half of the Enter macro does: accept the line, or (line not complete) nothing.
+__offhost_enter() {
+  local m
+  for m in emacs vi-insert vi-command; do bind -m "$m" '"\\C-x\\C-o\\C-l": '"$1" 2>/dev/null; done
+}
 # Runs instead of a refused line: puts the typed line back into history (for editing) and fails with 126.
+# (\`history -s\` itself replaces the last entry, this one: deleting it first would take the entry before.)
 __offhost_refused() {
-  __offhost_hist
-  [[ $__offhost_hline == __offhost_refused ]] && builtin history -d "$__offhost_hnum" 2>/dev/null
-  [[ \${__offhost_refused_priv-} == 1 ]] || builtin history -s -- "\${__offhost_refused_line-}"
+  if [[ \${__offhost_refused_priv-} == 1 ]]; then
+    __offhost_hist
+    [[ $__offhost_hline == __offhost_refused ]] && builtin history -d "$__offhost_hnum" 2>/dev/null
+  else
+    builtin history -s -- "\${__offhost_refused_line-}"
+  fi
   return 126
 }
 
@@ -262,9 +325,10 @@ shopt -s extdebug
 trap '__offhost_debug' DEBUG
 for __offhost_map in emacs vi-insert vi-command; do
   bind -m "$__offhost_map" -x '"\\C-x\\C-o\\C-k": __offhost_rl' 2>/dev/null
-  bind -m "$__offhost_map" '"\\C-m": "\\C-x\\C-o\\C-k\\C-j"' 2>/dev/null
+  bind -m "$__offhost_map" '"\\C-m": "\\C-x\\C-o\\C-k\\C-x\\C-o\\C-l"' 2>/dev/null
 done
 unset __offhost_map
+__offhost_enter accept-line
 `;
 }
 
@@ -327,9 +391,12 @@ __offhost_judge() {
 __offhost_shims=\${OFFHOST_SHIMS_DIR:-\${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
 if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
 
+# Enter. At a continuation prompt (PS2) zsh holds the lines before in $PREBUFFER: the construct is judged
+# whole ($PREBUFFER$BUFFER), and when it is refused or rerouted, push-line-or-edit takes all of it back
+# into one buffer, which __offhost_line_init replaces (with the reroute or __offhost_refused) and accepts.
 __offhost_accept_line() {
   emulate -L zsh
-  local line=$BUFFER rc priv=0
+  local line=$PREBUFFER$BUFFER rc priv=0
   if [[ -z \${line//[[:space:]]/} ]]; then
     zle .accept-line
     return
@@ -339,21 +406,30 @@ __offhost_accept_line() {
   __offhost_judge "$line" $priv
   rc=$?
   case $rc in
-    0 | 5) zle .accept-line ;;
+    0 | 5) zle .accept-line; return ;;
     3)
-      BUFFER=$__offhost_out
-      CURSOR=\${#BUFFER}
+      __offhost_replace=$__offhost_out
       zle -M "offhost: rerouted to a VM"
-      zle .accept-line
       ;;
     *)
       __offhost_refused_line=$line
       __offhost_refused_priv=$priv
+      __offhost_replace=__offhost_refused
       zle -M "offhost: \${__offhost_out:-refused}"
-      BUFFER=__offhost_refused
-      zle .accept-line
       ;;
   esac
+  if [[ -n $PREBUFFER ]]; then
+    zle push-line-or-edit
+    return
+  fi
+  __offhost_line_init
+}
+__offhost_line_init() {
+  [[ -n \${__offhost_replace-} ]] || return 0
+  BUFFER=$__offhost_replace
+  CURSOR=\${#BUFFER}
+  __offhost_replace=
+  zle .accept-line
 }
 # The refused line, not __offhost_refused, goes into history (for editing), unless it is a private one.
 __offhost_addhistory() {
@@ -362,8 +438,9 @@ __offhost_addhistory() {
   return 1
 }
 __offhost_refused() { print -u2 -r -- "offhost: \${__offhost_out:-refused}"; return 126; }
-autoload -Uz add-zsh-hook
+autoload -Uz add-zsh-hook add-zle-hook-widget
 add-zsh-hook zshaddhistory __offhost_addhistory
+add-zle-hook-widget line-init __offhost_line_init
 zle -N accept-line __offhost_accept_line
 `;
 }
@@ -406,7 +483,7 @@ function __offhost_judge
     set -l rc 127
     # fish reports a missing command itself, on the terminal: look first
     if command -q -- $__offhost_cmd[1]
-        set raw ($__offhost_cmd shell --check --cwd $PWD $priv -- $line 2>$__offhost_err)
+        set raw ($__offhost_cmd shell --check --fish --cwd $PWD $priv -- $line 2>$__offhost_err)
         set rc $status
     else
         echo "$__offhost_cmd[1]: not found" >$__offhost_err
@@ -426,7 +503,7 @@ function __offhost_judge
         set -g __offhost_said 1
         set -ga __offhost_note "offhost: cannot run $__offhost_cmd (status $rc: "(head -n 1 $__offhost_err 2>/dev/null)"); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell fish"
     end
-    for w in (string split -n ' ' -- $line)
+    for w in (string split -n ' ' -- (string replace -ra '[\\n;&|()]' ' ' -- $line))
         set w (basename -- (string trim -c '\\'"' -- $w) 2>/dev/null)
         if string match -qr -- $__offhost_heavy $w
             set -g __offhost_out "refused: offhost cannot run, and this line names $w, which offhost's rules keep off this laptop; fix offhost first"
@@ -453,7 +530,8 @@ end
 
 # Enter: judge the whole command line, then run it, its reroute, or __offhost_refused (status 126).
 function __offhost_execute
-    set -l line (commandline)
+    # the whole buffer, newlines kept (a bare (commandline) is one list item a line, joined with spaces)
+    set -l line (commandline | string collect)
     if test -z (string trim -- "$line")
         commandline -f execute
         return
@@ -467,7 +545,7 @@ function __offhost_execute
     string match -q ' *' -- $line; and set priv 1
     __offhost_judge "$line" $priv
     switch $status
-        case 0 5
+        case 0
             commandline -f execute
         case 3
             set -ga __offhost_note "offhost: rerouted; running instead: $__offhost_out"

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { parseUtc } from '../locks/schema.js';
 import { formatKind, type OutputOptions } from '../report/output.js';
 import { colorEnabled } from '../report/color.js';
+import { HELP_OPTION, HELP_WIDTH, helpTail, type HelpSpec } from './help.js';
 
 /** commander's error text as one line: `unknown option '--stagd' (did you mean --staged?)`. */
 export function usageMessage(e: CommanderError): string {
@@ -19,13 +20,20 @@ export function usageMessage(e: CommanderError): string {
     .trim();
 }
 
-/** Parses with commander; returns a number when it printed help (exit status), else null. */
-export function parseWith(cmd: Command, args: string[], io: Io): number | null {
+/**
+ * Parses with commander; returns a number when it printed help (exit status), else null. `help`: the exit
+ * statuses and examples that end the command's help (src/cli/help.ts: the layout every command's help has).
+ */
+export function parseWith(cmd: Command, args: string[], io: Io, help?: Pick<HelpSpec, 'exit' | 'examples' | 'notes'>): number | null {
   cmd
     .exitOverride()
+    .helpOption(...HELP_OPTION)
+    .configureHelp({ helpWidth: HELP_WIDTH })
     .showSuggestionAfterError(true)
     // commander would print the error itself and then the caller again: only the UsageError is printed.
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s), outputError: () => undefined });
+  // commander ends the text it adds with a line break of its own
+  if (help) cmd.addHelpText('after', helpTail(help).replace(/\n$/, ''));
   try {
     cmd.parse(args, { from: 'user' });
   } catch (e) {

@@ -30,7 +30,15 @@ function loaderOf(name: string, entry: CommandEntry): CommandEntry['load'] {
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
   const lines = Object.entries(COMMANDS).map(([k, v]) => `  ${k.padEnd(width)}  ${v.summary}`);
-  return `Usage: offhost <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nOptions:\n  -h, --help     show this help (\`offhost <command> --help\`: that command's options)\n  -V, --version  print offhost's version\n`;
+  // The layout of every command's help (src/cli/help.ts), written out here: main is on the hot path.
+  return (
+    `Usage: offhost <command> [options]\n\n` +
+    `Keeps heavy builds and tests off this laptop: judges each command line before it runs (allow, deny, or\n` +
+    `reroute to its test VM), and runs a rerouted command on the VM under the VM's lock.\n\n` +
+    `Commands:\n${lines.join('\n')}\n\nOptions:\n  -h, --help     show this help (\`offhost <command> --help\`: that command's options)\n  -V, --version  print offhost's version\n\n` +
+    `Exit status: the command's (its --help says what each means); 2 usage error.\n` +
+    `Examples:\n  npx offhost init\n  offhost check 'make build-safe'\n  offhost run -- 'make e2e'\n`
+  );
 }
 
 /** The table entry for `name`, if it is a command. */

@@ -5,113 +5,34 @@
 //   - the lint-staged entry running `offhost lint --staged` (package.json or a JSON/YAML .lintstagedrc), the
 //     glob itself when nothing else is left under it, package.json's "lint-staged" when it is left empty;
 //   - agent settings: every hook whose command runs `offhost … hook <agent>`, whatever path form offhost was
-//     called by (node + dist/offhost.cjs, node_modules/.bin/offhost, npx offhost), and the groups, event
-//     lists and "hooks" objects that only held it; a settings file left empty is removed.
+//     called by (node + dist/offhost.cjs, node_modules/.bin/offhost, npx offhost), the Claude Code
+//     SessionStart hook of `init --shims` (`offhost shim env --claude-env-file`), and the groups, event
+//     lists and "hooks" objects that only held them; a settings file left empty is removed
+//     (src/install/agent-settings.ts);
+//   - per user (the shims folder, personal agent settings): this repository's share of them, and the thing
+//     itself when no other repository still uses it, or with --shared (src/install/uninstall-user.ts).
 // husky and lint-staged themselves (devDependencies, scripts.prepare, core.hooksPath) stay: other hooks may
-// use them; uninstall says so and how to remove them; so is the shell snippet (~/.config/offhost/offhost.bash,
-// outside the repository: named, never edited). Every file is read and checked before any is written:
-// a file offhost cannot read safely stops the whole uninstall with its name, and nothing is changed.
+// use them; uninstall says so and how to remove them; so is the shell integration (the user's own lines:
+// named, never edited). Every file is read and checked before any is written: a file offhost cannot read
+// safely stops the whole uninstall with its name, and nothing is changed.
 import { existsSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import type { Io } from '../cli/io.js';
-import { repoRoot } from '../git/staged.js';
-import { stripJsonComments } from '../adapters/init-agent.js';
 import { DELETION_COMMENT, HOOK_MARKER, LINT_COMMAND, LINT_STAGED_FILES, LINT_STAGED_LINE, isPlainObject, jsonIndent, parseJson } from './husky.js';
+import { planAgentSettings, type Plan } from './agent-settings.js';
+import { planUserWiring } from './uninstall-user.js';
+import { repositoryOf, updateLedger } from './user-wiring.js';
 
 export interface UninstallOptions {
   /** Project whose agent settings are cleaned (default: the repository root). */
   project?: string;
   /** Print what would be removed, write nothing. */
   dryRun?: boolean;
+  /** Also remove the per-user parts (shims folder, personal agent hooks) other repositories still use. */
+  shared?: boolean;
 }
-
-/** Project settings files `offhost init --agent` writes (and the local variant Claude Code also reads). */
-export const AGENT_SETTINGS_FILES = [
-  '.claude/settings.json',
-  '.claude/settings.local.json',
-  '.codex/hooks.json',
-  '.gemini/settings.json',
-  '.cursor/hooks.json',
-  '.github/hooks/offhost.json',
-  '.windsurf/hooks.json',
-];
-
-/** Does this hook command run offhost's agent hook (any quoting, any path to offhost)? */
-export function isOffhostHookCommand(command: unknown): boolean {
-  if (typeof command !== 'string') return false;
-  const words = command.replace(/['"]/g, ' ');
-  return /(?:^|[\s/])offhost(?:\.[cm]?js)?\s+hook\s+[a-z][a-z-]*(?:\s|$)/.test(words);
-}
-
-interface Plan {
-  path: string;
-  /** New text, or null to remove the file. */
-  text: string | null;
-  what: string;
-}
-
-/** Removes our hooks from a settings value; returns how many were removed. */
-function pruneHooks(value: unknown): number {
-  let removed = 0;
-  if (Array.isArray(value)) {
-    for (let i = value.length - 1; i >= 0; i--) {
-      const item = value[i];
-      // Copilot keeps its command in `bash` (and `powershell`); every other agent in `command`.
-      if (isPlainObject(item) && (isOffhostHookCommand(item.command) || isOffhostHookCommand(item.bash))) {
-        value.splice(i, 1);
-        removed++;
-        continue;
-      }
-      const hadHooks = isPlainObject(item) && Array.isArray(item.hooks);
-      const inner = pruneHooks(item);
-      removed += inner;
-      // A group (matcher + hooks) that only held ours goes with it.
-      if (inner && hadHooks && !(Array.isArray((item as Record<string, unknown>).hooks) && ((item as Record<string, unknown[]>).hooks ?? []).length > 0)) value.splice(i, 1);
-    }
-  } else if (isPlainObject(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      const inner = pruneHooks(v);
-      removed += inner;
-      if (inner && ((Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0))) delete value[k];
-    }
-  }
-  return removed;
-}
-
-function planAgentSettings(project: string, show: (p: string) => string): Plan[] {
-  const plans: Plan[] = [];
-  for (const rel of AGENT_SETTINGS_FILES) {
-    const path = join(project, rel);
-    if (!existsSync(path)) continue;
-    const raw = readFileSync(path, 'utf8');
-    // Gemini reads its settings with comments stripped (init-agent reads them so): uninstall does too.
-    const text = rel === '.gemini/settings.json' ? stripJsonComments(raw) : raw;
-    if (text.trim() === '') continue;
-    const value = parseJson(text, show(path));
-    if (!isPlainObject(value)) continue;
-    const removed = pruneHooks(value);
-    if (!removed) continue;
-    // offhost's own Copilot file holds `version` besides the hooks: with the hooks gone, nothing is left.
-    const empty = Object.keys(value).filter((k) => !(rel === '.github/hooks/offhost.json' && k === 'version')).length === 0;
-    plans.push({
-      path,
-      text: empty ? null : `${JSON.stringify(value, null, jsonIndent(text))}\n`,
-      what: `${show(path)}: removed ${removed} offhost hook${removed === 1 ? '' : 's'}${empty ? ' (nothing else was in it: file removed)' : ''}${text !== raw ? ' (its comments dropped, as Gemini reads it)' : ''}`,
-    });
-  }
-  // The OpenCode plugin init writes is a file of its own: removed when it is still the one offhost generated.
-  const plugin = join(project, OPENCODE_PLUGIN_FILE);
-  if (existsSync(plugin) && readFileSync(plugin, 'utf8').startsWith(OPENCODE_PLUGIN_HEADER)) {
-    plans.push({ path: plugin, text: null, what: `${show(plugin)}: removed offhost's OpenCode plugin` });
-  }
-  return plans;
-}
-
-const OPENCODE_PLUGIN_FILE = '.opencode/plugins/offhost.js';
-/** The first line of every plugin src/adapters/opencode-plugin.ts generates. */
-const OPENCODE_PLUGIN_HEADER = '// offhost: checks every command OpenCode is about to run (generated by `offhost init --agent opencode`).';
 
 /** Removes the command from a glob -> command(s) object; returns the number of entries changed. */
 function pruneLintStaged(cfg: Record<string, unknown>): number {
@@ -227,17 +148,28 @@ function planHook(root: string, lintStagedStillUsed: boolean): Plan[] {
 
 /** `offhost uninstall`: returns the exit status. */
 export async function uninstall(io: Io, opts: UninstallOptions = {}): Promise<number> {
-  const root = await repoRoot({ cwd: io.cwd, env: io.env });
+  // Outside a repository (init --shims can be run anywhere): that folder, for what init recorded there.
+  const root = await repositoryOf(io.cwd, io.env);
   const project = opts.project ?? root;
   const show = (p: string) => relative(io.cwd, p) || p;
   const ls = planLintStaged(root, show);
   const plans = [...planHook(root, ls.othersLeft), ...ls.plans, ...planAgentSettings(project, show)];
+  const user = planUserWiring(io.env, root, { shared: opts.shared === true, skip: new Set(plans.map((p) => p.path)) });
+  plans.push(...user.plans);
+  const deps = ls.pkg ? { ...(isPlainObject(ls.pkg.value.dependencies) ? ls.pkg.value.dependencies : {}), ...(isPlainObject(ls.pkg.value.devDependencies) ? ls.pkg.value.devDependencies : {}) } : {};
+  const kept = [
+    ...('husky' in deps || 'lint-staged' in deps ? ['kept: husky and lint-staged (devDependencies, scripts.prepare): other hooks may use them; `npm uninstall husky lint-staged` removes them if nothing does'] : []),
+    ...user.kept,
+    ...('offhost' in deps ? ['offhost itself: `npm uninstall offhost`'] : []),
+  ];
   if (opts.dryRun) {
     io.stdout(plans.length ? `would remove:\n${plans.map((p) => `  ${p.what}`).join('\n')}\n` : 'nothing of offhost to remove\n');
+    if (kept.length) io.stdout(`${kept.join('\n')}\n`);
     return 0;
   }
   for (const p of plans) {
-    if (p.text === null) {
+    if (p.apply) p.apply();
+    else if (p.text === null) {
       rmSync(p.path, { force: true });
       // The agent's folder (.claude, .codex, ...) when init made it for this file alone.
       if (!p.path.endsWith('pre-commit')) {
@@ -253,17 +185,8 @@ export async function uninstall(io: Io, opts: UninstallOptions = {}): Promise<nu
       renameSync(tmp, p.path);
     }
   }
+  updateLedger(io.env, user.nextLedger);
   io.stdout(plans.length ? `${plans.map((p) => p.what).join('\n')}\n` : 'nothing of offhost to remove\n');
-  const deps = ls.pkg ? { ...(isPlainObject(ls.pkg.value.dependencies) ? ls.pkg.value.dependencies : {}), ...(isPlainObject(ls.pkg.value.devDependencies) ? ls.pkg.value.devDependencies : {}) } : {};
-  if ('husky' in deps || 'lint-staged' in deps) {
-    io.stdout('kept: husky and lint-staged (devDependencies, scripts.prepare): other hooks may use them; `npm uninstall husky lint-staged` removes them if nothing does\n');
-  }
-  if ('offhost' in deps) io.stdout('offhost itself: `npm uninstall offhost`\n');
-  // The shell snippet lives outside the repository, in files of the user's: named, never edited.
-  const home = io.env.HOME;
-  for (const sh of ['bash', 'zsh']) {
-    const snippet = home ? join(home, '.config', 'offhost', `offhost.${sh}`) : null;
-    if (snippet && existsSync(snippet)) io.stdout(`not touched: ${snippet} (the ${sh} integration): remove the line sourcing it from your ~/.${sh}rc, then the file\n`);
-  }
+  if (kept.length) io.stdout(`${kept.join('\n')}\n`);
   return 0;
 }

@@ -30,6 +30,8 @@ function project(installed = true, git = true): string {
 }
 const abs = { node: '/usr/bin/node', bin: '/opt/offhost/dist/offhost.cjs' };
 const read = (p: string) => JSON.parse(readFileSync(p, 'utf8'));
+/** What Codex, Cursor and Windsurf get: the script inside `/bin/sh -c '…'`, the same words to sh, zsh and fish. */
+const POSIX = (script: string) => `/bin/sh -c '${script.replace(/'/g, `'\\''`)}'`;
 const FALLBACK = (agent: string) =>
   ` || { s=$?; [ $s -eq 2 ] || echo "offhost hook ${agent} could not run (status $s), so the tool call is refused; fix: npm ci (reinstall offhost) in the project, or offhost init --agent ${agent} again" >&2; exit 2; }`;
 
@@ -49,7 +51,7 @@ describe('initAgent: committed settings hold no machine path', () => {
     });
   });
 
-  it('codex and cursor: relative to the git work tree root; gemini: "$GEMINI_PROJECT_DIR", timeout in ms', async () => {
+  it('codex and cursor: relative to the git work tree root; gemini: "${GEMINI_PROJECT_DIR}", timeout in ms', async () => {
     const root = project(false);
     const d = join(root, 'packages', 'app');
     mkdirSync(join(d, 'node_modules', '.bin'), { recursive: true });
@@ -60,17 +62,17 @@ describe('initAgent: committed settings hold no machine path', () => {
     expect(read(join(d, '.codex/hooks.json')).hooks.PreToolUse).toEqual(
       ['Bash', 'mcp__.*'].map((matcher) => ({
         matcher,
-        hooks: [{ type: 'command', command: `"$(git rev-parse --show-toplevel)"/packages/app/node_modules/.bin/offhost hook codex${FALLBACK('codex')}`, timeout: 30 }],
+        hooks: [{ type: 'command', command: POSIX(`"$(git rev-parse --show-toplevel)"/packages/app/node_modules/.bin/offhost hook codex${FALLBACK('codex')}`), timeout: 30 }],
       })),
     );
     expect(read(join(d, '.gemini/settings.json')).hooks.BeforeTool).toEqual([
-      { matcher: 'run_shell_command|mcp__.*', hooks: [{ type: 'command', command: `"$GEMINI_PROJECT_DIR"/node_modules/.bin/offhost hook gemini${FALLBACK('gemini')}`, timeout: 30000, name: 'offhost' }] },
+      { matcher: 'run_shell_command|mcp__.*', hooks: [{ type: 'command', command: `"\${GEMINI_PROJECT_DIR}"/node_modules/.bin/offhost hook gemini${FALLBACK('gemini')}`, timeout: 30000, name: 'offhost' }] },
     ]);
     const cursor = read(join(d, '.cursor/hooks.json'));
     expect(cursor.version).toBe(1);
     expect(Object.keys(cursor.hooks)).toEqual(['beforeShellExecution', 'beforeMCPExecution']);
     expect(cursor.hooks.beforeShellExecution[0]).toMatchObject({ timeout: 30, failClosed: true });
-    expect(cursor.hooks.beforeShellExecution[0].command).toMatch(/^"\$\(git rev-parse --show-toplevel\)"\/packages\/app\/node_modules\/\.bin\/offhost hook cursor \|\| \{ s=\$\?; \[ \$s -eq 2 \] && exit 2; printf '\{"permission":"deny"/);
+    expect(cursor.hooks.beforeShellExecution[0].command).toMatch(/^\/bin\/sh -c '"\$\(git rev-parse --show-toplevel\)"\/packages\/app\/node_modules\/\.bin\/offhost hook cursor \|\| \{ s=\$\?; \[ \$s -eq 2 \] && exit 2; printf '\\''\{"permission":"deny"/);
   });
 
   it('copilot: .github/hooks/offhost.json, version 1, bash + cwd + timeoutSec, a fallback that prints a deny', async () => {
@@ -119,7 +121,7 @@ describe('initAgent keeps the user\'s choices', () => {
     expect(after).toHaveLength(2);
     for (const g of after) {
       expect(g.hooks).toHaveLength(1);
-      expect(g.hooks[0].command).toBe(`"$(git rev-parse --show-toplevel)"/node_modules/.bin/offhost hook codex --mode rewrite${FALLBACK('codex')}`);
+      expect(g.hooks[0].command).toBe(POSIX(`"$(git rev-parse --show-toplevel)"/node_modules/.bin/offhost hook codex --mode rewrite${FALLBACK('codex')}`));
       expect(g.hooks[0].statusMessage).toBe('checking');
     }
     expect(t.out.join('')).toContain('trust it again in /hooks');
@@ -128,6 +130,11 @@ describe('initAgent keeps the user\'s choices', () => {
     expect(again.out.join('')).toContain('already set up');
     await initAgent('codex', io(d).io, { ...abs, hookArgs: ['--mode', 'suggest'] });
     expect(read(join(d, '.codex/hooks.json')).hooks.PreToolUse[0].hooks[0].command).toContain('hook codex --mode suggest ||');
+    // Found again inside the `/bin/sh -c '…'` wrapper on the next run.
+    const third = io(d);
+    await initAgent('codex', third.io, abs);
+    expect(third.out.join('')).toContain('already set up');
+    expect(hookArgsOf(read(join(d, '.codex/hooks.json')).hooks.PreToolUse[0].hooks[0].command, 'codex')).toEqual(['--mode', 'suggest']);
   });
 
   it('claude-code: --allow-rewrite survives, other hooks and settings stay, one entry after many runs', async () => {

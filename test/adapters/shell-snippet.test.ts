@@ -95,6 +95,14 @@ describe('bash snippet (extdebug + DEBUG trap)', () => {
     }
   });
 
+  it('zsh -n and fish -n accept the generated snippets', () => {
+    const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-n-'));
+    writeFileSync(join(d, 's.zsh'), zshSnippet(['/x/offhost']));
+    writeFileSync(join(d, 's.fish'), fishSnippet(['/x/offhost']));
+    if (has('zsh')) expect(spawnSync('zsh', ['-n', join(d, 's.zsh')], { encoding: 'utf8' }).stderr).toBe('');
+    if (has('fish')) expect(spawnSync('fish', ['-n', join(d, 's.fish')], { encoding: 'utf8' }).stderr).toBe('');
+  });
+
   it('bash -n accepts the generated snippet', () => {
     const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-n-'));
     writeFileSync(join(d, 's.bash'), bashSnippet(['/x/offhost']));
@@ -113,5 +121,48 @@ describe.skipIf(!has('zsh') || !has('script'))('zsh snippet (accept-line widget)
     expect(r.out).not.toContain('LOCAL-');
     expect(r.out).toContain('st=126');
     expect(r.checked).toBe('echo one\nmake build-safe\nqemu-system-x86_64 x\necho "st=$?"\necho after\n');
+  });
+});
+
+describe('offhost shell --check: a line ending in a backslash that continues it is not complete yet (exit 5)', () => {
+  it('agrees with bash on which trailing backslashes continue the line', async () => {
+    const { endsInContinuation } = await import('../../src/cli/commands/shell.js');
+    const lines = ['echo a \\', 'echo a\\', "echo 'a \\'", 'echo a # b \\', 'echo "a" \\', 'echo a \\\\', 'echo a \\\\\\', "echo $'x\\'y' \\", 'echo "a \\" b" \\', "echo 'x'\\", 'echo x;#\\', 'echo a#b \\'];
+    for (const line of lines) {
+      // Ground truth: an interactive-style read of the line, then `echo END`: a continued line swallows it.
+      const r = spawnSync('bash', ['--norc', '--noprofile', '-s'], { input: `${line}\necho END\n`, encoding: 'utf8' });
+      const continued = !r.stdout.split('\n').includes('END');
+      expect(endsInContinuation(line), `${line} (bash printed ${JSON.stringify(r.stdout)})`).toBe(continued);
+    }
+  });
+});
+
+describe('offhost shell --check: a here-document whose delimiter line has not come is not complete yet (exit 5)', () => {
+  it('agrees with bash on which lines still read a here-document body', async () => {
+    const { openHeredoc } = await import('../../src/cli/commands/shell.js');
+    const lines = [
+      'cat <<EOF',
+      'cat <<EOF\nhello',
+      'cat <<EOF\nhello\nEOF',
+      'cat <<-EOF\n\thello\n\tEOF',
+      "cat <<'EOF'\n$x\nEOF",
+      'cat <<"E F"\nx\nE F',
+      'cat <<A <<B\na\nA\nb',
+      'cat <<A <<B\na\nA\nb\nB',
+      'cat <<<word',
+      "echo '<<EOF'",
+      'echo a # <<EOF',
+      'cat <<EOF | qemu-system-x86_64 -hda x\nbody',
+      'cat <<EOF; echo after\nx\nEOF',
+      'echo $((1<<2))',
+      '(( x = 1 << 3 ))',
+      'echo $(( (1) << 2 )) <<EOF',
+      'echo $((1<<2)) <<EOF\nEOF',
+    ];
+    for (const line of lines) {
+      const r = spawnSync('bash', ['--norc', '--noprofile', '-s'], { input: `${line}\necho END\n`, encoding: 'utf8' });
+      const continued = !r.stdout.split('\n').includes('END');
+      expect(openHeredoc(line), `${JSON.stringify(line)} (bash printed ${JSON.stringify(r.stdout)})`).toBe(continued);
+    }
   });
 });

@@ -2,8 +2,8 @@
 // tarball into a fresh git repository (offline: the tarball needs nothing from the registry, and installs
 // offhost alone), `npx offhost init` (real husky 9 + lint-staged 16), a guarded commit (a bad lock refused,
 // a warning shown on a commit that goes through), an agent hook call from the settings init wrote, a CI
-// run (`offhost ci`), then `offhost uninstall` and `npm uninstall offhost`, after which commits work again
-// and only what the user wrote is left.
+// run (`offhost ci`), the exec-time shims for Claude Code, then `offhost uninstall` and `npm uninstall offhost`,
+// after which commits work again and only what the user wrote is left (in the repository and in HOME).
 // husky and lint-staged are installed by npm from this checkout's node_modules (as local folders): the point
 // here is offhost's own package, and the test must not need the network.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -119,6 +119,15 @@ describe('a new user installs offhost into their repository and removes it again
     const light = ok('bash', ['-c', asClaude], { input: event('git status') });
     expect(light.stdout).toBe('');
 
+    // 5b. The exec-time shims for Claude Code: a per-user folder, and a SessionStart hook in the project that,
+    // run as Claude Code runs it (CLAUDE_ENV_FILE set), puts them first on the Bash tool's PATH.
+    const shimsDir = join(home, '.local', 'share', 'offhost', 'shims');
+    expect(ok(offhost, ['init', '--shims', '--agent', 'claude-code']).stdout).toContain('recorded in ~/.local/state/offhost/installs.json');
+    const withShims = JSON.parse(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')) as { hooks: { SessionStart: { hooks: { command: string }[] }[] } };
+    const envFile = join(tmp, 'claude-env');
+    ok('bash', ['-c', `CLAUDE_ENV_FILE='${envFile}'; export CLAUDE_ENV_FILE; ${withShims.hooks.SessionStart[0]!.hooks[0]!.command}`]);
+    expect(ok('bash', ['-c', `. '${envFile}'; command -v qemu-system-x86_64`]).stdout.trim()).toBe(join(shimsDir, 'qemu-system-x86_64'));
+
     // 6. CI: a pull request adding a script that runs heavy work on a laptop fails `offhost ci`.
     mkdirSync(join(repo, 'scripts'));
     writeFileSync(join(repo, 'scripts', 'win.sh'), '#!/bin/sh\nqemu-system-x86_64 -hda win10.qcow2\n');
@@ -134,7 +143,11 @@ describe('a new user installs offhost into their repository and removes it again
     const un = ok(offhost, ['uninstall']);
     expect(un.stdout).toContain('.husky/pre-commit: removed');
     expect(un.stdout).toContain('package.json: removed the lint-staged entry');
-    expect(un.stdout).toContain('.claude/settings.json: removed 1 offhost hook');
+    expect(un.stdout).toContain('.claude/settings.json: removed 1 offhost hook and the SessionStart hook that put the shims on PATH');
+    // the shims folder is per user: it goes because no other repository asked for it
+    expect(un.stdout).toContain('~/.local/share/offhost/shims (the shims folder, per user; only this repository used it): removed the');
+    expect(existsSync(join(home, '.local', 'share', 'offhost'))).toBe(false);
+    expect(existsSync(join(home, '.local', 'state', 'offhost', 'installs.json'))).toBe(false);
     expect(existsSync(join(repo, '.husky', 'pre-commit'))).toBe(false);
     expect(existsSync(join(repo, '.claude', 'settings.json'))).toBe(false);
     const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as Record<string, unknown>;

@@ -42,13 +42,14 @@ const makeRuns = () => (existsSync(h.localLog) ? readFileSync(h.localLog, 'utf8'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An interactive bash in tmux with `snippet` sourced from its rc file. */
-async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string; fish?: boolean } = {}) {
+async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string; fish?: boolean; zsh?: boolean; bashArgs?: string[] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'offhost-tmux-'));
   made.push(dir);
   const out = join(dir, 'out');
   const rc = join(dir, 'rc');
   writeFileSync(out, '');
-  writeFileSync(rc, opts.fish ? `${opts.prelude ?? ''}\n${snippet}\n` : `PS1='$ '\nHISTFILE=${dir}/hist\n${opts.prelude ?? ''}\n${snippet}\n`);
+  writeFileSync(rc, opts.fish ? `${opts.prelude ?? ''}\n${snippet}\n` : `PS1='$ '\nHISTFILE=${dir}/hist\n${opts.zsh ? 'SAVEHIST=100\nHISTSIZE=100\n' : ''}${opts.prelude ?? ''}\n${snippet}\n`);
+  if (opts.zsh) writeFileSync(join(dir, '.zshrc'), `source ${rc}\n`);
   const sock = join(dir, 'sock');
   const env = standinEnv({
     log: join(dir, 'standin.log'),
@@ -57,14 +58,14 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
     env: { OFFHOST_ROLE: 'laptop', LAPTOP_MARKER: '1', OFFHOST_AUDIT_LOG: h.audit, TERM: 'xterm', ...(opts.env ?? {}) },
   });
   const tmux = (...args: string[]) => spawnSync('tmux', ['-S', sock, ...args], { env, encoding: 'utf8' });
-  const shell = opts.fish ? `fish --no-config -C 'source ${rc}'` : `bash --noprofile --rcfile ${rc} -i`;
+  const shell = opts.fish ? `fish --no-config -C 'source ${rc}'` : opts.zsh ? `env ZDOTDIR=${dir} zsh -i` : `bash --noprofile ${(opts.bashArgs ?? []).join(' ')} --rcfile ${rc} -i`;
   const started = tmux('new-session', '-d', '-x', '220', '-y', '50', '-c', opts.cwd ?? h.koda, '-s', 't', shell);
   if (started.status !== 0) throw new Error(`tmux: ${started.stderr}`);
   let marks = 0;
   /** Types a line (or several, each with Enter) and Enter, then `echo "st=$?"` into the out file, and waits for it. */
   const type = async (line: string | string[]): Promise<string> => {
     for (const l of typeof line === 'string' ? [line] : line) {
-      tmux('send-keys', '-t', 't', '-l', l);
+      tmux('send-keys', '-t', 't', '-l', '--', l);
       tmux('send-keys', '-t', 't', 'Enter');
     }
     marks++;
@@ -81,7 +82,7 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
   const screen = () => tmux('capture-pane', '-p', '-J', '-t', 't', '-S', '-2000').stdout;
   const alive = () => tmux('has-session', '-t', 't').status === 0;
   const kill = () => tmux('kill-server');
-  await sleep(opts.fish ? 800 : 300);
+  await sleep(opts.fish || opts.zsh ? 800 : 300);
   return { type, screen, alive, kill, dir };
 }
 
@@ -119,6 +120,99 @@ describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
       expect(h5).not.toContain('__offhost_refused');
     } finally {
       t.kill();
+    }
+  });
+
+  it('$? is right after continuation lines, pipes and compound lines too: the whole is judged and replaced at the Enter that completes it', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet);
+    try {
+      writeFileSync(join(h.koda, 'fail-here'), '');
+      const before = makeRuns().length;
+      // A trailing backslash, an open quote, a pipe, compound lines: each rerouted whole, the remote status back.
+      expect(await t.type(['make \\', 'build-safe'])).toBe('7');
+      expect(await t.type(['echo "a', 'b" | make build-safe'])).toBe('7');
+      expect(await t.type('echo x | make build-safe')).toBe('7');
+      expect(await t.type('true; make build-safe')).toBe('7');
+      expect(await t.type(['for i in 1; do', 'make build-safe', 'done'])).toBe('7');
+      expect(await t.type('make build-safe && echo never')).toBe('7');
+      expect(makeRuns().slice(before)).toEqual(Array.from({ length: 6 }, () => ({ argv: ['build-safe'], cwd: h.koda, laptop: false })));
+      rmSync(join(h.koda, 'fail-here'));
+      // Refusals: 126, and no part of the line ran (not even the harmless commands before the heavy one).
+      const marker = join(t.dir, 'ran');
+      expect(await t.type(['qemu-system-x86_64 \\', '-hda win10.qcow2'])).toBe('126');
+      expect(await t.type([`echo a >> ${marker}; qemu-system-x86_64 \\`, '-hda x'])).toBe('126');
+      expect(await t.type([`echo "a`, `b" >> ${marker} | qemu-system-x86_64 -hda x`])).toBe('126');
+      expect(await t.type(['for i in 1; do', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'done'])).toBe('126');
+      expect(await t.type(`echo a >> ${marker} | qemu-system-x86_64 -hda x`)).toBe('126');
+      // A here-document: its body is data, not commands; the whole is refused before any of it is read as lines.
+      expect(await t.type(['qemu-system-x86_64 -hda x <<EOF', `touch ${marker}`, 'EOF'])).toBe('126');
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      // An allowed multi-line line runs as typed, once.
+      expect(await t.type([`printf '%s\\n' "one`, `two" >> ${marker}`])).toBe('0');
+      expect(await t.type([`cat >> ${marker} <<EOF`, 'three', 'EOF'])).toBe('0');
+      expect(readFileSync(marker, 'utf8')).toBe('one\ntwo\nthree\n');
+      // The refused multi-line line is in history as typed (for editing).
+      await t.type(`history 40 > ${t.dir}/h`);
+      const hist = readFileSync(join(t.dir, 'h'), 'utf8');
+      expect(hist).toContain('qemu-system-x86_64 \\\n-hda win10.qcow2');
+      expect(hist).not.toContain('__offhost_refused');
+      // and the entries around it stay (each `echo "st=$?"` the test typed after a refused line is there).
+      expect(count(hist, 'echo "st=$?"')).toBe(14);
+    } finally {
+      t.kill();
+      rmSync(join(h.koda, 'fail-here'), { force: true });
+    }
+  });
+
+  it('without readline (bash --noediting, as editors run it): the DEBUG trap alone; $? is 126 / the remote status where the text of the last command is plain, 0 where bash allows nothing else', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet, { bashArgs: ['--noediting'] });
+    try {
+      const marker = join(t.dir, 'ran');
+      expect(await t.type('qemu-system-x86_64 -hda win10.qcow2')).toBe('126');
+      expect(await t.type(`echo a >> ${marker}; qemu-system-x86_64 -hda x`)).toBe('126');
+      expect(await t.type(`echo a | qemu-system-x86_64 -hda x`)).toBe('126');
+      expect(await t.type(['qemu-system-x86_64 \\', '-hda x'])).toBe('126');
+      expect(await t.type(['for i in 1; do', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'done'])).toBe('126');
+      expect(await t.type('FOO=1 qemu-system-x86_64 -hda x && echo never')).toBe('126');
+      expect(await t.type('qemu-system-x86_64 -hda x; echo b')).toBe('126');
+      // Builtins of a refused line get the stand-in too: nothing of the line takes effect.
+      expect(await t.type('cd /; qemu-system-x86_64 -hda x')).toBe('126');
+      expect(await t.type(`pwd > ${t.dir}/pwd`)).toBe('0');
+      expect(readFileSync(join(t.dir, 'pwd'), 'utf8').trim()).toBe(h.koda);
+      expect(await t.type('command qemu-system-x86_64 -hda x')).toBe('126');
+      expect(await t.type('eval qemu-system-x86_64 -hda x')).toBe('126');
+      expect(await t.type('exec qemu-system-x86_64 -hda x')).toBe('126');
+      expect(t.alive()).toBe(true);
+      // A `while read` loop ends at once (its read gets the stand-in); a loop whose body never ran is 0 in bash.
+      expect(await t.type(['while read -r l; do', 'qemu-system-x86_64 -hda "$l"', 'done < /dev/zero'])).toBe('0');
+      // What bash gives no way to set: a refused line whose last command has a redirection or an expansion
+      // is skipped with the status 0 bash gives a skipped command (extdebug). Nothing of it ran.
+      expect(await t.type(`qemu-system-x86_64 -hda x; echo b >> ${marker}`)).toBe('0');
+      expect(await t.type(`qemu-system-x86_64 -hda x > ${marker}`)).toBe('0');
+      expect(await t.type('qemu-system-x86_64 -hda "$HOME/x"')).toBe('0');
+      // A refused loop that never ends on this layer (until: the stand-in's 126 never satisfies it) is interrupted.
+      expect(await t.type('until qemu-system-x86_64 -hda x; do :; done')).toBe('130');
+      expect(t.screen()).toContain('offhost: interrupted a refused line that kept looping');
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      // Reroutes: run once on the VM, the remote status back where the line ends in an external command.
+      writeFileSync(join(h.koda, 'fail-here'), '');
+      const before = makeRuns().length;
+      expect(await t.type('make build-safe')).toBe('7');
+      expect(await t.type('echo x | make build-safe')).toBe('7');
+      expect(await t.type(['make \\', 'build-safe'])).toBe('7');
+      expect(await t.type('true; make build-safe')).toBe('7');
+      expect(makeRuns().slice(before)).toEqual(Array.from({ length: 4 }, () => ({ argv: ['build-safe'], cwd: h.koda, laptop: false })));
+      rmSync(join(h.koda, 'fail-here'));
+      // The stand-ins are gone after the line: the real programs run again when allowed.
+      expect(await t.type(`type -t qemu-system-x86_64 make echo read > ${t.dir}/types`)).toBe('0');
+      expect(readFileSync(join(t.dir, 'types'), 'utf8')).toBe('file\nfile\nbuiltin\nbuiltin\n');
+    } finally {
+      t.kill();
+      rmSync(join(h.koda, 'fail-here'), { force: true });
     }
   });
 
@@ -194,6 +288,45 @@ describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
   });
 });
 
+const hasZsh = spawnSync('sh', ['-c', 'command -v zsh']).status === 0;
+
+describe.skipIf(!hasTmux || !hasZsh)('the zsh snippet at a real terminal (tmux)', () => {
+  it('a command typed over several lines (PS2) is judged whole: rerouted or refused whole, $? the remote status or 126', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'zsh'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet, { zsh: true });
+    try {
+      writeFileSync(join(h.koda, 'fail-here'), '');
+      const before = makeRuns().length;
+      expect(await t.type('make build-safe')).toBe('7');
+      expect(await t.type(['make \\', 'build-safe'])).toBe('7');
+      expect(await t.type(['echo "a', 'b" | make build-safe'])).toBe('7');
+      expect(await t.type(['for i in 1; do', 'make build-safe', 'done'])).toBe('7');
+      expect(makeRuns().slice(before)).toEqual(Array.from({ length: 4 }, () => ({ argv: ['build-safe'], cwd: h.koda, laptop: false })));
+      rmSync(join(h.koda, 'fail-here'));
+      const marker = join(t.dir, 'ran');
+      expect(await t.type('qemu-system-x86_64 -hda win10.qcow2')).toBe('126');
+      expect(await t.type(['qemu-system-x86_64 \\', '-hda x'])).toBe('126');
+      expect(await t.type(['for i in 1; do', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'done'])).toBe('126');
+      expect(await t.type([`echo "a`, `b" >> ${marker}; qemu-system-x86_64 -hda x`])).toBe('126');
+      expect(await t.type(['qemu-system-x86_64 -hda x <<EOF', `touch ${marker}`, 'EOF'])).toBe('126');
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      // Allowed multi-line commands run once, as typed.
+      expect(await t.type(['for i in 1 2; do', `echo "in $i" >> ${marker}`, 'done'])).toBe('0');
+      expect(readFileSync(marker, 'utf8')).toBe('in 1\nin 2\n');
+      // The refused construct is in history whole (for editing), never __offhost_refused.
+      expect(await t.type(`fc -ln 1 > ${t.dir}/h`)).toBe('0');
+      const hist = readFileSync(join(t.dir, 'h'), 'utf8');
+      // (fc -l shows the newlines of a multi-line entry as \n)
+      expect(hist).toContain(`for i in 1; do\\necho in >> ${marker}\\nqemu-system-x86_64 -hda x\\ndone`);
+      expect(hist).not.toContain('__offhost_refused');
+    } finally {
+      t.kill();
+      rmSync(join(h.koda, 'fail-here'), { force: true });
+    }
+  });
+});
+
 const hasFish = spawnSync('sh', ['-c', 'command -v fish']).status === 0;
 
 describe.skipIf(!hasTmux || !hasFish)('the fish snippet at a real terminal (tmux)', () => {
@@ -208,6 +341,36 @@ describe.skipIf(!hasTmux || !hasFish)('the fish snippet at a real terminal (tmux
       expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
       expect(await t.type('cd ..')).toBe('0');
       expect(t.screen()).toContain('offhost: refused (rule qemu-windows)');
+    } finally {
+      t.kill();
+    }
+  });
+
+  it('multi-line commands and fish syntax (and/or/not, blocks, (…)) are judged whole, as fish runs them', async () => {
+    const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'fish'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
+    const t = await terminal(snippet, { fish: true });
+    try {
+      const before = makeRuns().length;
+      const marker = join(t.dir, 'ran');
+      // Typed over several lines (fish keeps them in one buffer): refused whole, nothing of it ran.
+      expect(await t.type(['for i in 1', `echo in >> ${marker}`, 'qemu-system-x86_64 -hda x', 'end'])).toBe('126');
+      expect(await t.type(['echo "a', `b" >> ${marker}; qemu-system-x86_64 -hda x`])).toBe('126');
+      // fish's own syntax hid the program from a bash reading: now it is seen.
+      expect(await t.type('true; and qemu-system-x86_64 -hda x')).toBe('126');
+      expect(await t.type('if true; make build-safe; end')).toBe('126');
+      expect(await t.type('echo (make build-safe)')).toBe('126');
+      expect(await t.type(['if true', 'make build-safe', 'end'])).toBe('126');
+      expect(makeRuns().length).toBe(before);
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      expect(t.screen()).toContain('This line is fish: offhost runs bash on the VM');
+      // Light fish lines run, once, as typed (they were refused as unreadable bash before).
+      expect(await t.type(['for i in 1 2', `echo in $i >> ${marker}`, 'end'])).toBe('0');
+      expect(await t.type(`echo (echo sub) >> ${marker}; and echo and >> ${marker}`)).toBe('0');
+      expect(readFileSync(marker, 'utf8')).toBe('in 1\nin 2\nsub\nand\n');
+      // A plain line still reroutes to the VM.
+      expect(await t.type('make build-safe')).toBe('0');
+      expect(makeRuns().slice(before)).toEqual([{ argv: ['build-safe'], cwd: h.koda, laptop: false }]);
     } finally {
       t.kill();
     }

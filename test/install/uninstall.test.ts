@@ -3,7 +3,11 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, initRepo, offhost, write } from '../lint/helpers.js';
+import { git, initRepo, offhost as run, tempDir, write } from '../lint/helpers.js';
+
+// A HOME of the test's own: uninstall also looks at the user's per-user wiring (src/install/uninstall-user.ts).
+const home = tempDir('offhost-home-');
+const offhost = (args: string[], cwd: string) => run(args, cwd, { HOME: home, XDG_DATA_HOME: '', XDG_STATE_HOME: '', OFFHOST_SHIMS_DIR: '', OFFHOST_STATE_DIR: '' });
 
 const CMD = 'offhost lint --staged';
 const GLOB = 'meta/context/notices/**/*.md';
@@ -51,6 +55,9 @@ describe('offhost uninstall', () => {
     const dir = repo();
     expect(offhost(['init', '--agent', 'copilot'], dir).status).toBe(0);
     expect(offhost(['init', '--agent', 'opencode'], dir).status).toBe(0);
+    // Cursor's file as init makes it holds `"version": 1` beside the hooks: it goes with them
+    expect(offhost(['init', '--agent', 'cursor'], dir).status).toBe(0);
+    expect(offhost(['init', '--agent', 'windsurf'], dir).status).toBe(0);
     write(dir, '.gemini/settings.json', '// the team\'s Gemini settings\n{\n  "general": { "vimMode": true } // keep\n}\n');
     const init = offhost(['init', '--agent', 'gemini'], dir);
     expect(init.status, init.stderr).toBe(0);
@@ -64,6 +71,8 @@ describe('offhost uninstall', () => {
     expect(r.stdout).toMatch(/\.gemini\/settings\.json: removed 1 offhost hook.*comments dropped/);
     expect(existsSync(join(dir, '.github/hooks/offhost.json'))).toBe(false);
     expect(existsSync(join(dir, '.opencode/plugins/offhost.js'))).toBe(false);
+    expect(existsSync(join(dir, '.cursor'))).toBe(false);
+    expect(existsSync(join(dir, '.windsurf'))).toBe(false);
     const gemini = JSON.parse(readFileSync(join(dir, '.gemini/settings.json'), 'utf8'));
     expect(gemini).toEqual({ general: { vimMode: true } });
     expect(offhost(['uninstall'], dir).stdout).toContain('nothing of offhost to remove');

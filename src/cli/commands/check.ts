@@ -1,8 +1,9 @@
 // offhost check [--json] [--cwd DIR] [--role R] [--config FILE] [--] COMMAND
 // Exit: 0 allow, 1 deny, 3 reroute, 2 usage or config error.
 import { EXIT } from '../../errors.js';
+import { formatHelp } from '../help.js';
 import type { Io } from '../io.js';
-import { GUARD_OPTION_HELP, guardCommandOptions, helpText, oneCommandLine } from '../common.js';
+import { GUARD_OPTION_HELP, guardCommandOptions, oneCommandLine } from '../common.js';
 import { colorEnabled, colorFlag, palette } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
 import type { Verdict } from '../../types.js';
@@ -32,11 +33,12 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals, guardOptions } = guardCommandOptions(args, USAGE);
   if (values.help) {
     io.stdout(
-      helpText({
-        usage: USAGE,
-        description: 'Classifies one command line as offhost would before running it: allow, deny or reroute (with the command to run instead).',
+      formatHelp({
+        usage: [USAGE.replace(/^Usage: /, '')],
+        description: 'Classifies one command line as offhost would before running it: allow, deny or reroute (with the\ncommand to run instead). Nothing runs.',
         options: GUARD_OPTION_HELP,
-        notes: 'Exit status: 0 allow, 1 deny, 3 reroute, 2 usage or config error.\nExample: offhost check --cwd engines/lang/koda \'make build-safe\'',
+        exit: '0 allow, 1 deny, 3 reroute, 2 usage or config error.',
+        examples: ["offhost check 'make build-safe'", "offhost check --cwd engines/lang/koda --json 'make build-safe'"],
       }),
     );
     return EXIT.ok;

@@ -31,7 +31,7 @@ interface Opts extends ReportOpts {
 
 export async function run(args: string[], io: Io): Promise<number> {
   const cmd = new Command('offhost ci')
-    .description('pull-request policy check: VM lock hygiene commit by commit and at head, and heavy commands the pull request adds')
+    .description('The pull-request policy check: VM lock hygiene commit by commit and at head, and the heavy commands the pull request adds to scripts, CI files, Dockerfiles and docs.')
     .option('--base <ref>', 'the base of the pull request (default $OFFHOST_BASE, else origin/$GITHUB_BASE_REF)')
     .option('--head <ref>', 'the head of the pull request', 'HEAD')
     .option('--now <iso>', "CI's clock: judge the state at head at this instant (ISO-8601 UTC)")
@@ -46,7 +46,10 @@ export async function run(args: string[], io: Io): Promise<number> {
     .option('--no-summary', 'do not write the GitHub step summary ($GITHUB_STEP_SUMMARY)')
     .allowExcessArguments(false);
   addReportOptions(cmd);
-  const early = parseWith(cmd, args, io);
+  const early = parseWith(cmd, args, io, {
+    exit: '0 clean (warnings allowed), 1 findings, 2 error (bad ref, not a repository, bad config).',
+    examples: ['offhost ci --base origin/main', 'offhost ci --base origin/main --lock-ref --format github'],
+  });
   if (early !== null) return early;
   const opts = cmd.opts<Opts>();
   const report = reportOptions(opts, io);

@@ -5,18 +5,25 @@
 //   husky    .husky/pre-commit runs `offhost lint --staged`, and git runs .husky (core.hooksPath);
 //   shims    the shim directory (OFFHOST_SHIMS_DIR or ~/.local/share/offhost/shims): the node, offhost
 //            and bash its marker names still exist;
-//   shell    an rc file (~/.bashrc, ~/.zshrc) that sets offhost up: the node/offhost paths it calls exist.
+//   shell    an rc file (~/.bashrc, ~/.zshrc) that sets offhost up: the node/offhost paths it calls exist;
+//   shared   the per-user things init recorded (src/install/user-wiring.ts): each still there while a
+//            repository that asked for it exists.
 // Prints one line per check and, under each problem, what to do. Exit 0: nothing to fix; 1: something
 // to fix; 2: doctor itself could not run.
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Command } from 'commander';
 import { EXIT } from '../../errors.js';
+import { parseWith } from '../commander.js';
 import type { Io } from '../io.js';
 import { configFiles } from '../../config/discover.js';
 import { loadConfig } from '../../config/load-config.js';
 import { parse } from '../../shell/parser.js';
 import { commandsOf } from '../../shell/commands.js';
+import { runGitSync } from '../../git/run.js';
+import { defaultShimsDir, readMarker } from '../../shims/install.js';
+import { MARKER } from '../../shims/script.js';
+import { ledgerPath, readLedger } from '../../install/user-wiring.js';
 
 interface Item {
   area: string;
@@ -96,15 +103,39 @@ function checkAgents(base: string, where: string, items: Item[]): number {
 }
 
 function git(cwd: string, args: string[], env: NodeJS.ProcessEnv): string | null {
-  const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : null;
+  const r = runGitSync(args, { cwd, env });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() : null;
+}
+
+/** The record of per-user installs (src/install/user-wiring.ts): each shared thing still there, who uses it. */
+function checkInstalls(env: NodeJS.ProcessEnv, items: Item[]): void {
+  let ledger: ReturnType<typeof readLedger>;
+  try {
+    ledger = readLedger(env);
+  } catch (err) {
+    items.push({ area: 'shared', ok: false, detail: (err as Error).message, fix: `fix or remove ${ledgerPath(env)} (then run \`offhost init --shims\` / \`offhost init --agent NAME\` again in each repository that uses them)` });
+    return;
+  }
+  for (const w of ledger.wiring) {
+    const live = w.repositories.filter((r) => existsSync(r));
+    const gone = w.repositories.filter((r) => !existsSync(r));
+    const what = w.kind === 'shims' ? 'the shims folder' : `${w.agent ?? 'an agent'}'s personal settings`;
+    const there = w.kind === 'shims' ? readMarker(w.path) !== null : existsSync(w.path) && /offhost/.test(readFileSync(w.path, 'utf8'));
+    const users = `${live.length} repositor${live.length === 1 ? 'y' : 'ies'} use${live.length === 1 ? 's' : ''} it${gone.length ? `; recorded for ${gone.join(', ')}, which no longer exist${gone.length === 1 ? 's' : ''} (dropped at the next uninstall)` : ''}`;
+    if (!there && live.length) {
+      items.push({ area: 'shared', ok: false, detail: `${w.path} (${what}) is gone, but ${users}`, fix: w.kind === 'shims' ? 'run `offhost init --shims` again in one of them' : `run \`offhost init --agent ${w.agent ?? 'NAME'}\` again in one of them` });
+    } else items.push({ area: 'shared', ok: true, note: !there, detail: `${w.path} (${what}, per user): ${users}` });
+  }
 }
 
 export async function run(args: string[], io: Io): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.stdout('Usage: offhost doctor\n\nChecks this laptop: config valid, agent hooks and shims wired and calling paths that exist, the\npre-commit hook in place. Prints what to fix. Exit 0: nothing to fix; 1: something to fix.\n');
-    return EXIT.ok;
-  }
+  const cmd = new Command('offhost doctor')
+    .description(
+      'Checks this laptop: the configuration loads, the agent hooks and the shims are wired and call paths that exist, the pre-commit hook is in place, the per-user installs init recorded are still there. Prints one line per check and, under each problem, what to run. Changes nothing; the VMs are checked by `offhost vm status`.',
+    )
+    .allowExcessArguments(false);
+  const early = parseWith(cmd, args, io, { exit: '0 nothing to fix, 1 something to fix, 2 doctor itself could not run.', examples: ['offhost doctor'] });
+  if (early !== null) return early;
   const items: Item[] = [];
   const env = io.env;
   // Config.
@@ -143,8 +174,13 @@ export async function run(args: string[], io: Io): Promise<number> {
     else items.push({ area: 'shell', ok: true, detail: `~/${rc} sets up offhost${paths.length ? ` (${paths.join(' ')})` : ''}` });
   }
   // Shims.
-  const shims = env.OFFHOST_SHIMS_DIR || (env.XDG_DATA_HOME ? join(env.XDG_DATA_HOME, 'offhost', 'shims') : env.HOME ? join(env.HOME, '.local', 'share', 'offhost', 'shims') : null);
-  const marker = shims ? join(shims, '.offhost-shims') : null;
+  let shims: string | null = null;
+  try {
+    shims = defaultShimsDir(env);
+  } catch {
+    /* HOME unset and no OFFHOST_SHIMS_DIR: no shim directory */
+  }
+  const marker = shims ? join(shims, MARKER) : null;
   if (marker && existsSync(marker)) {
     try {
       const m = JSON.parse(readFileSync(marker, 'utf8')) as { node?: string; bin?: string; bash?: string; programs?: string[] };
@@ -156,6 +192,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       items.push({ area: 'shims', ok: false, detail: `${marker} cannot be read (${(err as Error).message})`, fix: 'run `offhost shim install` again' });
     }
   } else items.push({ area: 'shims', ok: true, note: true, detail: 'no shim directory (optional: `offhost init --shims`)' });
+  checkInstalls(env, items);
 
   for (const it of items) {
     io.stdout(`${it.ok ? (it.note ? 'note' : 'ok  ') : 'FIX '} ${it.area.padEnd(6)} ${it.detail}\n`);

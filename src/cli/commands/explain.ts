@@ -1,8 +1,9 @@
 // offhost explain [--json] [--cwd DIR] [--role R] [--config FILE] [--] COMMAND
 // The human view: every command that would run, its cwd, what it was found inside, and the rule.
 import { EXIT } from '../../errors.js';
+import { formatHelp } from '../help.js';
 import type { Io } from '../io.js';
-import { GUARD_OPTION_HELP, guardCommandOptions, helpText, oneCommandLine } from '../common.js';
+import { GUARD_OPTION_HELP, guardCommandOptions, oneCommandLine } from '../common.js';
 import { colorEnabled, colorFlag } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
 import { withRunRewrite } from '../run-rewrite.js';
@@ -14,11 +15,13 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals, guardOptions } = guardCommandOptions(args, USAGE);
   if (values.help) {
     io.stdout(
-      helpText({
-        usage: USAGE,
-        description: 'Shows every command the line would run, the directory it runs in, what it was found inside (a script, a Makefile recipe, a wrapper), and the rule that decided each; then the verdict.',
+      formatHelp({
+        usage: [USAGE.replace(/^Usage: /, '')],
+        description:
+          'Shows every command the line would run, the directory it runs in, what it was found inside (a script,\na Makefile recipe, a wrapper), and the rule that decided each; then the verdict. Nothing runs.',
         options: GUARD_OPTION_HELP,
-        notes: 'Exit status: as offhost check (0 allow, 1 deny, 3 reroute, 2 usage or config error).',
+        exit: 'as offhost check (0 allow, 1 deny, 3 reroute, 2 usage or config error).',
+        examples: ["offhost explain 'cd engines/lang/koda && make build-safe'", "offhost explain 'bash scripts/e2e.sh'"],
       }),
     );
     return EXIT.ok;

@@ -42,19 +42,27 @@ const REFUSE_INPUT: Record<AgentName, (reason: string) => HookReply> = {
 /** Hook input larger than this is refused unread past it (a 1 MiB command plus its JSON envelope fits). */
 const STDIN_MAX = 8 * 1024 * 1024;
 
-const USAGE = `Usage: offhost hook ${AGENTS.join('|')} [--mode rewrite|suggest] [--allow-rewrite] [--role laptop|vm|ci] [--config FILE]
+// In the layout of every command's help (src/cli/help.ts), as a plain string: the hook is hot.
+const USAGE = `Usage: offhost hook AGENT [--mode rewrite|suggest] [--allow-rewrite] [--role laptop|vm|ci] [--config FILE]
 
-A pre-exec hook: reads the agent's event JSON on stdin and answers in its protocol (claude-code: PreToolUse,
-codex: PreToolUse, gemini: BeforeTool, cursor: beforeShellExecution, copilot: preToolUse, windsurf:
-pre_run_command, opencode: offhost's plugin). Set it up with \`offhost init --agent NAME\`; see hooks/README.md.
+A pre-exec hook: reads the agent's event JSON on stdin and answers in its protocol. AGENT is one of
+${AGENTS.join(', ')}
+(claude-code: PreToolUse, codex: PreToolUse, gemini: BeforeTool, cursor: beforeShellExecution, copilot:
+preToolUse, windsurf: pre_run_command, opencode: offhost's plugin). Set it up with
+\`offhost init --agent NAME\`; see hooks/README.md.
 
 Options:
-  --mode <mode>      rewrite: answer a reroute by rewriting the command to its offhost run form; suggest: deny
-                     it with the command to run instead (default: $OFFHOST_HOOK_MODE, else the agent's default)
+  --mode <mode>      rewrite: answer a reroute by rewriting the command to its offhost run form; suggest:
+                     deny it with the command to run instead (default: $OFFHOST_HOOK_MODE, else the
+                     agent's default)
   --allow-rewrite    claude-code: answer a rewrite with allow instead of ask (the user opted in)
   --role <role>      laptop, vm or ci (default: $OFFHOST_ROLE, else detected)
   --config <file>    configuration file (default: offhost.config.yaml found upwards, plus the user config)
   -h, --help         show this help
+
+Exit status: 0 answered (the decision is in the answer, in the agent's protocol); 2 blocked: the event could
+not be read or judged (the reason on stderr), which every agent treats as a refusal.
+Example: echo '{"tool_name":"Bash","tool_input":{"command":"make build-safe"}}' | offhost hook claude-code
 `;
 
 interface Parsed {

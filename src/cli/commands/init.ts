@@ -4,9 +4,19 @@
 //   offhost init --shell <bash|zsh|fish>                   prints the shell snippet (src/adapters/shell-snippet.ts)
 //   offhost init --shims [--agent claude-code|codex]       installs the exec-time shims (src/shims/, docs/SHIMS.md)
 import { Command } from 'commander';
+import { join, resolve } from 'node:path';
 import { parseWith } from '../commander.js';
 import { EXIT, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
+
+/** The personal settings file under HOME that `init --agent` wrote to (offhost not installed in the project), or null. */
+async function personalSettingsWritten(agent: string, project: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  const { TARGETS, hookCommand, isAgentName } = await import('../../adapters/init-agent.js');
+  if (!isAgentName(agent) || !env.HOME) return null;
+  const t = TARGETS[agent];
+  if (!t.personalInHome || t.personal === '' || hookCommand(agent, project, []).projectRelative) return null;
+  return join(env.HOME, t.personal);
+}
 
 interface Opts {
   husky?: boolean;
@@ -21,7 +31,7 @@ interface Opts {
 
 export async function run(args: string[], io: Io): Promise<number> {
   const cmd = new Command('offhost init')
-    .description('set up a repository: husky + lint-staged lock checks (default), agent hooks, or shell integration')
+    .description('Sets up a repository: the husky + lint-staged pre-commit lock check (the default), an agent\'s pre-exec hook (--agent), the exec-time shims (--shims), or prints the shell integration (--shell). Idempotent: run it again after an upgrade. `offhost uninstall` takes out what it added.')
     .option('--husky', 'husky v9 pre-commit running lint-staged -> offhost lint --staged on the lock files (the default)')
     .option('--agent <name>', 'write the pre-exec hook into the agent settings: claude-code, codex, gemini, cursor, copilot, windsurf or opencode')
     .option('--hook-args <args>', "--agent: arguments for the hook command, e.g. '--mode rewrite' (default: keep what an existing entry has)")
@@ -31,12 +41,29 @@ export async function run(args: string[], io: Io): Promise<number> {
     .option('--shims', 'install the exec-time shims (with --agent claude-code|codex: also put them on that agent\'s PATH)')
     .option('--dry-run', 'print what would change, write nothing')
     .allowExcessArguments(false);
-  const early = parseWith(cmd, args, io);
+  const early = parseWith(cmd, args, io, {
+    exit: '0 done (or nothing to change), 2 usage error or a file offhost will not overwrite (nothing changed).',
+    examples: ['offhost init', 'offhost init --agent claude-code', 'offhost init --shims --agent claude-code', 'offhost init --shell bash > ~/.config/offhost/offhost.bash'],
+  });
   if (early !== null) return early;
   const o = cmd.opts<Opts>();
+  // Per-user things init writes (the shims folder, an agent's personal settings) are recorded with the
+  // repository that asked for them, so that `offhost uninstall` removes them with the last one
+  // (src/install/user-wiring.ts). The record is read first: one offhost cannot read stops init here.
+  const wiring = await import('../../install/user-wiring.js');
+  wiring.readLedger(io.env);
+  const project = resolve(io.cwd, o.project ?? '.');
   if (o.shims) {
     const { initShims } = await import('../../shims/init.js');
-    return initShims(io, { ...(o.agent !== undefined ? { agent: o.agent } : {}), ...(o.project !== undefined ? { project: o.project } : {}), ...(o.dryRun ? { dryRun: true } : {}) });
+    const status = await initShims(io, { ...(o.agent !== undefined ? { agent: o.agent } : {}), ...(o.project !== undefined ? { project: o.project } : {}), ...(o.dryRun ? { dryRun: true } : {}) });
+    if (status === EXIT.ok && !o.dryRun) {
+      const { defaultShimsDir } = await import('../../shims/install.js');
+      const dir = defaultShimsDir(io.env);
+      const repo = await wiring.repositoryOf(project, io.env);
+      wiring.recordUse(io.env, { kind: 'shims', path: dir }, repo);
+      io.stdout(`${wiring.recordedLine(io.env, dir, repo)}\n`);
+    }
+    return status;
   }
   const modes = [o.husky, o.agent !== undefined, o.shell !== undefined].filter(Boolean).length;
   if (modes > 1) throw new UsageError('give one of --husky, --agent NAME, --shell SHELL');
@@ -46,7 +73,14 @@ export async function run(args: string[], io: Io): Promise<number> {
     if (o.project !== undefined) opts.project = o.project;
     if (o.hookArgs !== undefined) opts.hookArgs = o.hookArgs.split(/\s+/).filter(Boolean);
     if (o.dryRun) opts.dryRun = true;
-    return initAgent(o.agent, io, opts);
+    const status = await initAgent(o.agent, io, opts);
+    const personal = status === EXIT.ok && !o.dryRun ? await personalSettingsWritten(o.agent, project, io.env) : null;
+    if (personal !== null) {
+      const repo = await wiring.repositoryOf(project, io.env);
+      wiring.recordUse(io.env, { kind: 'agent-settings', agent: o.agent, path: personal }, repo);
+      io.stdout(`${wiring.recordedLine(io.env, personal, repo)}\n`);
+    }
+    return status;
   }
   if (o.shell !== undefined) {
     const { initShell } = await import('../../adapters/shell-snippet.js');

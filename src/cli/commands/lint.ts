@@ -38,7 +38,7 @@ interface Opts extends ReportOpts {
 
 function parseArgs(args: string[], io: Io): { opts: Opts; paths: string[] } | number {
   const cmd = new Command('offhost lint')
-    .description('validate VM lock files (POLICY R3/R4/R7) and, with --staged, the staged lock transition against HEAD')
+    .description('Validates VM lock files (POLICY R3/R4/R7): the files given, or every lock file under the notices folder; with --staged, the staged lock transition against HEAD (what the pre-commit hook runs); with --lock-ref, every commit of the lock history ref.')
     .option('--staged', 'check the staged change (index vs HEAD); PATHS (as lint-staged passes them) are accepted and the whole staged transition is checked')
     .option('--lock-ref [ref]', 'check every commit of the lock history ref (default refs/offhost/locks)')
     .option('--since <rev>', 'with --lock-ref: only the commits after this one (e.g. the ref before a push)')
@@ -48,7 +48,10 @@ function parseArgs(args: string[], io: Io): { opts: Opts; paths: string[] } | nu
     .argument('[paths...]', 'lock files or folders (default: every lock file under the notices folder)')
     .allowExcessArguments(false);
   addReportOptions(cmd);
-  const early = parseWith(cmd, args, io);
+  const early = parseWith(cmd, args, io, {
+    exit: '0 clean or warnings only, 1 errors (or more warnings than --max-warnings), 2 usage or git error.',
+    examples: ['offhost lint', 'offhost lint --staged', 'offhost lint --lock-ref --format json'],
+  });
   if (early !== null) return early;
   return { opts: cmd.opts<Opts>(), paths: cmd.args };
 }

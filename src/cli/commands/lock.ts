@@ -1,7 +1,9 @@
 // `offhost lock acquire|heartbeat|release|status|gc`: the R4 protocol as a command (POLICY R3, R4, R7), on
 // the lock store (refs/offhost/locks, src/locks/store.ts). Exit 0: the caller holds (or released) the lock;
 // 1: another session (or a run) holds it, or R7 order refused; 2: error (nothing changed).
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
+import { parseWith } from '../commander.js';
+import { formatHelp } from '../help.js';
 import { EXIT, isOffhostError, type OffhostError, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { formatUtc } from '../../locks/schema.js';
@@ -12,20 +14,11 @@ import { contextFor, parseWait, reportAcquire, resolveTargets, targetArg, type C
 
 export { contextFor, reportAcquire, settingsFrom, loadLockSettings, type LockSettings } from '../lock-context.js';
 
-function parseArgs(cmd: Command, args: string[], io: Io): void {
-  cmd
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: () => undefined /* rethrown as UsageError */ })
-    .helpOption('-h, --help');
-  try {
-    cmd.parse(args, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version') throw new HelpShown();
-      throw new UsageError(err.message.replace(/^error: /, ''));
-    }
-    throw err;
-  }
+/** Every subcommand's exit statuses (its help ends with them and its examples). */
+const LOCK_EXIT = '0 you hold (or released) the lock, 1 another session or a run holds it (or R7 order refused), 2 error (nothing changed).';
+
+function parseArgs(cmd: Command, args: string[], io: Io, examples: string[]): void {
+  if (parseWith(cmd, args, io, { exit: LOCK_EXIT, examples }) !== null) throw new HelpShown();
 }
 
 class HelpShown extends Error {}
@@ -39,19 +32,38 @@ function common(c: Command): Command {
     .option('--config <file>', 'configuration file (default: offhost.config.yaml found upward, plus the user config)');
 }
 
-const USAGE = `Usage: offhost lock <subcommand> [options]
-
-  acquire <vm>|--component <slug> --reason TEXT [--ttl MIN] [--wait[=SECONDS]] [--poll SECONDS] [--push]
-  heartbeat <vm>|--component <slug> [--push]
-  release <vm>|--component <slug> [--push]
-  status [--json]    what the lock ref holds, branch locks, and what was recovered after a crash
-  gc [--push]        archive expired locks, drop dead runs' claims, migrate locks committed to the branch
-
-Common options: --session S, --ai A (or OFFHOST_SESSION / OFFHOST_AI), --now ISO, --cwd DIR.
-<vm> is a canonical id (s.khost1.dev-linux-koda), or a route or pool name from the configuration
-(a pool: acquire takes the first free VM).
-Locks live on refs/offhost/locks (docs/LOCKS.md); the files under meta/context/notices/vm-active/ are a\nread-only view of it. Exit: 0 you hold (or released) the lock, 1 another session holds it, 2 error.
-`;
+const USAGE = formatHelp({
+  usage: [
+    'lock acquire <vm>|--component <slug> --reason TEXT [--ttl MIN] [--wait[=SECONDS]] [--push]',
+    'lock heartbeat|release <vm>|--component <slug> [--push]',
+    'lock status [--json]',
+    'lock gc [--push]',
+  ].map((u) => `offhost ${u}`),
+  description:
+    'Takes, refreshes and gives back VM locks (POLICY R3/R4/R7): one session per VM, with a TTL kept alive by heartbeats, archived when released or expired, never deleted. Locks live on refs/offhost/locks (docs/LOCKS.md); the files under meta/context/notices/vm-active/ are a read-only view of it. <vm> is a canonical id (s.khost1.dev-linux-koda), or a route or pool name from the configuration (a pool: acquire takes the first free VM). `offhost lock SUBCOMMAND --help` shows that subcommand\'s options.',
+  subcommands: [
+    ['acquire', 'take the lock (or wait for it with --wait)'],
+    ['heartbeat', 'refresh the lock you hold before its TTL runs out'],
+    ['release', 'give the lock back: archived as released'],
+    ['status', 'what the lock ref holds, branch locks, and what was recovered after a crash'],
+    ['gc', "archive expired locks, drop dead runs' claims, migrate locks committed to the branch"],
+  ],
+  options: [
+    ['--session <tag>', 'session tag (default: $OFFHOST_SESSION)'],
+    ['--ai <name>', 'agent: claude, codex, gemini, human, ... (default: $OFFHOST_AI, else human)'],
+    ['--now <iso>', 'judge expiry at this instant instead of the clock (ISO-8601 UTC)'],
+    ['--cwd <dir>', 'work in the repository holding this directory'],
+    ['--config <file>', 'configuration file (default: offhost.config.yaml found upward, plus the user config)'],
+    ['--push, --no-push', 'coordinate through the shared remote (push refs/offhost/locks with a lease), or not'],
+  ],
+  exit: LOCK_EXIT,
+  examples: [
+    "offhost lock acquire s.khost1.dev-linux-koda --reason 'e2e of the koda engine, KODA-123'",
+    'offhost lock heartbeat s.khost1.dev-linux-koda',
+    'offhost lock release s.khost1.dev-linux-koda',
+    'offhost lock status --json',
+  ],
+});
 
 export async function run(args: string[], io: Io): Promise<number> {
   try {
@@ -98,6 +110,7 @@ async function runInner(args: string[], io: Io): Promise<number> {
 
 async function acquireCmd(args: string[], io: Io): Promise<number> {
   const cmd = common(new Command('offhost lock acquire'))
+    .description('Takes the lock of a VM (or of a component) for this session: refused while another session or a run holds it, unless --wait waits for it. A pool name takes the first free VM of the pool.')
     .argument('[vm]')
     .option('--component <slug>', 'a component lock (meta/context/notices/active/lock-<slug>.md)')
     .option('--reason <text>', 'which test or operation, and the ticket (required)')
@@ -106,7 +119,7 @@ async function acquireCmd(args: string[], io: Io): Promise<number> {
     .option('--poll <seconds>', 'poll interval while waiting (default 30, per R4)')
     .option('--push', 'coordinate through the shared remote (push refs/offhost/locks with a lease)')
     .option('--no-push', 'do not push even if the configuration says so');
-  parseArgs(cmd, args, io);
+  parseArgs(cmd, args, io, ["offhost lock acquire s.khost1.dev-linux-koda --reason 'e2e of the koda engine, KODA-123'", "offhost lock acquire koda --reason 'flaky test hunt' --wait=600 --push"]);
   const o = cmd.opts<CommonOpts & { component?: string; reason?: string; ttl?: string; wait?: string; poll?: string }>();
   if (!o.reason || !o.reason.trim()) throw new UsageError('--reason is required: say in one sentence which test or operation, and the ticket');
   let ttl: number | undefined;
@@ -138,11 +151,12 @@ async function mineAmong(ctx: LifecycleContext, targets: LockTarget[]): Promise<
 
 async function heartbeatCmd(args: string[], io: Io): Promise<number> {
   const cmd = common(new Command('offhost lock heartbeat'))
+    .description('Refreshes the lock this session holds (its heartbeat), so that it does not expire while the work goes on.')
     .argument('[vm]')
     .option('--component <slug>', 'a component lock')
     .option('--push', 'coordinate through the shared remote')
     .option('--no-push', 'do not push even if the configuration says so');
-  parseArgs(cmd, args, io);
+  parseArgs(cmd, args, io, ['offhost lock heartbeat s.khost1.dev-linux-koda']);
   const o = cmd.opts<CommonOpts & { component?: string }>();
   const { ctx, settings } = await contextFor(io, o, true);
   const t = await mineAmong(ctx, resolveTargets(cmd.args[0], o.component, settings));
@@ -163,11 +177,12 @@ async function heartbeatCmd(args: string[], io: Io): Promise<number> {
 
 async function releaseCmd(args: string[], io: Io): Promise<number> {
   const cmd = common(new Command('offhost lock release'))
+    .description('Gives back the lock this session holds: archived as released on refs/offhost/locks. Refused while a run still holds the VM, and for a component lock while this session holds VM locks (R7).')
     .argument('[vm]')
     .option('--component <slug>', 'a component lock (R7: release VM locks first)')
     .option('--push', 'coordinate through the shared remote')
     .option('--no-push', 'do not push even if the configuration says so');
-  parseArgs(cmd, args, io);
+  parseArgs(cmd, args, io, ['offhost lock release s.khost1.dev-linux-koda', 'offhost lock release --component koda-engine']);
   const o = cmd.opts<CommonOpts & { component?: string }>();
   const { ctx, settings } = await contextFor(io, o, true);
   const t = await mineAmong(ctx, resolveTargets(cmd.args[0], o.component, settings));
@@ -202,8 +217,10 @@ async function releaseCmd(args: string[], io: Io): Promise<number> {
 }
 
 async function statusCmd(args: string[], io: Io): Promise<number> {
-  const cmd = common(new Command('offhost lock status')).option('--json', 'print JSON').option('--push', 'read the shared remote').option('--no-push', 'this clone only');
-  parseArgs(cmd, args, io);
+  const cmd = common(new Command('offhost lock status'))
+    .description('Shows what the lock ref holds (who, since when, until when), the locks committed to the branch, and what was recovered after a crash. Changes nothing.')
+    .option('--json', 'print JSON').option('--push', 'read the shared remote').option('--no-push', 'this clone only');
+  parseArgs(cmd, args, io, ['offhost lock status', 'offhost lock status --json --push']);
   const o = cmd.opts<CommonOpts & { json?: boolean }>();
   const { ctx } = await contextFor(io, o, false);
   const now = ctx.clock.now();
@@ -227,9 +244,10 @@ async function statusCmd(args: string[], io: Io): Promise<number> {
 
 async function gcCmd(args: string[], io: Io): Promise<number> {
   const cmd = common(new Command('offhost lock gc'))
+    .description("Archives expired locks (as expired), drops the claims of runs that are gone, and moves locks committed to the branch into refs/offhost/locks.")
     .option('--push', 'coordinate through the shared remote')
     .option('--no-push', 'do not push even if the configuration says so');
-  parseArgs(cmd, args, io);
+  parseArgs(cmd, args, io, ['offhost lock gc', 'offhost lock gc --push']);
   const o = cmd.opts<CommonOpts>();
   const { ctx } = await contextFor(io, o, false);
   const session = o.session ?? io.env.OFFHOST_SESSION ?? 'offhost-gc';

@@ -1,7 +1,8 @@
 // offhost rules list [--json] | offhost rules test   (rules in force: built-in pack + config layers)
 import { EXIT, UsageError } from '../../errors.js';
+import { formatHelp } from '../help.js';
 import type { Io } from '../io.js';
-import { helpText, parseOptions } from '../common.js';
+import { parseOptions } from '../common.js';
 import { didYouMean } from '../suggest.js';
 import { loadConfig } from '../../config/load-config.js';
 import { selfTest } from '../../policy/guard.js';
@@ -12,15 +13,19 @@ export async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseOptions(args, { json: { type: 'boolean' }, config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE);
   if (values.help) {
     io.stdout(
-      helpText({
-        usage: USAGE,
-        description: 'The rules in force: the built-in pack, then each configuration layer over it.\n  list  one line per rule: id, POLICY item, decision and route, description (the default)\n  test  checks every rule\'s examples against the rule itself (match / not_match)',
+      formatHelp({
+        usage: [USAGE.replace(/^Usage: /, '')],
+        description: 'The rules in force: the built-in pack, then each configuration layer over it.',
+        subcommands: [
+          ['list', 'one line per rule: id, POLICY item, decision and route, description (the default)'],
+          ['test', "checks every rule's examples against the rule itself (match / not_match)"],
+        ],
         options: [
           ['--json', 'list: print the rules as JSON'],
           ['--config <file>', 'configuration file (default: offhost.config.yaml found upwards, plus the user config)'],
-          ['-h, --help', 'show this help'],
         ],
-        notes: 'Exit status: 0; test: 1 when an example fails; 2 usage or config error.',
+        exit: '0; test: 1 when an example fails; 2 usage or config error.',
+        examples: ['offhost rules', 'offhost rules test --config offhost.config.yaml'],
       }),
     );
     return EXIT.ok;

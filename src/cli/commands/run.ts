@@ -4,38 +4,42 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT, RUN_EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
+import { formatHelp } from '../help.js';
 import { runPipeline, type RunOptions } from '../../run/pipeline.js';
 
-const USAGE = `Usage: offhost run [options] -- COMMAND
-
-Classifies COMMAND as \`offhost check\` does. allow: runs it here. deny: refuses. reroute: holds the route's
-VM (its lock and a claim of this run), brings the VM's copy of the source up to date and verifies it,
-runs the command there with signals passed on, records the run (\`offhost runs\`), releases the VM, and
-exits with the command's own status, or with one of offhost's outcomes (240-252, docs/RUN.md). The last
-line on stderr always says which (--json: as JSON).
-
-Options:
-  --session S          lock session (default: $OFFHOST_SESSION, else one per process tree)
-  --ai A               agent name (default: $OFFHOST_AI, else human)
-  --reason R           why, for the lock
-  --cwd DIR            run as if from DIR
-  --ttl MIN            ttl_minutes of the lock taken (default 120)
-  --heartbeat SEC      heartbeat interval (under ttl/3)
-  --wait[=SEC]         wait while the VM is held (by another session or another run of this one)
-  --poll SEC           poll interval while waiting (default 30)
-  --timeout SEC        stop the command after SEC seconds (TERM, then KILL after the grace period)
-  --grace SEC          seconds between TERM and KILL on the VM (default 10)
-  --stdin              pass this stdin to the command (default: closed)
-  --commit REF         run commit REF (sync: git or rsync), not the working tree; refuses a dirty tree
-  --allow-dirty        with --commit: run REF even though the tree has uncommitted changes
-  --fetch PATH         after the run, copy PATH (relative to the VM cwd) back into the run's record (repeatable)
-  --fresh              run in a new disposable sandbox of the route's VM (lifecycle verbs, docs/VMS.md)
-  --fetch-to DIR       with --fresh: where fetched results go (default ./offhost-results)
-  --json               the verdict line as one JSON object
-  --push / --no-push   push the lock to the shared remote (or not)
-  --role ROLE          laptop, vm or ci
-  --config FILE        configuration file
-`;
+const USAGE = formatHelp({
+  usage: ['offhost run [options] -- COMMAND'],
+  description:
+    "Classifies COMMAND as `offhost check` does. allow: runs it here. deny: refuses. reroute: holds the route's VM (its lock and a claim of this run), brings the VM's copy of the source up to date and verifies it, runs the command there with signals passed on, records the run (`offhost runs`), releases the VM, and exits with the command's own status, or with one of offhost's outcomes. The last line on stderr always says which (--json: as JSON).",
+  options: [
+    ["--session S", "lock session (default: $OFFHOST_SESSION, else one per process tree)"],
+    ["--ai A", "agent name (default: $OFFHOST_AI, else human)"],
+    ["--reason R", "why, for the lock"],
+    ["--cwd DIR", "run as if from DIR"],
+    ["--ttl MIN", "ttl_minutes of the lock taken (default 120)"],
+    ["--heartbeat SEC", "heartbeat interval (under ttl/3)"],
+    ["--wait[=SEC]", "wait while the VM is held (by another session or another run of this one)"],
+    ["--poll SEC", "poll interval while waiting (default 30)"],
+    ["--timeout SEC", "stop the command after SEC seconds (TERM, then KILL after the grace period)"],
+    ["--grace SEC", "seconds between TERM and KILL on the VM (default 10)"],
+    ["--stdin", "pass this stdin to the command (default: closed)"],
+    ["--commit REF", "run commit REF (sync: git or rsync), not the working tree; refuses a dirty tree"],
+    ["--allow-dirty", "with --commit: run REF even though the tree has uncommitted changes"],
+    ["--fetch PATH", "after the run, copy PATH (relative to the VM cwd) back into the run's record (repeatable)"],
+    ["--fresh", "run in a new disposable sandbox of the route's VM (lifecycle verbs, docs/VMS.md)"],
+    ["--fetch-to DIR", "with --fresh: where fetched results go (default ./offhost-results)"],
+    ["--json", "the verdict line as one JSON object"],
+    ["--push / --no-push", "push the lock to the shared remote (or not)"],
+    ["--role ROLE", "laptop, vm or ci"],
+    ["--config FILE", "configuration file"],
+  ],
+  exit: "the command's own status when it ran; else one of offhost's outcomes, 240-252 (240 refused, 241 VM held, 246 sync failed, 247 config error, 250 timed out, ...: docs/RUN.md has them all).",
+  examples: [
+    "offhost run -- 'make build-safe'",
+    "offhost run --reason 'e2e of the koda engine' --wait -- 'cd engines/lang/koda && make e2e'",
+    "offhost run --commit HEAD --fetch build/report.xml -- 'make test'",
+  ],
+});
 
 class HelpShown extends Error {}
 

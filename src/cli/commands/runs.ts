@@ -3,13 +3,21 @@
 import { readFileSync } from 'node:fs';
 import { EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
+import { formatHelp } from '../help.js';
 import { listRecords, readRecord, recordText, runsDir } from '../../run/record.js';
 
-const USAGE = `Usage: offhost runs [--json] [--limit N]
-       offhost runs show ID [--json | --log]
-
-Lists the runs recorded by \`offhost run\` (in ${'$'}OFFHOST_STATE_DIR, else ~/.local/state/offhost/runs), or shows one.
-`;
+const USAGE = formatHelp({
+  usage: ['offhost runs [--json] [--limit N]', 'offhost runs show ID [--json | --log]'],
+  description: `Lists the runs recorded by \`offhost run\` (in ${'$'}OFFHOST_STATE_DIR/runs, else ~/.local/state/offhost/runs), newest last, or shows one: where it ran, the commit, the outcome and the status.`,
+  subcommands: [['show ID', 'one run: its record (--json: as recorded; --log: the output it wrote)']],
+  options: [
+    ['--json', 'the records as JSON'],
+    ['--limit N', 'the last N runs (default 20)'],
+    ['--log', 'show: the output log of the run'],
+  ],
+  exit: '0; 2 no such run, or a usage error.',
+  examples: ['offhost runs --limit 5', 'offhost runs show 20260519T223000Z-ab12cd --log'],
+});
 
 export async function run(args: string[], io: Io): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {

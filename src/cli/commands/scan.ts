@@ -46,13 +46,16 @@ function walk(dir: string, out: string[]): void {
 
 export async function run(args: string[], io: Io): Promise<number> {
   const cmd = new Command('offhost scan')
-    .description('scan scripts, CI files, Dockerfiles and docs for heavy commands that would run on a laptop')
+    .description('Scans scripts, package.json scripts, Makefiles, CI files, Dockerfiles and docs for heavy commands that would run on a laptop without a VM route (judged as on a laptop, from the repository root and from the script\'s own folder).')
     .argument('[paths...]', 'files or folders (default: every tracked file of the repository)')
     .option('--config <file>', 'offhost config file (default: offhost.config.yaml found upwards)')
     .option('--sarif <file>', 'also write SARIF 2.1.0 to this file')
     .option('--no-summary', 'do not write the GitHub step summary ($GITHUB_STEP_SUMMARY)');
   addReportOptions(cmd);
-  const early = parseWith(cmd, args, io);
+  const early = parseWith(cmd, args, io, {
+    exit: '0 clean (warnings allowed), 1 findings (or more warnings than --max-warnings), 2 usage or config error.',
+    examples: ['offhost scan', 'offhost scan scripts/ Makefile --format json', 'offhost scan --sarif scan.sarif'],
+  });
   if (early !== null) return early;
   const opts = cmd.opts<Opts>();
   const report = reportOptions(opts, io);

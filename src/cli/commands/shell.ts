@@ -17,6 +17,7 @@ import { EXIT, UsageError } from '../../errors.js';
 import { formatDuration } from '../../report/duration.js';
 import { type AuditRecord, HOOK_RULES, errorText, refusal, safeClassify, shQuote } from '../../adapters/common.js';
 import { planShell, replaceAt } from '../../adapters/shell-wrapper.js';
+import { fishAsBash } from '../../adapters/fish-line.js';
 import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
 import { TEXT_MAX, makeClassifier } from '../../adapters/classifier.js';
 import { ensureShims } from '../../shims/ensure.js';
@@ -87,13 +88,122 @@ function incomplete(reason: string): boolean {
   return /unexpected end|unterminated|not closed|end of (the )?(input|line)|missing/i.test(reason);
 }
 
+/**
+ * Does the line end in a backslash that an interactive shell reads as "the line goes on" (unquoted, not in
+ * a comment)? The parser, like `bash -c`, takes a backslash at the very end as a literal one.
+ */
+export function endsInContinuation(line: string): boolean {
+  let q = '';
+  let comment = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (comment) {
+      if (c === '\n') comment = false;
+      continue;
+    }
+    if (q === "'") {
+      if (c === "'") q = '';
+      continue;
+    }
+    if (c === '\\') {
+      if (i === line.length - 1) return q === '';
+      i++;
+      continue;
+    }
+    if (q !== '') {
+      if (c === q[q.length - 1]) q = '';
+      continue;
+    }
+    if (c === "'") q = line[i - 1] === '$' ? "$'" : "'";
+    else if (c === '"') q = '"';
+    else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(line[i - 1] as string))) comment = true;
+  }
+  return false;
+}
+
+/**
+ * Does the line open a here-document (`<<WORD`, `<<-WORD`) whose delimiter line has not come yet? An
+ * interactive shell reads the body on; `bash -c` (and the parser) would end it at the end of the input.
+ */
+export function openHeredoc(line: string): boolean {
+  const pending: { word: string; tabs: boolean }[] = [];
+  let q = '';
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (c === '\n' && q === '' && pending.length > 0) {
+      // the bodies follow, one after the other, each up to its delimiter line
+      let at = i + 1;
+      while (pending.length > 0) {
+        const { word, tabs } = pending[0] as { word: string; tabs: boolean };
+        const end = line.indexOf('\n', at);
+        if (end < 0 && at >= line.length) return true;
+        const body = line.slice(at, end < 0 ? line.length : end);
+        if ((tabs ? body.replace(/^\t+/, '') : body) === word) pending.shift();
+        if (end < 0) return pending.length > 0;
+        at = end + 1;
+      }
+      i = at - 1;
+      continue;
+    }
+    if (q === "'") {
+      if (c === "'") q = '';
+      continue;
+    }
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (q !== '') {
+      if (c === q[q.length - 1]) q = '';
+      continue;
+    }
+    if (c === "'") q = line[i - 1] === '$' ? "$'" : "'";
+    else if (c === '"') q = '"';
+    else if (c === '(' && line[i + 1] === '(') {
+      // arithmetic, \`((…))\` or \`$((…))\`: its \`<<\` is a shift, not a here-document
+      let depth = 0;
+      let j = i;
+      for (; j < line.length; j++) {
+        if (line[j] === '(') depth++;
+        else if (line[j] === ')' && --depth === 0) break;
+      }
+      i = j;
+    } else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(line[i - 1] as string))) {
+      const e = line.indexOf('\n', i);
+      if (e < 0) break;
+      i = e - 1;
+    } else if (c === '<' && line[i + 1] === '<' && line[i + 2] !== '<' && line[i - 1] !== '<') {
+      let j = i + 2;
+      const tabs = line[j] === '-';
+      if (tabs) j++;
+      while (line[j] === ' ' || line[j] === '\t') j++;
+      let word = '';
+      for (; j < line.length && !/[\s;&|()<>]/.test(line[j] as string); j++) {
+        const d = line[j] as string;
+        if (d === "'" || d === '"') {
+          const close = line.indexOf(d, j + 1);
+          if (close < 0) break;
+          word += line.slice(j + 1, close);
+          j = close;
+        } else if (d === '\\' && j + 1 < line.length) word += line[++j];
+        else word += d;
+      }
+      if (word !== '') pending.push({ word, tabs });
+      i = j - 1;
+    }
+  }
+  return pending.length > 0;
+}
+
 async function check(args: string[], io: Io): Promise<number> {
   let cwd = io.cwd;
   let priv = false;
+  let fish = false;
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a === '--private') priv = true;
+    else if (a === '--fish') fish = true;
     else if (a === '--cwd') {
       const d = args[++i];
       if (d === undefined) throw new UsageError('--cwd needs a directory');
@@ -103,8 +213,12 @@ async function check(args: string[], io: Io): Promise<number> {
       break;
     } else rest.push(a);
   }
-  if (rest.length !== 1) throw new UsageError('usage: offhost shell --check [--cwd DIR] [--private] [--] LINE');
-  const line = rest[0] as string;
+  if (rest.length !== 1) throw new UsageError('usage: offhost shell --check [--cwd DIR] [--private] [--fish] [--] LINE');
+  const typed = rest[0] as string;
+  // fish (which says itself when a line is complete): the line read as the bash the guard parses
+  const asBash = fish ? fishAsBash(typed) : { text: typed, exact: true };
+  const line = asBash.text;
+  if (!fish && (endsInContinuation(line) || openHeredoc(line))) return CHECK_INCOMPLETE;
   let v = await verdictFor(line, cwd, io);
   let broken: string | null = null;
   if (v.rule === HOOK_RULES.internal && /could not check this command/.test(v.reason)) {
@@ -120,8 +234,13 @@ async function check(args: string[], io: Io): Promise<number> {
       v = refusal(HOOK_RULES.internal, `offhost could not check this command: ${errorText(err)}`);
     }
   }
+  if (fish && v.rule === 'parse-error') v = refusal('parse-error', `offhost cannot read this fish line (${v.reason}); nothing of it ran`);
+  if (fish && v.decision === 'reroute' && !asBash.exact) {
+    // offhost run executes bash on the VM: a fish-only line cannot go there as it is
+    v = refusal(v.rule ?? 'reroute', `${v.reason} This line is fish: offhost runs bash on the VM, so run its bash form there with \`offhost run -- '…'\``);
+  }
   if (v.rule === 'parse-error' && incomplete(v.reason)) return CHECK_INCOMPLETE;
-  if (!priv) audit(io, cwd, line, v);
+  if (!priv) audit(io, cwd, typed, v);
   if (broken !== null) {
     if (v.decision === 'allow') {
       io.stdout(`offhost's config is broken: ${broken}\n`);
@@ -224,7 +343,7 @@ async function readAllStdin(deadlineMs: number): Promise<Buffer | 'too-big' | 'n
 }
 
 const HELP = `Usage: offhost shell [bash options] [-c COMMAND | SCRIPT [ARGS...]]
-       offhost shell --check [--cwd DIR] [--] LINE
+       offhost shell --check [--cwd DIR] [--private] [--fish] [--] LINE
 
 A drop-in $SHELL (for agents and tools that run commands through $SHELL -c): each command is checked
 first, then run by the real shell as it is, or as its reroute (offhost run -- ...), or refused with the
@@ -235,8 +354,13 @@ Options:
                 line: exit 0 allow (no output), 3 reroute (stdout: the command to run instead), 126
                 refused (stdout: the reason)
   --cwd DIR     --check: judge the line as run from this directory
-  --help        show this help (the real shell's own help: $OFFHOST_REAL_SHELL --help)
+  --help        show this help (the real shell's own help: $OFFHOST_REAL_SHELL --help; -h is bash's hashall)
 
+Exit status: the command's own (or its reroute's); 126 refused; --check: 0 allow, 3 reroute, 126 refused.
+Examples:
+  offhost shell -c 'make build-safe'
+  offhost shell --check --cwd engines/lang/koda 'make build-safe'
+  SHELL=/path/to/offhost/hooks/offhost-shell your-agent   (the same, as one executable for $SHELL)
 Environment: OFFHOST_REAL_SHELL (default /bin/bash), OFFHOST_SESSION (the lock session of rerouted runs).
 `;
 

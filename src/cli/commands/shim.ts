@@ -17,12 +17,36 @@ import { EXIT, UsageError } from '../../errors.js';
 import { judge } from '../../shims/judge.js';
 import { shimBin } from '../../shims/ensure.js';
 
+// In the layout of every command's help (src/cli/help.ts), as a plain string: shim is hot.
 const USAGE = `Usage: offhost shim judge PROG -- ARGS...
-       offhost shim install [--dir DIR]
-       offhost shim remove [--dir DIR]
-       offhost shim list [--dir DIR]
+       offhost shim install|remove|list [--dir DIR]
        offhost shim path
        offhost shim env [--browsers] [--claude-env-file]
+
+The exec-time layer (docs/SHIMS.md): a folder of small scripts named like the heavy programs, first on PATH,
+that ask offhost before the real program starts, whatever started it (a script, make, an IDE).
+\`offhost init --shims\` installs them and puts them on an agent's PATH.
+
+Subcommands:
+  judge    the verdict for one program about to start (run by the shims, in the program's own folder)
+  install  write the shims for the rules in force (idempotent)
+  remove   delete exactly the shims offhost wrote there
+  list     the programs shimmed, and which have a fast path
+  path     the shim folder
+  env      the PATH line that puts the shims first (--claude-env-file: appended to $CLAUDE_ENV_FILE, as a
+           Claude Code SessionStart hook; --browsers: CHROME_BIN & co. pointed at the browser's shim)
+
+Options:
+  --dir DIR         install, remove, list: this folder (absolute) instead of the default
+  --browsers        env: also point CHROME_BIN, CHROME_PATH, PUPPETEER_EXECUTABLE_PATH at the shim
+  --claude-env-file env: append to $CLAUDE_ENV_FILE instead of printing
+  -h, --help        show this help
+
+Exit status: 0 done; judge: 0 allow, 3 reroute, 126 refused, 2 could not judge; 2 usage error.
+Examples:
+  offhost shim install
+  eval "$(offhost shim env)"
+  offhost shim list
 `;
 
 function dirOption(args: string[], io: Io, defaultDir: (env: NodeJS.ProcessEnv) => string): string {

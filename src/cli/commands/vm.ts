@@ -5,8 +5,10 @@
 // Exit statuses (src/errors.ts EXIT, docs/VMS.md): 0 ready / provisioned; 243 instance missing; 232 a
 // preflight check failed; 233 guest disk full; 234 not the declared kind/arch; 248 host key not as pinned;
 // 69 a laptop tool missing; 1 held by another session; 2 error.
-import { Command, CommanderError } from 'commander';
-import { EXIT, OffhostError, UsageError, VmError } from '../../errors.js';
+import { Command } from 'commander';
+import { parseWith } from '../commander.js';
+import { formatHelp } from '../help.js';
+import { EXIT, isOffhostError, type OffhostError, UsageError, VmError } from '../../errors.js';
 import type { Io } from '../io.js';
 import { loadConfig } from '../../config/load-config.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
@@ -20,17 +22,26 @@ import { acquireFirstFree, release } from '../../locks/lifecycle.js';
 import { describeHolder } from '../../report/locks.js';
 import { describeVm } from '../../vms/isolation.js';
 
-const USAGE = `Usage: offhost vm provision ID [--no-commit] [--config FILE]
-       offhost vm status [ID...] [--json] [--config FILE]
-
-provision  create the catalogue VM on its host if it is missing (incus launch of its image), add the
-           monorepo disk device (read-only), install its packages, run its smoke command, take a snapshot
-           to reset to; a second run changes nothing and says so. Appends what it did to
-           ${RUNBOOK_PATH} and commits that file alone.
-           A numbered id (s.khost1.dev-linux-koda-2) provisions a new VM of a pool like its base.
-status     preflight each VM (all of the catalogue without an ID): laptop tool, host reachable, host key
-           as pinned, instance present and running, source mount, free disk above the floor, tools.
-`;
+const PROVISION = `Creates the catalogue VM on its host if it is missing (incus launch of its image), adds the monorepo disk device (read-only), installs its packages, runs its smoke command and takes a snapshot to reset to; a second run changes nothing and says so. Appends what it did to ${RUNBOOK_PATH} and commits that file alone. A numbered id (s.khost1.dev-linux-koda-2) provisions a new VM of a pool like its base.`;
+const STATUS = 'Preflights each VM (all of the catalogue without an ID): laptop tool, host reachable, host key as pinned, instance present and running, source mount, free disk above the floor, tools.';
+const VM_EXIT = '0 ready (provision: done or nothing to do); else the first failed check\'s status (69 a laptop tool missing, 232 preflight failed, 233 disk full, 243 VM missing, 248 host key mismatch); 1 held by another session; 2 usage or config error.';
+const VM_OPTIONS: [string, string][] = [
+  ['--config <file>', 'configuration file'],
+  ['--no-commit', 'provision: write the runbook but do not commit it'],
+  ['--json', 'status: one JSON report per VM'],
+  ['--session <tag>', 'provision: this session (default $OFFHOST_SESSION), for the lock check'],
+];
+const USAGE = formatHelp({
+  usage: ['offhost vm provision ID [--no-commit] [--config FILE]', 'offhost vm status [ID...] [--json] [--config FILE]'],
+  description: 'Provisions the test VMs of the catalogue and checks that they are ready. `offhost vm SUBCOMMAND --help` shows one subcommand.',
+  subcommands: [
+    ['provision ID', 'create the VM if missing, mount the source, install its packages, smoke-test, snapshot'],
+    ['status [ID...]', 'preflight each VM (all of the catalogue without an ID)'],
+  ],
+  options: VM_OPTIONS,
+  exit: VM_EXIT,
+  examples: ['offhost vm status', 'offhost vm status s.khost1.dev-linux-koda --json', 'offhost vm provision s.khost1.dev-linux-koda-2'],
+});
 
 interface Opts {
   config?: string;
@@ -39,21 +50,13 @@ interface Opts {
   session?: string;
 }
 
-function parseArgs(args: string[], io: Io): { o: Opts; ids: string[] } {
-  const cmd = new Command('offhost vm')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: () => undefined })
-    .argument('[ids...]')
-    .option('--config <file>', 'configuration file')
-    .option('--no-commit', 'provision: write the runbook but do not commit it')
-    .option('--json', 'status: one JSON report per VM')
-    .option('--session <tag>', 'this session (default $OFFHOST_SESSION), for the lock check');
-  try {
-    cmd.parse(args, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) throw new UsageError(`${err.message.replace(/^error: /, '')}\n${USAGE}`);
-    throw err;
-  }
+/** The subcommand's options; null when it printed its help. */
+function parseArgs(sub: string, args: string[], io: Io): { o: Opts; ids: string[] } | null {
+  const cmd = new Command(`offhost vm ${sub}`).description(sub === 'provision' ? PROVISION : STATUS).argument('[ids...]');
+  // Each subcommand's own options (status has no runbook to commit, provision no JSON report).
+  for (const [flags, what] of VM_OPTIONS) if (!flags.startsWith(sub === 'provision' ? '--json' : '--no-commit')) cmd.option(flags, what.replace(/^(provision|status): /, ''));
+  const examples = sub === 'provision' ? ['offhost vm provision s.khost1.dev-linux-koda', 'offhost vm provision s.khost1.dev-linux-koda-2 --no-commit'] : ['offhost vm status', 'offhost vm status s.khost1.dev-linux-koda --json'];
+  if (parseWith(cmd, args, io, { exit: VM_EXIT, examples }) !== null) return null;
   return { o: cmd.opts<Opts>(), ids: cmd.args };
 }
 
@@ -80,7 +83,10 @@ export async function run(args: string[], io: Io): Promise<number> {
     return sub === undefined ? EXIT.error : EXIT.ok;
   }
   try {
-    const { o, ids } = parseArgs(rest, io);
+    if (sub !== 'status' && sub !== 'provision') throw new UsageError(`unknown subcommand '${sub}'\n${USAGE}`);
+    const parsed = parseArgs(sub, rest, io);
+    if (parsed === null) return EXIT.ok;
+    const { o, ids } = parsed;
     const config = loadConfig(o.config !== undefined ? { cwd: io.cwd, env: io.env, configFile: o.config } : { cwd: io.cwd, env: io.env });
     if (sub === 'status') return status(config, ids, o, io);
     if (sub === 'provision') {
@@ -89,7 +95,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     }
     throw new UsageError(`unknown subcommand '${sub}'\n${USAGE}`);
   } catch (err) {
-    if (err instanceof OffhostError || (err as { name?: string })?.name === 'VmError') {
+    if (isOffhostError(err) || (err as { name?: string })?.name === 'VmError') {
       io.stderr(`offhost vm: ${(err as Error).message}\n`);
       return (err as OffhostError).exitCode;
     }

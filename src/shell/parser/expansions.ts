@@ -320,15 +320,7 @@ export abstract class ExpansionScanner extends WordScanner {
         continue;
       }
       if ((c === C_SQUOTE && !inDouble) || c === C_DQUOTE || c === C_DOLLAR || c === C_BACKTICK) {
-        this.pos = i;
-        const part =
-          c === C_SQUOTE ? this.scanSingle() : c === C_DQUOTE ? this.scanDouble() : c === C_DOLLAR ? this.parseDollar(inDouble) : this.parseBacktick(inDouble);
-        if (part === null) {
-          i++;
-          continue;
-        }
-        run.push(i, part, this.pos);
-        i = this.pos;
+        i = this.scanPart(run, i, c, inDouble);
         continue;
       }
       i++;

@@ -1,4 +1,5 @@
-// Scanning words: plain runs, escapes, quotes, assignment prefixes, subscripts and array assignments (the literal text of a word is gathered by LiteralRun).
+// Scanning words: plain runs, escapes, quotes, assignment prefixes, subscripts and array assignments (the
+// literal text of a word is gathered by LiteralRun; every scanner steps over a quote or expansion with scanPart).
 // Part of the parser (src/shell/parser.ts); the layers, lowest first: tokens, words, expansions, arith,
 // heredocs, conditionals, grammar. A layer calls up into a later one through an abstract method.
 import type { Assignment, Word, WordPart } from '../ast.js';
@@ -16,6 +17,20 @@ export abstract class WordScanner extends TokenReader {
 
   protected literal(parts: WordPart[], value: string, escaped: boolean, start: number, end: number): void {
     parts.push({ type: 'Literal', value, escaped, span: span(start, end) });
+  }
+
+  /**
+   * The one step every word scanner takes at a quote or an expansion: `c` (a `'`, `"`, `$` or backquote)
+   * at `i` starts a part; it is scanned and pushed after the literal gathered before it. Returns where the
+   * scan goes on: after the part, or i + 1 for a `$` that is literal (it stays in the literal run).
+   * `inDouble`: inside double quotes (how `$'`, `$"` and backquoted `\"` read there).
+   */
+  protected scanPart(run: LiteralRun, i: number, c: number, inDouble: boolean): number {
+    this.pos = i;
+    const part = c === C_SQUOTE ? this.scanSingle() : c === C_DQUOTE ? this.scanDouble() : c === C_DOLLAR ? this.parseDollar(inDouble) : this.parseBacktick(inDouble);
+    if (part === null) return i + 1;
+    run.push(i, part, this.pos);
+    return this.pos;
   }
 
   /**
@@ -199,18 +214,7 @@ export abstract class WordScanner extends TokenReader {
         continue;
       }
       if (c === C_SQUOTE || c === C_DQUOTE || c === C_DOLLAR || c === C_BACKTICK) {
-        let part: WordPart | null;
-        this.pos = i;
-        if (c === C_SQUOTE) part = this.scanSingle();
-        else if (c === C_DQUOTE) part = this.scanDouble();
-        else if (c === C_DOLLAR) part = this.parseDollar(false);
-        else part = this.parseBacktick(false);
-        if (part === null) {
-          i++; // a lone `$`
-          continue;
-        }
-        run.push(i, part, this.pos);
-        i = this.pos;
+        i = this.scanPart(run, i, c, false);
         continue;
       }
       i++;
@@ -243,14 +247,7 @@ export abstract class WordScanner extends TokenReader {
       } else if (c === C_BACKSLASH) {
         this.pos += 2;
       } else if (c === C_SQUOTE || c === C_DQUOTE || c === C_DOLLAR || c === C_BACKTICK) {
-        const at = this.pos;
-        const part =
-          c === C_SQUOTE ? this.scanSingle() : c === C_DQUOTE ? this.scanDouble() : c === C_DOLLAR ? this.parseDollar(false) : this.parseBacktick(false);
-        if (part === null) {
-          this.pos++;
-          continue;
-        }
-        run.push(at, part, this.pos);
+        this.pos = this.scanPart(run, this.pos, c, false);
       } else this.pos++;
     }
     if (this.pos > this.len) this.pos = this.len;
@@ -303,14 +300,7 @@ export abstract class WordScanner extends TokenReader {
         continue;
       }
       if (c === C_DOLLAR || c === C_BACKTICK) {
-        this.pos = i;
-        const part = c === C_DOLLAR ? this.parseDollar(true) : this.parseBacktick(true);
-        if (part === null) {
-          i++;
-          continue;
-        }
-        run.push(i, part, this.pos);
-        i = this.pos;
+        i = this.scanPart(run, i, c, true);
         continue;
       }
       i++;
@@ -349,15 +339,7 @@ export abstract class WordScanner extends TokenReader {
       } else if (c === C_BACKSLASH) {
         i += 2;
       } else if (c === C_SQUOTE || c === C_DQUOTE || c === C_DOLLAR || c === C_BACKTICK) {
-        this.pos = i;
-        const part =
-          c === C_SQUOTE ? this.scanSingle() : c === C_DQUOTE ? this.scanDouble() : c === C_DOLLAR ? this.parseDollar(false) : this.parseBacktick(false);
-        if (part === null) {
-          i++;
-          continue;
-        }
-        run.push(i, part, this.pos);
-        i = this.pos;
+        i = this.scanPart(run, i, c, false);
       } else i++;
     }
     run.flush(i);
