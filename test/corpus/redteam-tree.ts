@@ -37,10 +37,10 @@ export const HEAVY = [
   'weston', 'labwc', 'cage', 'sway', 'river', 'wayfire', 'gnome-shell', 'kwin_wayland', 'mutter', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable',
   'google-chrome-unstable', 'firefox', 'brave-browser', 'microsoft-edge-dev', 'msedge', 'headless_shell', 'chrome-headless-shell', 'chromedriver', 'geckodriver',
   'playwright', 'cypress', 'karma', 'wdio', 'testcafe', 'web-test-runner', 'test-storybook', 'lighthouse', 'vitest', 'ng', 'patrol', 'virsh', 'quickemu', 'VBoxManage',
-  'selenium-server', 'pytest', 'xcrun', 'vagrant',
+  'selenium-server', 'pytest', 'xcrun', 'vagrant', 'vmrun', 'prlctl', 'colima', 'minikube', 'firecracker', 'crosvm',
 ];
 /** Tools modelled by _models (not installed here). */
-export const MODELS = ['chronic', 'rlwrap', 'cgexec', 'bear', 'scan-build', 'intercept-build', 'sshpass', 'dotenv', 'tsp', 'compiledb', 'numactl', 'ifne', 'cross-env', 'pueue', 'sem', 'at', 'batch', 'entr', 'nodemon', 'watchman-make', 'reflex', 'concurrently', 'start-server-and-test', 'busybox', 'toybox', 'npx', 'torsocks', 'proxychains4', 'eatmydata', 'nocache', 'faketime', 'poetry', 'uv', 'bundle', 'direnv', 'xterm', 'socat'];
+export const MODELS = ['chronic', 'rlwrap', 'cgexec', 'bear', 'scan-build', 'intercept-build', 'sshpass', 'dotenv', 'tsp', 'compiledb', 'numactl', 'ifne', 'cross-env', 'pueue', 'sem', 'at', 'batch', 'entr', 'nodemon', 'watchman-make', 'reflex', 'concurrently', 'start-server-and-test', 'busybox', 'toybox', 'npx', 'torsocks', 'proxychains4', 'eatmydata', 'nocache', 'faketime', 'poetry', 'uv', 'bundle', 'direnv', 'xterm', 'socat', 'uvx', 'pipx', 'volta'];
 
 const KODA_MAKEFILE = [
   '.PHONY: build build-safe kasm all test check clean help lint fmt docs',
@@ -117,6 +117,7 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   for (const h of HEAVY) symlinkSync(join(STANDINS, '_record'), join(bin, h));
   for (const m of MODELS) symlinkSync(join(STANDINS, '_models'), join(bin, m));
   symlinkSync(join(STANDINS, 'ssh'), join(bin, 'ssh'));
+  symlinkSync(join(STANDINS, 'ssh'), join(bin, 'mosh'));
   return { base, template, bin };
 }
 

@@ -214,8 +214,21 @@ function perf(argv: Field[]): Unwrapped {
   return inner.length ? { kind: 'run', via: `perf ${sub.value}`, argv: inner } : { kind: 'none' };
 }
 
-/** gdb --args PROG ARGS (and `gdb -ex run PROG`): the program runs under the debugger. */
+/** gdb --args PROG ARGS (and `gdb -ex run PROG`): the program runs under the debugger; `-ex 'shell CMD'` (or `!CMD`) runs CMD here. */
 function gdb(argv: Field[]): Unwrapped {
+  const shells: Unwrapped[] = [];
+  for (let k = 1; k < argv.length - 1; k++) {
+    if (!argv[k]!.known || !/^--?i?ex$|^--?eval-command$/.test(argv[k]!.value)) continue;
+    const v = argv[k + 1]!;
+    const m = /^\s*(?:shell\b|!)(.*)$/s.exec(v.value);
+    if (m) shells.push({ kind: 'script', via: 'gdb shell', text: { value: m[1]!, known: v.known } });
+  }
+  const target = gdbTarget(argv);
+  if (!shells.length) return target;
+  return { kind: 'many', items: target.kind === 'none' ? shells : [...shells, target] };
+}
+
+function gdbTarget(argv: Field[]): Unwrapped {
   const at = argv.findIndex((a, k) => k > 0 && a.known && (a.value === '--args' || a.value === '-args'));
   if (at > 0) return argv.length > at + 1 ? { kind: 'run', via: 'gdb --args', argv: argv.slice(at + 1) } : { kind: 'none' };
   const s = scan(argv, GDB);
@@ -261,9 +274,82 @@ function screen(argv: Field[]): Unwrapped {
   return inner.length ? { kind: 'run', via: 'screen', argv: inner } : { kind: 'none' };
 }
 
+/**
+ * `crontab -` / `crontab` with the table on standard input: each job's command runs later, here, in HOME,
+ * through sh (a file argument is not read: its jobs are unknown).
+ */
+function crontab(call: Call): Unwrapped {
+  const argv = call.fields;
+  if (argv.slice(1).some((a) => a.known && /^-[lreiT]$/.test(a.value))) return { kind: 'none' };
+  const file = argv.slice(1).filter((a) => !(a.known && a.value.startsWith('-')) || (a.known && a.value === '-'));
+  const fromStdin = file.length === 0 || (file[0]!.known && file[0]!.value === '-');
+  if (!fromStdin) return { kind: 'script', via: 'crontab', text: UNKNOWN_DIR };
+  const table = call.stdin();
+  if (!table) return { kind: 'script', via: 'crontab', text: UNKNOWN_DIR };
+  const home = call.st.vars.get('HOME') ?? call.ctx.home ?? null;
+  const items: Unwrapped[] = [];
+  for (const line of table.value.split('\n')) {
+    const t = line.trim();
+    if (!t || t.startsWith('#') || /^[A-Za-z_][A-Za-z0-9_]*\s*=/.test(t)) continue;
+    const m = /^(?:@\w+|(?:\S+\s+){4}\S+)\s+(.*)$/s.exec(t);
+    if (m) items.push({ kind: 'script', via: 'crontab', text: { value: m[1]!.replace(/(^|[^\\])%.*$/s, '$1'), known: table.known }, absoluteCwd: home });
+  }
+  return items.length ? { kind: 'many', items } : { kind: 'none' };
+}
+
+/** start-stop-daemon --start --exec PROG [--chdir DIR] -- ARGS: PROG runs here, in DIR (default /). */
+function startStopDaemon(argv: Field[]): Unwrapped {
+  if (!argv.some((a) => a.known && (a.value === '--start' || a.value === '-S'))) return { kind: 'none' };
+  let prog: Field | undefined;
+  let cwd: Field | undefined;
+  const dash = argv.findIndex((a) => a.known && a.value === '--');
+  const head = dash < 0 ? argv : argv.slice(0, dash);
+  for (let i = 1; i < head.length; i++) {
+    const a = head[i]!;
+    const [name, eqv] = a.known && a.value.includes('=') ? [a.value.slice(0, a.value.indexOf('=')), { value: a.value.slice(a.value.indexOf('=') + 1), known: true }] : [a.value, head[i + 1]];
+    if (['--exec', '-x', '--startas', '-a'].includes(name)) prog = eqv;
+    if (['--chdir', '-d'].includes(name)) cwd = eqv;
+  }
+  if (!prog) return { kind: 'none' };
+  // Without --chdir it starts the program in / (start-stop-daemon(8)).
+  return { kind: 'run', via: 'start-stop-daemon', argv: [prog, ...(dash < 0 ? [] : argv.slice(dash + 1))], cwd: cwd ?? { value: '/', known: true } };
+}
+
+/** dtach -n SOCKET [opts] CMD..., abduco -n NAME [opts] CMD..., daemonize [opts] PATH ARGS, zellij run -- CMD. */
+function detachers(name: string, argv: Field[]): Unwrapped {
+  if (name === 'zellij') {
+    const at = argv.findIndex((a) => a.known && a.value === '--');
+    const runs = argv.some((a) => a.known && (a.value === 'run' || a.value === 'r' || a.value === 'new-pane'));
+    return runs && at > 0 && argv[at + 1] ? { kind: 'run', via: 'zellij run', argv: argv.slice(at + 1) } : { kind: 'none' };
+  }
+  if (name === 'daemonize') {
+    const s = scan(argv, { value: ['-c', '-e', '-o', '-p', '-l', '-u', '-E'], flags: ['-a', '-v'], chdir: ['-c'] });
+    if (!s || !argv[s.index]) return { kind: 'none' };
+    const cwd = s.opts.find(([n]) => n === '-c')?.[1];
+    return { kind: 'run', via: 'daemonize', argv: argv.slice(s.index), ...(cwd ? { cwd } : {}) };
+  }
+  // dtach/abduco: a mode and its socket or session name first (-n, -c, -A; abduco -a attaches: nothing runs).
+  const mode = argv[1];
+  if (!mode?.known || !/^-[ncAN]$/.test(mode.value)) return { kind: 'none' };
+  const s = scan([argv[0]!, ...argv.slice(3)], { value: ['-e', '-r'], flags: ['-E', '-z', '-f', '-q', '-l', '-r'] });
+  if (!s) return { kind: 'none' };
+  const inner = argv.slice(3).slice(s.index - 1);
+  return inner.length ? { kind: 'run', via: name, argv: inner } : { kind: 'none' };
+}
+
 function unwrap(call: Call): Unwrapped {
   const argv = call.fields;
   switch (call.name) {
+    case 'crontab':
+      return crontab(call);
+    case 'start-stop-daemon':
+      return startStopDaemon(argv);
+    case 'dtach':
+    case 'abduco':
+    case 'daemonize':
+    case 'zellij':
+      return detachers(call.name, argv);
+    case 'byobu':
     case 'tmux':
       return tmux(argv);
     case 'screen':
@@ -315,10 +401,17 @@ function unwrap(call: Call): Unwrapped {
 
 export const schedulers: ProgramModule = {
   family: 'schedulers, queues, watchers, multiplexers',
-  names: ['tmux', 'screen', 'find', 'xargs', 'parallel', 'sem', 'hyperfine', 'watchexec', 'watch', 'nodemon', 'pueue', 'at', 'batch', 'watchman-make', 'concurrently', 'start-server-and-test', 'server-test', 'start-test', 'perf', 'gdb'],
+  names: ['crontab', 'start-stop-daemon', 'dtach', 'abduco', 'daemonize', 'zellij', 'byobu', 'tmux', 'screen', 'find', 'xargs', 'parallel', 'sem', 'hyperfine', 'watchexec', 'watch', 'nodemon', 'pueue', 'at', 'batch', 'watchman-make', 'concurrently', 'start-server-and-test', 'server-test', 'start-test', 'perf', 'gdb'],
   unwrap,
   examples: {
     match: [
+      { line: "echo '* * * * * make build' | crontab -", runs: 'make build', in: '/home/koder' },
+      { line: 'start-stop-daemon --start --exec /usr/bin/make -- build', runs: '/usr/bin/make build' },
+      { line: 'dtach -n /tmp/s make build', runs: 'make build' },
+      { line: 'abduco -n s make build', runs: 'make build' },
+      { line: 'daemonize /usr/bin/make build', runs: '/usr/bin/make build' },
+      { line: 'zellij run -- make build', runs: 'make build' },
+
       { line: "tmux new -d 'make build'", runs: 'make build' },
       { line: 'screen -dmS b make build', runs: 'make build' },
       { line: 'find . -name Makefile -exec make build \\;', runs: 'make build' },

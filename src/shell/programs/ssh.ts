@@ -10,7 +10,7 @@ import type { ProgramModule } from './types.js';
 const SSH: Spec = { value: ['-B', '-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-P', '-p', '-Q', '-R', '-S', '-W', '-w'], info: ['-V'] };
 
 /** Host names of this machine. Numeric forms as inet_aton reads them (`127.1`, `0`, `0x7f000001`, `2130706433`). */
-const LOCAL_HOST = /^(localhost|localhost\.localdomain|localhost\.|ip6-localhost|ip6-loopback|::1|\[::1\]|0:0:0:0:0:0:0:1|0|0\.0\.0\.0|0x7f[0-9a-f]{6}|2130706433|017700000001)$/i;
+const LOCAL_HOST = /^(localhost|localhost\.localdomain|localhost\.|localhost[46]|localhost[46]\.localdomain[46]|ip6-localhost|ip6-loopback|::1|\[::1\]|0:0:0:0:0:0:0:1|0|0\.0\.0\.0|0x7f[0-9a-f]{6}|2130706433|017700000001)$/i;
 
 function isLocal(host: string): boolean {
   if (LOCAL_HOST.test(host)) return true;
@@ -43,23 +43,34 @@ function namedAfterThisMachine(host: Field, call: Call): boolean {
   return /\$\(\s*(hostname|uname\s+-n)\b[^)]*\)|`\s*(hostname|uname\s+-n)\b|\$\{?HOSTNAME\b/.test(call.ctx.text);
 }
 
+/** mosh [options] [--] host [--] [command...]: `--ssh=COMMAND` runs here; the command runs on the host. */
+const MOSH: Spec = { value: ['-p', '--port', '--ssh', '--client', '--server', '--predict', '--family', '--bind-server', '--experimental-remote-ip', '--local'], flags: ['-a', '-n', '--no-init', '--no-ssh-pty', '--predict-overwrite', '-4', '-6'], info: ['--help', '--version'] };
+
 function walk(call: Call, w: Walker): void {
   w.emitSelf(call);
-  const s = scan(call.fields, SSH);
+  const mosh = call.name === 'mosh';
+  const s = scan(call.fields, mosh ? MOSH : SSH);
   if (!s) return;
-  const options = sshOptions(s.opts);
+  if (mosh) {
+    const sshOpt = s.opts.find(([n]) => n === '--ssh');
+    if (sshOpt?.[1]) w.runScript(sshOpt[1], 'mosh --ssh', call.cwd, call.env, call.st, call.ctx, call.span);
+  }
+  // OpenSSH reads options after the destination too (`ssh host -p 22 cmd`, `ssh host -- cmd`).
+  const dest0 = call.fields[s.index];
+  const after = dest0 && (call.name === 'ssh' || mosh) ? scan([dest0, ...call.fields.slice(s.index + 1)], mosh ? MOSH : SSH) : null;
+  const options = sshOptions([...s.opts, ...(after?.opts ?? [])]);
   for (const key of ['proxycommand', 'localcommand', 'knownhostscommand']) {
     const v = options.get(key);
     // Run here, through the user's shell, before or after connecting.
     if (v) w.runScript(v, `${call.name} -o ${key}`, call.cwd, call.env, call.st, call.ctx, call.span);
   }
-  if (call.name !== 'ssh') return;
-  const dest = call.fields[s.index];
+  if (call.name !== 'ssh' && !mosh) return;
+  const dest = dest0;
   if (!dest) return;
   const hostName = options.get('hostname');
   const local = hostName ? hostName.known && isLocal(hostName.value) : dest.known ? isLocal(hostOf(dest.value)) : namedAfterThisMachine(dest, call);
   if (!local) return;
-  const remote = call.fields.slice(s.index + 1);
+  const remote = call.fields.slice(s.index + (after ? after.index : 1));
   const command = remote.length ? joinFields(remote) : options.get('remotecommand');
   if (!command) return;
   // sshd starts the command in the login directory (HOME), through the user's shell.
@@ -68,13 +79,18 @@ function walk(call: Call, w: Walker): void {
 
 export const ssh: ProgramModule = {
   family: 'ssh',
-  names: ['ssh', 'scp', 'sftp'],
+  names: ['ssh', 'scp', 'sftp', 'mosh'],
   grammar: SSH,
   walk,
   examples: {
     match: [
       { line: "ssh localhost 'make build'", runs: 'make build', in: '/home/koder' },
       { line: "ssh 127.1 'make build'", runs: 'make build' },
+      { line: 'ssh koder@localhost6 make build', runs: 'make build' },
+      { line: 'ssh localhost -- make build', runs: 'make build' },
+      { line: 'ssh localhost -p 2222 make build', runs: 'make build' },
+      { line: 'mosh localhost -- make build', runs: 'make build' },
+      { line: "mosh --ssh='make build' khost1", runs: 'make build' },
       { line: "ssh 0 'make build'", runs: 'make build' },
       { line: "ssh ssh://me@localhost:22 'make build'", runs: 'make build' },
       { line: 'ssh "$(hostname)" make build', runs: 'make build' },

@@ -1,7 +1,8 @@
 // Text and file tools that can run commands: awk (`system(…)`, `print | "cmd"`, `"cmd" | getline`), sed
 // (the `e` command and the `s///e` flag), vim/ex (`-c '!cmd'`, `:r !cmd`, `system()`), tar
 // (`--checkpoint-action=exec=`, `--to-command`, `-I`/`--use-compress-program`, `--info-script`), zip
-// (`-TT cmd`), rsync (`-e CMD`: the remote shell is started here), expect (`spawn`, `exec`, `system`).
+// (`-TT cmd`), rsync (`-e CMD`: the remote shell is started here), expect (`spawn`, `exec`, `system`),
+// ed (`!cmd` on its input), m4 (`syscmd`, `esyscmd`), dc (`!cmd`), emacs (`--eval '(shell-command …)'`).
 // What they run is judged as a shell line run here; a command built at run time is unknown.
 import type { Field } from '../expand.js';
 import { joinFields, type Call, type Walker } from '../walk-state.js';
@@ -131,6 +132,47 @@ function walk(call: Call, w: Walker): void {
     w.runScript(joinFields([rsh[1], { value: host, known: true }, { value: 'rsync --server .', known: true }]), 'rsync -e', call.cwd, call.env, call.st, call.ctx, call.span);
     return;
   }
+  if (name === 'ed' || name === 'red') {
+    // ed reads its commands from standard input: `!cmd`, `r !cmd`, `w !cmd`, `e !cmd` run a shell command.
+    const stdin = call.stdin();
+    if (!stdin) return;
+    const cmds = stdin.value.split('\n').map((l) => /^\s*(?:[.$0-9,;']*\s*[rwe]\s*)?!(.*)$/s.exec(l)?.[1]).filter((c): c is string => c !== undefined);
+    runAll(call, w, 'ed !', cmds.map((c) => c.trim() || null), stdin.known);
+    return;
+  }
+  if (name === 'm4') {
+    // syscmd(CMD) and esyscmd(CMD) in the input (standard input here; files are not read).
+    const stdin = call.stdin();
+    for (const t of stdin ? [stdin] : []) for (const m of t.value.matchAll(/\be?syscmd\(([^)]*)\)/g)) runAll(call, w, 'm4 syscmd', [m[1]!], t.known);
+    return;
+  }
+  if (name === 'dc') {
+    // `!` runs the rest of the line as a shell command (GNU dc), in -e expressions and on standard input.
+    const texts: Field[] = [];
+    for (let i = 1; i < fields.length; i++) {
+      const f = fields[i]!;
+      if (f.known && (f.value === '-e' || f.value === '--expression')) texts.push(fields[++i] ?? UNKNOWN);
+      else if (f.known && f.value.startsWith('--expression=')) texts.push({ value: f.value.slice(13), known: true });
+    }
+    if (!texts.length) {
+      const stdin = call.stdin();
+      if (stdin) texts.push(stdin);
+    }
+    for (const t of texts) for (const m of t.value.matchAll(/!([^\n]*)/g)) runAll(call, w, 'dc !', [m[1]!.trim() || null], t.known);
+    return;
+  }
+  if (/^(emacs|emacs-nox|emacsclient|xemacs)$/.test(name)) {
+    // --eval '(shell-command "make build")' and its friends.
+    for (let i = 1; i < fields.length; i++) {
+      const f = fields[i]!;
+      const v = f.known && (f.value === '--eval' || f.value === '-eval' || f.value === '-e') ? fields[++i] : f.known && f.value.startsWith('--eval=') ? { value: f.value.slice(7), known: true } : null;
+      if (!v) continue;
+      for (const m of v.value.matchAll(/\((?:shell-command|shell-command-to-string|async-shell-command|call-process-shell-command|start-process-shell-command|compile)\b((?:[^"()]|\([^()]*\))*)"((?:[^"\\]|\\.)*)"/g)) {
+        runAll(call, w, `${name} --eval`, [m[2]!.replace(/\\(.)/g, '$1')], v.known);
+      }
+    }
+    return;
+  }
   if (name === 'expect') {
     const scripts: Field[] = [];
     for (let i = 1; i < fields.length; i++) if (fields[i]!.known && fields[i]!.value === '-c') scripts.push(fields[++i] ?? UNKNOWN);
@@ -152,11 +194,15 @@ function walk(call: Call, w: Walker): void {
 
 export const textTools: ProgramModule = {
   family: 'text tools that execute',
-  names: ['awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed', 'vim', 'vi', 'nvim', 'ex', 'view', 'gvim', 'vimdiff', 'rvim', 'tar', 'gtar', 'bsdtar', 'zip', 'rsync', 'expect'],
+  names: ['awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed', 'vim', 'vi', 'nvim', 'ex', 'view', 'gvim', 'vimdiff', 'rvim', 'tar', 'gtar', 'bsdtar', 'zip', 'rsync', 'expect', 'ed', 'red', 'm4', 'dc', 'emacs', 'emacs-nox', 'emacsclient', 'xemacs'],
   walk,
   examples: {
     match: [
       { line: "awk 'BEGIN{system(\"make build-safe\")}'", runs: 'make build-safe' },
+      { line: "printf '!make build-safe\\nq\\n' | ed", runs: 'make build-safe' },
+      { line: "m4 <<< 'esyscmd(make build-safe)'", runs: 'make build-safe' },
+      { line: "dc -e '!make build-safe'", runs: 'make build-safe' },
+      { line: "emacs --batch --eval '(shell-command \"make build-safe\")'", runs: 'make build-safe' },
       { line: "awk 'BEGIN{print \"x\" | \"make build-safe\"}'", runs: 'make build-safe' },
       { line: "sed 'e make build-safe' /dev/null", runs: 'make build-safe' },
       { line: "echo x | sed 's/.*/make build-safe/e'", runs: 'make build-safe' },

@@ -111,6 +111,8 @@ export const WRAPPER_SPECS: Record<string, Spec> = {
   eatmydata: { value: [] },
   nocache: { value: ['-n'] },
   trickle: { value: ['-u', '-d', '-w', '-t', '-l', '-n'], flags: ['-s', '-v'], noCommand: ['-h', '-V'] },
+  // uvx (uv tool run) [opts] TOOL args: the tool's program runs here.
+  uvx: { value: ['--from', '--with', '--with-editable', '--with-requirements', '--python', '-p', '--index', '--default-index', '--index-url', '--extra-index-url', '--cache-dir', '--color', '--directory', '--project'], flags: ['--isolated', '--quiet', '-q', '--verbose', '-v', '--offline', '--no-cache', '-n'], noCommand: ['--help', '-h', '--version', '-V'] },
   // faketime [-m] [-f] TIMESTAMP cmd
   faketime: { value: ['--date-prog'], flags: ['-m', '-f', '--exclude-monotonic'], noCommand: ['-h', '--help', '-v', '--version'], skip: 1 },
   reflex: { value: ['-r', '--regex', '-R', '--inverse-regex', '-g', '--glob', '-G', '--inverse-glob', '-c', '--config', '-d', '--decoration'], flags: ['-s', '--start-service', '-a', '--all', '--only-files', '--only-dirs', '-v', '--verbose', '-e', '--sequential'], noCommand: ['-c', '--config', '-h', '--help'] },
@@ -124,6 +126,9 @@ export const WRAPPER_SPECS: Record<string, Spec> = {
 export const SUBCOMMAND_WRAPPERS: Record<string, Record<string, Spec>> = {
   poetry: { run: { value: ['-C', '--directory', '-P', '--project'], chdir: ['-C', '--directory'] } },
   pipenv: { run: { value: [] } },
+  // pipx run PACKAGE args: the package's own program (its name, mostly) runs here.
+  pipx: { run: { value: ['--spec', '--python', '--index-url', '-i', '--pip-args', '--backend'], flags: ['--no-cache', '--verbose', '-v', '--quiet', '-q', '--system-site-packages', '--path', '--pypackages'] } },
+  volta: { run: { value: ['--node', '--npm', '--yarn', '--pnpm', '--env'], flags: ['--bundled-npm', '--no-yarn', '--no-pnpm', '--verbose', '--quiet'] } },
   uv: {
     run: {
       value: ['--with', '--with-editable', '--with-requirements', '--extra', '--group', '--no-group', '--package', '--python', '-p', '--directory', '--project', '--env-file', '--index', '--default-index', '--index-url', '--extra-index-url', '--find-links', '-f', '--cache-dir', '--config-file', '--color', '--script', '--module', '-m'],
@@ -329,6 +334,9 @@ export const wrappers: ProgramModule = {
       { line: 'nocache make build', runs: 'make build' },
       { line: 'bwrap --bind / / --dev /dev --chdir engines/lang/koda make build', runs: 'make build', in: '/home/koder/dev/koder/engines/lang/koda' },
       { line: 'poetry run make build', runs: 'make build' },
+      { line: 'uvx playwright screenshot http://localhost x.png', runs: 'playwright screenshot http://localhost x.png' },
+      { line: 'pipx run --spec playwright playwright screenshot http://x x.png', runs: 'playwright screenshot http://x x.png' },
+      { line: 'volta run --node 20 npx playwright test', runs: 'npx playwright test' },
       { line: 'uv run --with requests make build', runs: 'make build' },
       { line: 'uv run --directory engines/lang/koda make build', runs: 'make build', in: '/home/koder/dev/koder/engines/lang/koda' },
       { line: 'conda run -n base --cwd engines/lang/koda make build', runs: 'make build', in: '/home/koder/dev/koder/engines/lang/koda' },
