@@ -21,7 +21,8 @@ function optionNames(options: Options): string[] {
  * Options as node:util parseArgs reads them in strict mode with positionals (`--name`, `--name=value`,
  * `--name value`, `-s`, grouped `-abc`, `-sVALUE`, `--` ends the options, a lone `-` is a positional), with
  * errors as ONE UsageError line: an unknown option gets a suggestion, a missing value names the option.
- * A value that starts with a dash must be given as `--name=-x` (as parseArgs requires).
+ * A value that starts with a dash must be given as `--name=-x` (as parseArgs requires). One deliberate
+ * difference: a dash inside a group of short flags is an error, where parseArgs ends the options there.
  */
 export function parseOptions<T extends Options>(args: string[], options: T, _usage?: string): { values: Values<T>; positionals: string[] } {
   const values: Record<string, string | boolean> = {};
@@ -55,6 +56,8 @@ export function parseOptions<T extends Options>(args: string[], options: T, _usa
     }
     if (a.startsWith('-') && a.length > 1) {
       for (let j = 1; j < a.length; j++) {
+        // parseArgs reads `-q-x` as `-q -- -x` (the rest of the line positional): surely a typo, refused.
+        if (a[j] === '-') throw new UsageError(`'${a}': a dash inside a group of short options`);
         const key = byShort.get(a[j]!);
         if (key === undefined) throw unknown(`-${a[j]}`);
         if (options[key]!.type === 'boolean') {
