@@ -42,6 +42,15 @@ describe('offhost doctor', () => {
     expect(r.stdout).toContain('.claude/settings.json: the claude-code hook calls /opt/node-18.0.0/bin/node, which no longer exists');
     expect(r.stdout).toContain(`run \`offhost init --agent claude-code\` again in ${repo}`);
   });
+  it('a hook written as /bin/sh -c \'…\' (Codex, Cursor, Windsurf) is looked inside', async () => {
+    const inner = `'/opt/node-16.0.0/bin/node' '${BIN}' hook claude-code || exit 2`;
+    const settings = { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `/bin/sh -c "${inner}"`, timeout: 30 }] }] } };
+    writeFileSync(join(repo, '.claude', 'settings.json'), JSON.stringify(settings));
+    const r = await doctor();
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('the claude-code hook calls /opt/node-16.0.0/bin/node, which no longer exists');
+    writeFileSync(join(repo, '.claude', 'settings.json'), hook('/opt/node-18.0.0/bin/node', BIN));
+  });
   it('a shell rc file calling an offhost that moved is named, with the fix', async () => {
     writeFileSync(join(home, '.bashrc'), `# offhost\n__offhost_cmd=('${process.execPath}' '/opt/old/offhost/dist/offhost.cjs')\n`);
     try {

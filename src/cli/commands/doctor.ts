@@ -66,6 +66,8 @@ function pathsOf(command: string): string[] {
   try {
     const [c] = commandsOf(parse(command), command, { cwd: '/', env: {} });
     if (!c) return [];
+    // Codex, Cursor and Windsurf hooks are written as /bin/sh -c '…' (any login shell runs them): look inside.
+    if (c.argv.length === 3 && /(^|\/)sh$/.test(c.argv[0]!) && c.argv[1] === '-c') return pathsOf(c.argv[2]!);
     return c.argv.filter((w, i) => i === 0 || /offhost[^/]*\.(c|m)?js$/.test(w)).filter((w) => w.startsWith('/'));
   } catch {
     return [];
