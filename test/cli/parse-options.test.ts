@@ -39,7 +39,7 @@ function ours(args: string[]): { values: Record<string, unknown>; positionals: s
 /** `-q-…`: parseArgs reaches a `-` while expanding short flags and takes it for `--` (the one deliberate difference). */
 function dashInFlagGroup(a: string): boolean {
   if (!/^-[^-]/.test(a) || a.length < 3) return false;
-  const shorts = new Map(Object.values(OPTIONS).flatMap((o) => ('short' in o ? [[o.short, o.type] as const] : [])));
+  const shorts = new Map<string, string>(Object.values(OPTIONS).flatMap((o) => ('short' in o ? [[o.short as string, o.type as string] as const] : [])));
   for (let j = 1; j < a.length; j++) {
     if (a[j] === '-') return true;
     const t = shorts.get(a[j]!);
