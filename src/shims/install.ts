@@ -63,7 +63,10 @@ export function installShims(opts: { dir: string; cwd: string; env: NodeJS.Proce
   const dir = opts.dir;
   mkdirSync(dir, { recursive: true });
   const before = readMarker(dir);
-  if (!before && readdirSync(dir).length > 0 && !existsSync(join(dir, MARKER))) {
+  // Another install writing the same folder at this moment leaves only its temporary files (written
+  // beside the marker and each shim, then renamed): those are offhost's, not the user's.
+  const foreign = () => readdirSync(dir).filter((n) => !/^\..+\.\d+\.tmp$/.test(n));
+  if (!before && foreign().length > 0 && !existsSync(join(dir, MARKER))) {
     throw new ConfigError(`${dir} already holds files offhost did not write; choose another shim directory (OFFHOST_SHIMS_DIR)`);
   }
   const rt: ShimRuntime = { bash: findBash(opts.env), node: opts.node, bin: opts.bin, marker: join(dir, MARKER), configs: plan.configs };
