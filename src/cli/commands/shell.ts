@@ -89,24 +89,20 @@ function incomplete(reason: string): boolean {
 }
 
 /**
- * Does the line end in a backslash that an interactive shell reads as "the line goes on" (unquoted, not in
- * a comment)? The parser, like `bash -c`, takes a backslash at the very end as a literal one.
+ * Walks `line` as bash quotes it (single, double and `$'…'` quotes, backslashes, `#` comments up to the
+ * newline) and hands every character outside them to `unquoted(i)`, which returns the index it consumed up
+ * to (or `line.length` to stop). Says whether the line ends in a backslash that escapes nothing yet.
  */
-export function endsInContinuation(line: string): boolean {
+function walkUnquoted(line: string, unquoted: (i: number) => number): { trailingBackslash: boolean } {
   let q = '';
-  let comment = false;
   for (let i = 0; i < line.length; i++) {
     const c = line[i] as string;
-    if (comment) {
-      if (c === '\n') comment = false;
-      continue;
-    }
     if (q === "'") {
       if (c === "'") q = '';
       continue;
     }
     if (c === '\\') {
-      if (i === line.length - 1) return q === '';
+      if (i === line.length - 1) return { trailingBackslash: q === '' };
       i++;
       continue;
     }
@@ -116,9 +112,21 @@ export function endsInContinuation(line: string): boolean {
     }
     if (c === "'") q = line[i - 1] === '$' ? "$'" : "'";
     else if (c === '"') q = '"';
-    else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(line[i - 1] as string))) comment = true;
+    else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(line[i - 1] as string))) {
+      const e = line.indexOf('\n', i);
+      if (e < 0) break;
+      i = e - 1;
+    } else i = unquoted(i);
   }
-  return false;
+  return { trailingBackslash: false };
+}
+
+/**
+ * Does the line end in a backslash that an interactive shell reads as "the line goes on" (unquoted, not in
+ * a comment)? The parser, like `bash -c`, takes a backslash at the very end as a literal one.
+ */
+export function endsInContinuation(line: string): boolean {
+  return walkUnquoted(line, (i) => i).trailingBackslash;
 }
 
 /**
@@ -127,39 +135,23 @@ export function endsInContinuation(line: string): boolean {
  */
 export function openHeredoc(line: string): boolean {
   const pending: { word: string; tabs: boolean }[] = [];
-  let q = '';
-  for (let i = 0; i < line.length; i++) {
+  walkUnquoted(line, (i) => {
     const c = line[i] as string;
-    if (c === '\n' && q === '' && pending.length > 0) {
+    if (c === '\n' && pending.length > 0) {
       // the bodies follow, one after the other, each up to its delimiter line
       let at = i + 1;
       while (pending.length > 0) {
         const { word, tabs } = pending[0] as { word: string; tabs: boolean };
         const end = line.indexOf('\n', at);
-        if (end < 0 && at >= line.length) return true;
+        if (end < 0 && at >= line.length) return line.length;
         const body = line.slice(at, end < 0 ? line.length : end);
         if ((tabs ? body.replace(/^\t+/, '') : body) === word) pending.shift();
-        if (end < 0) return pending.length > 0;
+        if (end < 0) return line.length;
         at = end + 1;
       }
-      i = at - 1;
-      continue;
+      return at - 1;
     }
-    if (q === "'") {
-      if (c === "'") q = '';
-      continue;
-    }
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (q !== '') {
-      if (c === q[q.length - 1]) q = '';
-      continue;
-    }
-    if (c === "'") q = line[i - 1] === '$' ? "$'" : "'";
-    else if (c === '"') q = '"';
-    else if (c === '(' && line[i + 1] === '(') {
+    if (c === '(' && line[i + 1] === '(') {
       // arithmetic, \`((…))\` or \`$((…))\`: its \`<<\` is a shift, not a here-document
       let depth = 0;
       let j = i;
@@ -167,11 +159,7 @@ export function openHeredoc(line: string): boolean {
         if (line[j] === '(') depth++;
         else if (line[j] === ')' && --depth === 0) break;
       }
-      i = j;
-    } else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(line[i - 1] as string))) {
-      const e = line.indexOf('\n', i);
-      if (e < 0) break;
-      i = e - 1;
+      return j;
     } else if (c === '<' && line[i + 1] === '<' && line[i + 2] !== '<' && line[i - 1] !== '<') {
       let j = i + 2;
       const tabs = line[j] === '-';
@@ -189,11 +177,13 @@ export function openHeredoc(line: string): boolean {
         else word += d;
       }
       if (word !== '') pending.push({ word, tabs });
-      i = j - 1;
+      return j - 1;
     }
-  }
+    return i;
+  });
   return pending.length > 0;
 }
+
 
 async function check(args: string[], io: Io): Promise<number> {
   let cwd = io.cwd;
