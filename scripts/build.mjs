@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
+import { readFamilies, buildLazyFamilies, describeLazyFamilies, familiesModuleSource } from './lazy-families.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -90,23 +91,53 @@ await build({ ...bundleOptions('loader'), entryPoints: ['src/config/config-loade
 // non-ASCII escaped, as esbuild does for the code it writes.
 // The hot bundle's copy leaves out the rules' examples: they are checked here at build time, and only the
 // cold `rules` command shows them (from builtin-pack.json, which keeps them).
-const hotPack = { ...builtin, rules: builtin.rules.map((r) => ({ ...r, examples: { match: [], not_match: [] } })) };
+// 4a. The program families no other core code imports are bundled alone, each into dist/programs/<file>.cjs
+// (scripts/lazy-families.mjs); the hot bundle gets a table that loads them on first use. Which families
+// other code imports is read from a build of the hot bundle without them.
+const familiesTs = join(root, 'src', 'shell', 'programs', 'families.ts');
+const replaceFamilies = (contents) => ({
+  name: 'lazy-families',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]shell[\\/]programs[\\/]families\.ts$/ }, (a) => (a.path === familiesTs ? { contents, loader: 'js', resolveDir: dirname(familiesTs) } : undefined));
+  },
+});
+const hotMinify = process.env.OFFHOST_NO_MINIFY !== '1';
+const families = readFamilies(root);
+const withoutFamilies = await build({
+  ...bundleOptions('hot'), entryPoints: ['src/cli/bin.ts'], write: false, outfile: 'dist/hot.cjs',
+  plugins: [otherCommandsExternal('hot'), replaceFamilies('export const FAMILIES = [];')],
+});
+const coreInputs = Object.values(withoutFamilies.metafile.outputs)[0].inputs;
+const eagerFiles = new Set(families.order.map((f) => f.file).filter((f) => coreInputs[`src/shell/programs/${f}.ts`]?.bytesInOutput > 0));
+const lazyFiles = [...new Set(families.order.map((f) => f.file))].filter((f) => !eagerFiles.has(f));
+const familyDeps = await buildLazyFamilies({ root, lazyFiles, options: { ...bundleOptions('hot'), minify: hotMinify } });
+const described = await describeLazyFamilies({ lazyFiles, importFamily: (entry) => importTs(entry) });
+const familiesSource = familiesModuleSource({ root, families, eagerFiles, described, deps: familyDeps });
+
+// Each rule's conditions are kept as their JSON text, parsed when the rule is first matched
+// (src/policy/rule.ts compiledMatch): a start parses a sixth of the pack it used to.
+const hotPack = { ...builtin, rules: builtin.rules.map((r) => ({ ...r, match: JSON.stringify(r.match), examples: { match: [], not_match: [] } })) };
 const asciiOnly = (s) => s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const hot = await build({
   ...bundleOptions('hot'),
-  minify: process.env.OFFHOST_NO_MINIFY !== '1',
+  minify: hotMinify,
   entryPoints: ['src/cli/bin.ts'],
   outfile: 'dist/hot.cjs',
   // Written already wrapped as the CommonJS function the loader runs: V8 compiles the file's text as it is
   // (no 150 KB concatenation and copy at every start, before the code cache can even be checked).
-  banner: { js: `(function (exports, require, module, __filename, __dirname) {\n${importMeta}\nvar __offhostPack = { layer: JSON.parse(${asciiOnly(JSON.stringify(JSON.stringify(hotPack)))}) };` },
+  banner: { js: `(function (exports, require, module, __filename, __dirname, __offhostLoadScript) {\n${importMeta}\nvar __offhostPack = { layer: JSON.parse(${asciiOnly(JSON.stringify(JSON.stringify(hotPack)))}) };` },
   footer: { js: '\n})' },
-  plugins: [otherCommandsExternal('hot')],
+  plugins: [otherCommandsExternal('hot'), replaceFamilies(familiesSource)],
 });
+// OFFHOST_METAFILE=<file>: the hot bundle's esbuild metafile, for seeing what its bytes are (esbuild's analyzer).
+if (process.env.OFFHOST_METAFILE) writeFileSync(process.env.OFFHOST_METAFILE, JSON.stringify(hot.metafile));
 // The hot bundle must not carry the cold dependencies: they cost start-up on every agent command.
 const forbidden = /(^|\/)node_modules\/(zod|yaml|commander)\//;
 const leaked = Object.keys(hot.metafile.inputs).filter((f) => forbidden.test(f));
 if (leaked.length > 0) throw new Error(`dist/hot.cjs must not contain zod, yaml or commander, but bundles:\n  ${leaked.join('\n  ')}`);
+// ... nor a family that is loaded from its own file (two copies of one module would not be one module).
+const doubled = lazyFiles.filter((f) => `src/shell/programs/${f}.ts` in hot.metafile.inputs);
+if (doubled.length > 0) throw new Error(`dist/hot.cjs must not contain the families it loads from dist/programs/, but bundles: ${doubled.join(', ')}`);
 
 // 5. The cold commands, all in dist/cold.cjs (esbuild splits code for ES modules only; one file keeps
 // each dependency once). They read the pack from dist/builtin-pack.json when they need it.
@@ -126,5 +157,8 @@ writeFileSync(join(dist, 'offhost.mjs'), "#!/usr/bin/env node\nimport { createRe
 chmodSync(join(dist, 'offhost.mjs'), 0o755);
 
 // 7. Warm V8's code cache for the hot paths (the loader writes dist/hot.cjs.cache on exit).
-const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), '--warm-cache'], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
-if (warm.status !== 0) throw new Error(`warming the code cache failed: ${warm.stderr}`);
+// One cache per door (src/cli/loader.cjs): hot.cjs.hook.cache for `hook`, hot.cjs.cache for the others.
+for (const door of [['hook'], []]) {
+  const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), '--warm-cache', ...door], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
+  if (warm.status !== 0) throw new Error(`warming the code cache (${door[0] ?? 'check'}) failed: ${warm.stderr}`);
+}

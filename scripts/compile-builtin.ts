@@ -4,6 +4,7 @@ import { loadLayer } from '../src/config/pack.js';
 import { resolveLayers, type Layer } from '../src/config/resolve.js';
 import { selfTest } from '../src/policy/guard.js';
 import { checkProgramExamples } from '../src/shell/programs/self-test.js';
+import { namesDeclaredTwice } from '../src/shell/programs/index.js';
 
 export function compileBuiltin(file: string): Layer {
   const layer = loadLayer(file);
@@ -21,5 +22,7 @@ export function compileBuiltin(file: string): Layer {
     const lines = programFailures.map((f) => `  ${f.family} ${f.kind}: \`${f.example.line}\` runs \`${f.example.runs}\`${f.example.in ? ` in ${f.example.in}` : ''}; found: ${f.found.join(' | ')}`);
     throw new Error(`the program registry fails its own examples:\n${lines.join('\n')}`);
   }
+  const twice = namesDeclaredTwice();
+  if (twice.length > 0) throw new Error(`program registry: names declared by two families that walk them: ${twice.join(', ')}`);
   return built;
 }

@@ -3,7 +3,7 @@
 // that the commands run before every agent command start without compiling their code again. The cache
 // is written at build time (`--warm-cache`) and rewritten here when V8 rejects it (another Node version);
 // a cache that cannot be written (read-only install) only costs speed, never correctness. The hot bundle
-// require()s a cold command's file (dist/commands/<name>.cjs) with this file's `require`.
+// require()s dist/cold.cjs with this file's `require` when a cold command runs.
 // Only modules Node has already loaded are required here (node:module alone costs a quarter millisecond).
 const fs = require('node:fs');
 const path = require('node:path');
@@ -28,21 +28,14 @@ if (/^v(20|22|24)\./.test(process.version)) {
   }
 }
 
-const file = path.join(__dirname, 'hot.cjs');
-const cacheFile = `${file}.cache`;
 const warming = process.argv[2] === '--warm-cache';
-const source = fs.readFileSync(file, 'utf8'); // (Node's one-call fast path: quicker than a Buffer read)
-let cachedData;
-try {
-  cachedData = fs.readFileSync(cacheFile);
-} catch {
-  cachedData = undefined;
-}
-// The bundle is written as a CommonJS module function (scripts/build.mjs); its `require` is this file's
-// (same directory).
-const script = new vm.Script(source, { filename: file, cachedData });
-if (cachedData === undefined || script.cachedDataRejected || warming) {
-  process.once('exit', () => {
+// Each door has its own code cache of hot.cjs, holding what that door runs (src/cli/warm.ts): `hook`
+// (hot.cjs.hook.cache) and every other command (hot.cjs.cache).
+const door = process.argv[warming ? 3 : 2] === 'hook' ? 'hook.' : '';
+/** Code caches to write when this process exits: missing, rejected by this V8, or being warmed. */
+const toWrite = [];
+process.once('exit', () => {
+  for (const [script, cacheFile] of toWrite) {
     try {
       const tmp = `${cacheFile}.${process.pid}.tmp`;
       fs.writeFileSync(tmp, script.createCachedData());
@@ -50,7 +43,32 @@ if (cachedData === undefined || script.cachedDataRejected || warming) {
     } catch {
       // Read-only install: run uncached.
     }
-  });
+  }
+});
+
+/**
+ * Runs dist/<name> (written by the build as a CommonJS module function) from its code cache, with
+ * `req` as its require; returns its exports. The hot bundle loads the program families it needs this way
+ * (scripts/lazy-families.mjs), each with its own cache, so that a start deserializes only what it runs.
+ */
+function loadScript(name, req, { args = [], cacheName = `${name}.cache`, warm = false } = {}) {
+  const file = path.join(__dirname, name);
+  const cacheFile = path.join(__dirname, cacheName);
+  const source = fs.readFileSync(file, 'utf8'); // (Node's one-call fast path: quicker than a Buffer read)
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new vm.Script(source, { filename: file, cachedData });
+  // A warm-up rewrites the hot bundle's cache of its door; a program family's cache is written when missing
+  // or rejected (the first warm-up writes them all).
+  if (cachedData === undefined || script.cachedDataRejected || (warming && warm)) toWrite.push([script, cacheFile]);
+  const mod = { exports: {} };
+  script.runInThisContext()(mod.exports, req, mod, file, __dirname, ...args);
+  return mod.exports;
 }
-const mod = { exports: {} };
-script.runInThisContext()(mod.exports, require, mod, file, __dirname);
+
+// The hot bundle: the dispatcher and the hot commands. Its `require` is this file's (same directory).
+loadScript('hot.cjs', require, { args: [loadScript], cacheName: `hot.cjs.${door}cache`, warm: true });

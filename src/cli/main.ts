@@ -52,7 +52,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     (name === undefined ? io.stderr : io.stdout)(usage());
     return name === undefined ? EXIT.error : EXIT.ok;
   }
-  if (name === '--warm-cache') return warmCache(io);
+  if (name === '--warm-cache') return warmCache(io, rest[0] === 'hook' ? 'hook' : 'check');
   if (name === '--version' || name === '-V') {
     io.stdout(`${VERSION}\n`);
     return EXIT.ok;

@@ -2,6 +2,7 @@
 // when that process exits) holds their compiled functions: `npm run build` runs `offhost --warm-cache`.
 import { EXIT } from '../errors.js';
 import type { Io } from './io.js';
+import { everyProgramModule } from '../shell/programs/index.js';
 
 /** Lines that take the guard through allow, deny, reroute, wrappers and a parse error. */
 export function warmLines(home: string): string[] {
@@ -38,16 +39,26 @@ export function quietIo(io: Io): Io {
   return { ...io, stdout: () => {}, stderr: () => {}, env: { ...io.env, OFFHOST_ROLE: 'laptop', OFFHOST_AUDIT_LOG: '/dev/null' } };
 }
 
-/** `offhost --warm-cache`: check (plain and --json) and the three agents' hooks over the warm-up lines. */
-export async function warmCache(io: Io): Promise<number> {
+/**
+ * `offhost --warm-cache [hook]`: the hook over the agent lines and the warm-up lines for the three agents
+ * (`hook`), or `check` (plain and --json) over the warm-up lines. Each door has its own code cache of the
+ * one hot bundle (src/cli/loader.cjs), so that a check call does not deserialize what only hook calls
+ * run, and the other way round. Every program family is loaded either way, so that each has its own
+ * cache written.
+ */
+export async function warmCache(io: Io, door: 'hook' | 'check'): Promise<number> {
   const quiet = quietIo(io);
-  const check = await import('./commands/check.js');
-  const hook = await import('./commands/hook.js');
+  everyProgramModule();
   const lines = warmLines(io.env.HOME ?? '/home/koder');
-  for (const line of lines) {
-    await check.run(['--json', line], quiet);
-    await check.run([line], quiet);
+  if (door === 'check') {
+    const check = await import('./commands/check.js');
+    for (const line of lines) {
+      await check.run(['--json', line], quiet);
+      await check.run([line], quiet);
+    }
+    return EXIT.ok;
   }
+  const hook = await import('./commands/hook.js');
   for (const command of [...AGENT_LINES, ...lines]) {
     const preToolUse = JSON.stringify({ session_id: 'warm', cwd: io.cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
     const beforeTool = JSON.stringify({ session_id: 'warm', cwd: io.cwd, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } });

@@ -3,7 +3,7 @@
 import type { Role } from '../types.js';
 import type { PathMapping, RouteConfig, VmSpec } from '../routes/types.js';
 import type { ConfigFile } from './schema.js';
-import { type CompiledRule, varNamesIn } from '../policy/rule.js';
+import type { CompiledRule } from '../policy/rule.js';
 import { hydrate, type Rule } from '../policy/match.js';
 import { ConfigError } from '../errors.js';
 
@@ -39,7 +39,30 @@ function expandHome(p: string, home: string | null, file: string): string {
   return p;
 }
 
+// Start-up note: resolveLayers runs at every start, and a regular expression's first use costs its
+// compilation; the common cases below are plain string tests.
+
+/**
+ * `p` without its trailing slashes, one kept when nothing else is left (`/` stays `/`): what
+ * `p.replace(/(.)\/+$/, '$1')` gives, line terminators included (test/config/resolve.test.ts).
+ */
+export function trimSlashes(p: string): string {
+  let end = p.length;
+  while (end > 0 && p.charCodeAt(end - 1) === 47) end--;
+  if (end === p.length) return p;
+  const before = end > 0 ? p.charCodeAt(end - 1) : -1;
+  const lineTerminator = before === 10 || before === 13 || before === 0x2028 || before === 0x2029;
+  return before === -1 || lineTerminator ? p.slice(0, end + 1) : p.slice(0, end);
+}
+
+/** The staging or production environment a VM id names (`s.<host>.stg-…`, `s.<host>.prd-…`), if any. */
+function scenarioEnvOf(id: string): 'stg' | 'prd' | undefined {
+  if (!id.includes('.stg-') && !id.includes('.prd-')) return undefined;
+  return /^s\.[^.]+\.(stg|prd)-/.exec(id)?.[1] as 'stg' | 'prd' | undefined;
+}
+
 function substitute(p: string, vars: Record<string, string>, file: string): string {
+  if (!p.includes('{')) return p;
   return p.replace(/\{([a-z][a-z0-9_]*)\}/g, (m, name: string) => {
     const v = vars[name];
     if (v === undefined) throw new ConfigError(`unknown path variable {${name}} in '${p}'`, file);
@@ -48,7 +71,7 @@ function substitute(p: string, vars: Record<string, string>, file: string): stri
 }
 
 export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): ResolvedConfig {
-  const home = env.HOME && env.HOME.startsWith('/') ? env.HOME.replace(/(.)\/+$/, '$1') : null;
+  const home = env.HOME && env.HOME.startsWith('/') ? trimSlashes(env.HOME) : null;
   let role: Role | undefined;
   let rootRaw: { value: string; file: string } | null = null;
   const pathsRaw = new Map<string, { value: string; file: string }>();
@@ -97,10 +120,10 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
 
   const vars: Record<string, string> = {};
   if (home !== null) vars.home = home;
-  const root = rootRaw ? expandHome(rootRaw.value, home, rootRaw.file).replace(/(.)\/+$/, '$1') : null;
+  const root = rootRaw ? trimSlashes(expandHome(rootRaw.value, home, rootRaw.file)) : null;
   if (root !== null) vars.root = root;
   // Paths may refer to root, home and each other in definition order.
-  for (const [k, v] of pathsRaw) vars[k] = substitute(expandHome(v.value, home, v.file), vars, v.file).replace(/(.)\/+$/, '$1');
+  for (const [k, v] of pathsRaw) vars[k] = trimSlashes(substitute(expandHome(v.value, home, v.file), vars, v.file));
 
   // R6: a VM's mount and smoke may name path variables ({root}: the monorepo at the same path).
   for (const [id, vm] of vms) {
@@ -130,14 +153,14 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   const scenarioOf = { stg: 'staging', prd: 'production' } as const;
   for (const [name, r] of routesRaw) {
     for (const id of r.vms) {
-      const env = /^s\.[^.]+\.(stg|prd)-/.exec(id)?.[1] as 'stg' | 'prd' | undefined;
+      const env = scenarioEnvOf(id);
       if (env && r.scenario !== scenarioOf[env]) {
         throw new ConfigError(`route '${name}' names ${id}, a ${scenarioOf[env]} VM: test VMs are dev (POLICY R2); declare \`scenario: ${scenarioOf[env]}\` on the route if this really is a ${scenarioOf[env]} scenario`, r.file);
       }
     }
   }
   for (const id of vms.keys()) {
-    const env = /^s\.[^.]+\.(stg|prd)-/.exec(id)?.[1] as 'stg' | 'prd' | undefined;
+    const env = scenarioEnvOf(id);
     if (env && ![...routesRaw.values()].some((r) => r.vms.includes(id) && r.scenario === scenarioOf[env])) {
       throw new ConfigError(`VM ${id} is a ${scenarioOf[env]} VM, and no route declares a ${scenarioOf[env]} scenario for it: the catalogue holds dev test VMs only (POLICY R2)`);
     }
@@ -148,7 +171,7 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
     }
   }
   for (const r of active) {
-    for (const name of cwdVarsOf(r)) {
+    for (const name of r.cwdVars) {
       if (vars[name] === undefined) throw new ConfigError(`rule '${r.id}' uses the path variable {${name}}, which is not defined (set it under 'paths')`, r.source?.file, r.source?.line);
     }
   }
@@ -183,14 +206,4 @@ function lazyHydrate(rule: CompiledRule, vars: Record<string, string>): Rule {
       return matcher;
     },
   });
-}
-
-function cwdVarsOf(rule: CompiledRule): string[] {
-  const names: string[] = [];
-  const walk = (m: CompiledRule['match']) => {
-    for (const g of m.cwd ?? []) if ('source' in g) names.push(...varNamesIn(g.source));
-    for (const a of m.anyOf ?? []) walk(a);
-  };
-  walk(rule.match);
-  return names;
 }

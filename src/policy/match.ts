@@ -1,7 +1,7 @@
 // Matching one simple command against one rule, in three values: yes, no, or maybe (the answer
 // depends on a word or directory that cannot be known statically). Linear in the argv length.
 import type { SimpleCommand } from '../types.js';
-import { varToken, type CompiledGlob, type CompiledMatch, type CompiledRule } from './rule.js';
+import { compiledMatch, varToken, type CompiledGlob, type CompiledMatch, type CompiledRule } from './rule.js';
 
 export type Tri = 'yes' | 'no' | 'maybe';
 
@@ -87,8 +87,8 @@ export function hydrate(rule: CompiledRule, vars: Record<string, string>): Rule 
     ...(c.env ? { env: c.env.map(([k, v]) => [k, v.map(h)] as [string, Test[]]) } : {}),
     ...(c.anyOf ? { anyOf: c.anyOf.map(m) } : {}),
   });
-  const { match, ...rest } = rule;
-  return { ...rest, matcher: m(match) };
+  const { match: _match, ...rest } = rule;
+  return { ...rest, matcher: m(compiledMatch(rule)) };
 }
 
 /** Options and positionals of an argv, as a rule with these value options sees them. */

@@ -14,7 +14,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { delimiter, dirname } from 'node:path';
 import type { ResolvedConfig } from '../config/resolve.js';
-import type { CompiledGlob, CompiledMatch, CompiledRule } from '../policy/rule.js';
+import { compiledMatch, type CompiledGlob, type CompiledMatch, type CompiledRule } from '../policy/rule.js';
 import { varToken } from '../policy/rule.js';
 import { builtinLayer } from '../config/builtin.js';
 import { configFiles } from '../config/discover.js';
@@ -346,7 +346,7 @@ export function planShims(opts: { cwd: string; env: NodeJS.ProcessEnv; configFil
   const config: ResolvedConfig = loadConfig({ cwd, env: opts.env, ...(opts.configFile ? { configFile: opts.configFile } : {}) });
   const active = new Set(config.rules.map((r) => r.id));
   const byId = new Map<string, Compiled>();
-  for (const layer of [builtinLayer(), ...files.map((f) => loadLayer(f))]) for (const r of layer.rules) byId.set(r.id, r);
+  for (const layer of [builtinLayer(), ...files.map((f) => loadLayer(f))]) for (const r of layer.rules) byId.set(r.id, { ...r, match: compiledMatch(r) });
   const rules = [...byId.values()].filter((r) => active.has(r.id) && r.decision !== 'allow');
 
   const names = new Set<string>();

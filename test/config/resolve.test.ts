@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import { layerFromConfig } from '../../src/config/pack.js';
-import { resolveLayers, type Layer, type ResolvedConfig } from '../../src/config/resolve.js';
+import { resolveLayers, trimSlashes, type Layer, type ResolvedConfig } from '../../src/config/resolve.js';
+import fc from 'fast-check';
 import { ConfigError } from '../../src/errors.js';
 
 const HOME = { HOME: '/home/u' } as NodeJS.ProcessEnv;
@@ -46,6 +47,14 @@ describe('what a later layer does to an earlier one', () => {
     expect(c).toMatchObject({ home: '/home/u', root: '/home/u/mono', vars: { home: '/home/u', root: '/home/u/mono' }, hook: {}, scan: {}, audit: {} });
     expect(c.locks).toEqual({ noticesDir: 'meta/context/notices', push: false, skewSeconds: 120, pollSeconds: 30 });
     expect(c.role).toBeUndefined();
+  });
+});
+
+describe('trimSlashes', () => {
+  it('gives what the regular expression it replaces gives, on any string of slashes, letters and line terminators', () => {
+    const old = (p: string) => p.replace(/(.)\/+$/, '$1');
+    for (const p of ['', '/', '//', '///', '/a', '/a/', '/a///', 'a/', '\n/', '\n//', 'a\n//', '/home/u/', '\u2028//']) expect(trimSlashes(p), JSON.stringify(p)).toBe(old(p));
+    fc.assert(fc.property(fc.array(fc.constantFrom('/', 'a', '\n', '\r', '\u2028', '\u2029', '.'), { maxLength: 12 }).map((cs) => cs.join('')), (p) => trimSlashes(p) === old(p)), { numRuns: 20_000 });
   });
 });
 

@@ -1,8 +1,9 @@
 // The hook's standard input, whatever an agent connects it to: a socket pair (Node-based agents: libuv's
 // stdio pipes), a pipe, a regular file; written at once, slowly, or never finished. And the executable's
 // two bundles with their code caches: a stale or foreign cache only costs speed.
+import { codeCaches } from '../helpers/global-setup.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cpSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -109,24 +110,47 @@ describe('the executable runs the hot paths from the hot bundle and its code cac
   it('uses the code caches the build wrote, as they are (same V8 flags at build and run time: no rewrite)', () => {
     const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
     cpSync(join(ROOT, 'dist'), dist, { recursive: true });
-    const before = ['hot.cjs.cache'].map((f) => readFileSync(join(dist, f)));
+    const caches = codeCaches(dist);
+    // One per door, and one per program family loaded from its own file.
+    expect(caches).toEqual(expect.arrayContaining(['hot.cjs.cache', 'hot.cjs.hook.cache', join('programs', 'git.cjs.cache'), join('programs', 'wrappers.cjs.cache')]));
+    const before = caches.map((f) => readFileSync(join(dist, f)));
     const bin = join(dist, 'offhost.cjs');
-    spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('ls'), env: hookEnv(h), encoding: 'utf8' });
-    spawnSync(process.execPath, [bin, 'check', 'ls'], { env: hookEnv(h), encoding: 'utf8' });
-    const after = ['hot.cjs.cache'].map((f) => readFileSync(join(dist, f)));
-    expect(after[0]!.equals(before[0]!)).toBe(true);
+    spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('git status && sudo ls'), env: hookEnv(h), encoding: 'utf8' });
+    spawnSync(process.execPath, [bin, 'check', 'git status && timeout 5 make -n'], { env: hookEnv(h), encoding: 'utf8' });
+    const after = caches.map((f) => readFileSync(join(dist, f)));
+    caches.forEach((f, i) => expect(after[i]!.equals(before[i]!), f).toBe(true));
+  });
+
+  it('a program family whose file is missing: the lines that name it are refused, naming the file; the others are judged', () => {
+    const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
+    cpSync(join(ROOT, 'dist'), dist, { recursive: true });
+    rmSync(join(dist, 'programs', 'wrappers.cjs'));
+    const bin = join(dist, 'offhost.cjs');
+    const hook = spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('sudo ls'), env: hookEnv(h), encoding: 'utf8' });
+    expect(hook.status, hook.stderr).toBe(0);
+    expect(JSON.parse(hook.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(reasonOf(hook.stdout)).toContain(join(dist, 'programs', 'wrappers.cjs'));
+    const check = spawnSync(process.execPath, [bin, 'check', 'timeout 5 ls'], { env: hookEnv(h), encoding: 'utf8' });
+    expect(check.status).toBe(1);
+    expect(check.stdout).toContain('wrappers.cjs');
+    const shell = spawnSync(process.execPath, [bin, 'shell', '-c', 'sudo true'], { env: hookEnv(h), encoding: 'utf8' });
+    expect(shell.status).not.toBe(0);
+    expect(shell.stderr).toContain('wrappers.cjs');
+    const other = spawnSync(process.execPath, [bin, 'check', 'git status'], { env: hookEnv(h), encoding: 'utf8' });
+    expect(other.status, other.stderr).toBe(0);
   });
 
   it('writes a fresh cache for a bundle whose cache V8 rejects, and answers the same meanwhile', () => {
     const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
     cpSync(join(ROOT, 'dist'), dist, { recursive: true });
-    for (const f of ['hot.cjs.cache']) writeFileSync(join(dist, f), Buffer.from('not a V8 code cache'));
+    const used = ['hot.cjs.cache', 'hot.cjs.hook.cache', join('programs', 'heavy.cjs.cache'), join('programs', 'git.cjs.cache')];
+    for (const f of used) writeFileSync(join(dist, f), Buffer.from('not a V8 code cache'));
     const bin = join(dist, 'offhost.cjs');
     const hook = spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('qemu-system-x86_64 -hda win10.qcow2'), env: hookEnv(h), encoding: 'utf8' });
     expect(reasonOf(hook.stdout)).toContain('(rule qemu-windows)');
-    const check = spawnSync(process.execPath, [bin, 'check', 'ls'], { env: hookEnv(h), encoding: 'utf8' });
+    const check = spawnSync(process.execPath, [bin, 'check', 'git status'], { env: hookEnv(h), encoding: 'utf8' });
     expect(check.status, check.stderr).toBe(0);
-    for (const f of ['hot.cjs.cache']) expect(statSync(join(dist, f)).size).toBeGreaterThan(10_000);
+    for (const f of used) expect(statSync(join(dist, f)).size, f).toBeGreaterThan(4_000);
     // The hot bundle holds the hot commands alone: a cold one (lock) is reached only through dist/cold.cjs.
     expect(readFileSync(join(dist, 'hot.cjs'), 'utf8')).not.toContain('acquire <vm>|--component');
     expect(readFileSync(join(dist, 'cold.cjs'), 'utf8')).toContain('acquire <vm>|--component');

@@ -2,16 +2,22 @@
 // that runs the executable under other V8 flags makes the loader rewrite its cache: such a test runs from a
 // copy of dist/ (see test/e2e/hooks-stdin.test.ts).
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const DIST = join(import.meta.dirname, '..', '..', 'dist');
-const CACHES = ['hot.cjs.cache', 'hook.cjs.cache'];
+
+/** Every code cache in dist/: the hot bundle's, one per door, and each program family's. */
+export function codeCaches(dist: string): string[] {
+  if (!existsSync(dist)) return [];
+  return (readdirSync(dist, { recursive: true }) as string[]).filter((f) => f.endsWith('.cache')).sort();
+}
 
 function digest(): string | null {
-  if (!CACHES.every((f) => existsSync(join(DIST, f)))) return null;
+  const caches = codeCaches(DIST);
+  if (caches.length === 0) return null;
   const h = createHash('sha256');
-  for (const f of CACHES) h.update(readFileSync(join(DIST, f)));
+  for (const f of caches) h.update(f).update(readFileSync(join(DIST, f)));
   return h.digest('hex');
 }
 

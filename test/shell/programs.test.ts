@@ -1,7 +1,8 @@
 // Every program module's own examples (src/shell/programs/*): the walk finds what each says it runs.
 import { describe, expect, it } from 'vitest';
 import { checkProgramExamples } from '../../src/shell/programs/self-test.js';
-import { MODULES, programFor } from '../../src/shell/programs/index.js';
+import { everyProgramModule, namesDeclaredTwice, programFor } from '../../src/shell/programs/index.js';
+import { FAMILIES } from '../../src/shell/programs/families.js';
 
 describe('program registry', () => {
   it('every module example holds', () => {
@@ -9,7 +10,22 @@ describe('program registry', () => {
     expect(failures).toEqual([]);
   });
   it('every module has examples, or is a grammar-only heavy program', () => {
-    for (const m of MODULES) if (m.family !== 'heavy programs') expect(m.examples.match.length + m.examples.not_match.length, m.family).toBeGreaterThan(0);
+    for (const m of everyProgramModule()) if (m.family !== 'heavy programs') expect(m.examples.match.length + m.examples.not_match.length, m.family).toBeGreaterThan(0);
+  });
+  it('no name is declared by two families that walk it', () => {
+    expect(namesDeclaredTwice()).toEqual([]);
+  });
+  it('a heavy program grammar never shadows a family that walks the name; among heavy grammars the last wins', () => {
+    const walkers = FAMILIES.filter((m) => m.family !== 'heavy programs');
+    const heavy = FAMILIES.filter((m) => m.family === 'heavy programs');
+    for (const h of heavy) {
+      for (const n of h.names) {
+        const walker = walkers.find((w) => w.names.includes(n));
+        const lastHeavy = [...heavy].reverse().find((x) => x.names.includes(n))!;
+        expect(programFor(n), n).toBe((walker ?? lastHeavy).load());
+      }
+    }
+    expect(walkers.some((w) => heavy.some((h) => h.names.some((n) => w.names.includes(n)))), 'the table has a name both kinds declare').toBe(true);
   });
   it('finds modules by name and by pattern', () => {
     expect(programFor('make')?.family).toBe('make');

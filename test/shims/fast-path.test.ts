@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { compiledMatch } from '../../src/policy/rule.js';
 import { builtinLayer } from '../../src/config/builtin.js';
 import { quote } from '../../src/routes/quote.js';
 import type { CompiledMatch } from '../../src/policy/rule.js';
@@ -133,7 +134,7 @@ function ruleWords(): string[] {
     }
     for (const a of m.anyOf ?? []) walk(a);
   };
-  for (const r of builtinLayer().rules) if (r.decision !== 'allow') walk(r.match);
+  for (const r of builtinLayer().rules) if (r.decision !== 'allow') walk(compiledMatch(r));
   return [...out];
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cwdPrefix, planShims, requiredText } from '../../src/shims/plan.js';
 import { builtinLayer } from '../../src/config/builtin.js';
+import { compiledMatch } from '../../src/policy/rule.js';
 
 let base: string;
 beforeAll(() => {
@@ -14,7 +15,7 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe('cwdPrefix', () => {
   it('reads the fixed directory a cwd glob requires, and refuses when an alternation encloses it', () => {
-    const koda = builtinLayer().rules.find((r) => r.id === 'koda-make')!.match.cwd!;
+    const koda = compiledMatch(builtinLayer().rules.find((r) => r.id === 'koda-make')!).cwd!;
     const vars = { koda: '/home/u/dev/koder/engines/lang/koda' };
     expect(koda.map((g) => cwdPrefix(g, vars))).toEqual([vars.koda, vars.koda]);
     expect(cwdPrefix({ literal: '/srv/x' }, {})).toBe('/srv/x');

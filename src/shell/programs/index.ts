@@ -1,47 +1,63 @@
 // The registry of program modules: every program whose name changes how the walker goes is declared in
-// one module here (see types.ts for the interface and docs/GUARD.md for how to add one). The walker asks
-// `programFor(name)` and knows no program by name; the rule compiler asks `sharedList` / `sharedGrammar`.
+// one module of a family (families.ts lists them; types.ts is the interface, docs/GUARD.md says how to add
+// one). The walker asks `programFor(name)` and knows no program by name; the rule compiler asks
+// `sharedList` / `sharedGrammar`. A module is loaded the first time a name of it is asked for.
 import type { ProgramModule } from './types.js';
-import { builtins, filesystem, fileReaders } from './builtins.js';
-import { shells, multicall } from './shells.js';
-import { wrappers } from './wrappers.js';
-import { schedulers } from './schedulers.js';
-import { make } from './make.js';
-import { git } from './git.js';
-import { ssh } from './ssh.js';
-import { containers } from './containers.js';
-import { packageRunners, monorepoRunners } from './package-runners.js';
-import { interpreters } from './interpreters.js';
-import { textTools } from './text-tools.js';
-import { heavyPrograms, appLaunchers } from './heavy.js';
-import { fvm } from './fvm.js';
+import { FAMILIES, type FamilyEntry } from './families.js';
 
-export const MODULES: readonly ProgramModule[] = [
-  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, git, ssh, containers, packageRunners, monorepoRunners, interpreters, textTools, appLaunchers, fvm, ...heavyPrograms,
-];
+const patterned = FAMILIES.filter((m) => m.pattern);
+const cache = new Map<string, FamilyEntry | null>();
 
-const byName = new Map<string, ProgramModule>();
-for (const m of MODULES) {
-  for (const n of m.names) {
-    const had = byName.get(n);
-    // A heavy program's grammar never shadows a module that walks it.
-    if (had && had.family !== 'heavy programs' && m.family !== 'heavy programs') throw new Error(`program registry: ${n} is declared by ${had.family} and ${m.family}`);
-    if (!had || had.family === 'heavy programs') byName.set(n, m);
-  }
-}
-const patterned = MODULES.filter((m) => m.pattern);
-const cache = new Map<string, ProgramModule | null>();
-
-/** The module that knows `name` (a basename), or null for a program that only runs itself. */
-export function programFor(name: string): ProgramModule | null {
-  const m = byName.get(name);
-  if (m) return m;
+/**
+ * The family that declares `name`: the first one that walks it, else the last heavy program's grammar
+ * (a heavy program's grammar never shadows a module that walks it); else the first whose pattern matches.
+ * Looked up when first asked (a scan of a few hundred names) rather than indexed at start-up: building
+ * the index cost more than the lookups of a whole command line. Two walking families declaring one name
+ * is a mistake `namesDeclaredTwice` finds, at build time and in the tests.
+ */
+function familyOf(name: string): FamilyEntry | null {
   let c = cache.get(name);
   if (c === undefined) {
-    c = patterned.find((p) => p.pattern!.test(name)) ?? null;
+    let heavy: FamilyEntry | null = null;
+    c = null;
+    for (const m of FAMILIES) {
+      if (!m.names.includes(name)) continue;
+      if (m.family !== 'heavy programs') {
+        c = m;
+        break;
+      }
+      heavy = m;
+    }
+    c ??= heavy ?? patterned.find((p) => p.pattern!.test(name)) ?? null;
     if (cache.size < 10_000) cache.set(name, c);
   }
   return c;
+}
+
+/** The module that knows `name` (a basename), or null for a program that only runs itself. */
+export function programFor(name: string): ProgramModule | null {
+  return familyOf(name)?.load() ?? null;
+}
+
+/** Names that two families which walk them both declare (the registry must have none). */
+export function namesDeclaredTwice(): string[] {
+  const seen = new Map<string, string>();
+  const twice: string[] = [];
+  for (const m of FAMILIES) {
+    if (m.family === 'heavy programs') continue;
+    for (const n of m.names) {
+      const had = seen.get(n);
+      if (had !== undefined && had !== m.family) twice.push(`${n} (${had}, ${m.family})`);
+      else if (had !== undefined) twice.push(`${n} (twice in ${m.family})`);
+      seen.set(n, m.family);
+    }
+  }
+  return twice;
+}
+
+/** Every module of the registry, each loaded (the examples' self-test; the code-cache warm-up). */
+export function everyProgramModule(): ProgramModule[] {
+  return FAMILIES.map((m) => m.load());
 }
 
 export { sharedList, sharedGrammar } from './shared.js';

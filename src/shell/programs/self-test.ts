@@ -2,7 +2,7 @@
 // test/shell/programs.test.ts): a module cannot ship with an example its own walk contradicts.
 import { parse } from '../parser.js';
 import { commandsOf } from '../commands.js';
-import { MODULES } from './index.js';
+import { everyProgramModule } from './index.js';
 import type { ProgramExample } from './types.js';
 
 const ROOT = '/home/koder/dev/koder';
@@ -17,7 +17,7 @@ export interface ProgramExampleFailure {
 
 export function checkProgramExamples(): ProgramExampleFailure[] {
   const failures: ProgramExampleFailure[] = [];
-  for (const m of MODULES) {
+  for (const m of everyProgramModule()) {
     for (const kind of ['match', 'not_match'] as const) {
       for (const ex of m.examples[kind]) {
         let cmds;

@@ -1,0 +1,33 @@
+// The program families of the registry, in lookup order (a module listed earlier wins a pattern match).
+// From source and in dist/cold.cjs these are the modules themselves. The hot bundle is given a table in
+// their place (scripts/lazy-families.mjs) whose entries load each family's own file, with its own code
+// cache, the first time a command line names one of its programs: an agent's `git status` does not pay
+// for tmux, docker and ssh (docs/BUILD.md). A family that other core code imports stays in the hot bundle.
+import type { ProgramModule } from './types.js';
+import { builtins, filesystem, fileReaders } from './builtins.js';
+import { shells, multicall } from './shells.js';
+import { wrappers } from './wrappers.js';
+import { schedulers } from './schedulers.js';
+import { make } from './make.js';
+import { git } from './git.js';
+import { ssh } from './ssh.js';
+import { containers } from './containers.js';
+import { packageRunners, monorepoRunners } from './package-runners.js';
+import { interpreters } from './interpreters.js';
+import { textTools } from './text-tools.js';
+import { heavyPrograms, appLaunchers } from './heavy.js';
+import { fvm } from './fvm.js';
+
+/** What the registry knows of a module before it is loaded: enough to find it by a program's name. */
+export interface FamilyEntry {
+  family: string;
+  names: readonly string[];
+  pattern?: RegExp;
+  load(): ProgramModule;
+}
+
+export const MODULES: readonly ProgramModule[] = [
+  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, git, ssh, containers, packageRunners, monorepoRunners, interpreters, textTools, appLaunchers, fvm, ...heavyPrograms,
+];
+
+export const FAMILIES: readonly FamilyEntry[] = MODULES.map((m) => ({ family: m.family, names: m.names, ...(m.pattern ? { pattern: m.pattern } : {}), load: () => m }));
