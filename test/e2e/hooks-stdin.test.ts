@@ -79,6 +79,30 @@ describe('standard input of every kind', () => {
     expect(reasonOf(r.stdout)).toContain('(rule qemu-windows)');
   });
 
+  it('an event of 70 KB with multi-byte characters, at once and in uneven parts, over a socket and a pipe: read whole', async () => {
+    // Past the 16 KiB first buffer and two doublings; a byte out of place would make the JSON unreadable
+    // (a refusal naming the input), so the qemu rule's denial shows the whole event was read as sent.
+    const big = event(`echo '${'é😀'.repeat(12_000)}' > /dev/null; qemu-system-x86_64 -hda win10.qcow2`);
+    expect(Buffer.byteLength(big)).toBeGreaterThan(64 * 1024);
+    const once = spawnSync(process.execPath, [CJS, 'hook', 'claude-code'], { input: big, env: hookEnv(h), encoding: 'utf8' });
+    expect(reasonOf(once.stdout)).toContain('(rule qemu-windows)');
+    const child = spawn(process.execPath, [CJS, 'hook', 'claude-code'], { env: hookEnv(h) });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const bytes = Buffer.from(big);
+    for (let at = 0; at < bytes.length; at += 7_777) {
+      child.stdin.write(bytes.subarray(at, at + 7_777));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    child.stdin.end();
+    expect(await new Promise<number | null>((res) => child.on('exit', res))).toBe(0);
+    expect(reasonOf(stdout)).toContain('(rule qemu-windows)');
+    const file = join(h.home, 'big-event.json');
+    writeFileSync(file, big);
+    const piped = viaBash(`cat ${q(file)} | ${q(process.execPath)} ${q(CJS)} hook claude-code`);
+    expect(reasonOf(piped.stdout)).toContain('(rule qemu-windows)');
+  });
+
   it('an input over 64 MiB is refused without buffering it all (the agent gets a refusal, not a crash)', () => {
     const huge = Buffer.alloc(65 * 1024 * 1024, 0x20);
     const r = spawnSync(process.execPath, [CJS, 'hook', 'claude-code'], { input: huge, env: hookEnv(h), encoding: 'utf8', maxBuffer: 1024 * 1024 });
