@@ -38,7 +38,9 @@ const commandImport = /^\.\/commands\/([a-z][a-z-]*)\.js$/;
 const { COMMANDS } = await importTs('src/cli/commands-table.ts', {
   plugins: [{ name: 'commands-external', setup: (b) => b.onResolve({ filter: commandImport }, (a) => ({ path: a.path, external: true })) }],
 });
+// A command with a bundle of its own (the hook) is, inside hot.cjs, one more command of cold.cjs.
 const cold = Object.keys(COMMANDS).filter((name) => !COMMANDS[name].hot);
+const ownBundles = Object.keys(COMMANDS).filter((name) => COMMANDS[name].ownBundle);
 
 // 2. Compile and self-test the built-in pack.
 const { compileBuiltin } = await importTs('scripts/compile-builtin.ts');
@@ -110,7 +112,8 @@ const withoutFamilies = await build({
 const coreInputs = Object.values(withoutFamilies.metafile.outputs)[0].inputs;
 const eagerFiles = new Set(families.order.map((f) => f.file).filter((f) => coreInputs[`src/shell/programs/${f}.ts`]?.bytesInOutput > 0));
 const lazyFiles = [...new Set(families.order.map((f) => f.file))].filter((f) => !eagerFiles.has(f));
-const familyDeps = await buildLazyFamilies({ root, lazyFiles, options: { ...bundleOptions('hot'), minify: hotMinify } });
+const core = new Set(Object.entries(coreInputs).filter(([, v]) => v.bytesInOutput > 0).map(([f]) => f));
+const familyDeps = await buildLazyFamilies({ root, lazyFiles, options: { ...bundleOptions('hot'), minify: hotMinify }, core });
 const described = await describeLazyFamilies({ lazyFiles, importFamily: (entry) => importTs(entry) });
 const familiesSource = familiesModuleSource({ root, families, eagerFiles, described, deps: familyDeps });
 
@@ -129,15 +132,37 @@ const hot = await build({
   footer: { js: '\n})' },
   plugins: [otherCommandsExternal('hot'), replaceFamilies(familiesSource)],
 });
-// OFFHOST_METAFILE=<file>: the hot bundle's esbuild metafile, for seeing what its bytes are (esbuild's analyzer).
-if (process.env.OFFHOST_METAFILE) writeFileSync(process.env.OFFHOST_METAFILE, JSON.stringify(hot.metafile));
-// The hot bundle must not carry the cold dependencies: they cost start-up on every agent command.
-const forbidden = /(^|\/)node_modules\/(zod|yaml|commander)\//;
-const leaked = Object.keys(hot.metafile.inputs).filter((f) => forbidden.test(f));
-if (leaked.length > 0) throw new Error(`dist/hot.cjs must not contain zod, yaml or commander, but bundles:\n  ${leaked.join('\n  ')}`);
-// ... nor a family that is loaded from its own file (two copies of one module would not be one module).
-const doubled = lazyFiles.filter((f) => `src/shell/programs/${f}.ts` in hot.metafile.inputs);
-if (doubled.length > 0) throw new Error(`dist/hot.cjs must not contain the families it loads from dist/programs/, but bundles: ${doubled.join(', ')}`);
+// 4b. The commands with a bundle of their own (`ownBundle` in the table: the hook and the shell door),
+// dist/<name>.cjs from src/cli/<name>-bin.ts: that door and the guard, without the other doors and the
+// command table (the loader runs it for `offhost <name>`; docs/BUILD.md has why and the measurement).
+const hotBanner = `(function (exports, require, module, __filename, __dirname, __offhostLoadScript) {\n${importMeta}\nvar __offhostPack = { layer: JSON.parse(${asciiOnly(JSON.stringify(JSON.stringify(hotPack)))}) };`;
+const bundles = [['hot.cjs', hot]];
+for (const name of ownBundles) {
+  const bundle = await build({
+    ...bundleOptions('hot'),
+    minify: hotMinify,
+    entryPoints: [`src/cli/${name}-bin.ts`],
+    outfile: `dist/${name}.cjs`,
+    banner: { js: hotBanner },
+    footer: { js: '\n})' },
+    plugins: [replaceFamilies(familiesSource)],
+  });
+  // It holds its own door alone.
+  const otherDoors = Object.keys(bundle.metafile.inputs).filter((f) => f.startsWith('src/cli/commands/') && f !== `src/cli/commands/${name}.ts`);
+  if (otherDoors.length > 0) throw new Error(`dist/${name}.cjs must hold the ${name} command alone, but bundles: ${otherDoors.join(', ')}`);
+  bundles.push([`${name}.cjs`, bundle]);
+}
+for (const [name, bundle] of bundles) {
+  // None may carry the cold dependencies: they cost start-up on every agent command.
+  const forbidden = /(^|\/)node_modules\/(zod|yaml|commander)\//;
+  const leaked = Object.keys(bundle.metafile.inputs).filter((f) => forbidden.test(f));
+  if (leaked.length > 0) throw new Error(`dist/${name} must not contain zod, yaml or commander, but bundles:\n  ${leaked.join('\n  ')}`);
+  // ... nor a family that is loaded from its own file (two copies of one module would not be one module).
+  const doubled = lazyFiles.filter((f) => `src/shell/programs/${f}.ts` in bundle.metafile.inputs);
+  if (doubled.length > 0) throw new Error(`dist/${name} must not contain the families it loads from dist/programs/, but bundles: ${doubled.join(', ')}`);
+  // OFFHOST_METAFILE=<prefix>: each bundle's esbuild metafile (<prefix><name>.json), to see what its bytes are.
+  if (process.env.OFFHOST_METAFILE) writeFileSync(`${process.env.OFFHOST_METAFILE}${name.replace(/\.cjs$/, '')}.json`, JSON.stringify(bundle.metafile));
+}
 
 // 5. The cold commands, all in dist/cold.cjs (esbuild splits code for ES modules only; one file keeps
 // each dependency once). They read the pack from dist/builtin-pack.json when they need it.
@@ -156,9 +181,9 @@ chmodSync(join(dist, 'offhost.cjs'), 0o755);
 writeFileSync(join(dist, 'offhost.mjs'), "#!/usr/bin/env node\nimport { createRequire } from 'node:module';\ncreateRequire(import.meta.url)('./offhost.cjs');\n");
 chmodSync(join(dist, 'offhost.mjs'), 0o755);
 
-// 7. Warm V8's code cache for the hot paths (the loader writes dist/hot.cjs.cache on exit).
-// One cache per door (src/cli/loader.cjs): hot.cjs.hook.cache for `hook`, hot.cjs.cache for the others.
-for (const door of [['hook'], []]) {
+// 7. Warm V8's code caches (the loader writes dist/<bundle>.cjs.cache on exit): each own bundle's with its
+// door, hot.cjs's with check (src/cli/warm.ts, src/cli/main.ts).
+for (const door of [...ownBundles.map((name) => [name]), []]) {
   const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), '--warm-cache', ...door], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
   if (warm.status !== 0) throw new Error(`warming the code cache (${door[0] ?? 'check'}) failed: ${warm.stderr}`);
 }

@@ -34,11 +34,31 @@ export function readFamilies(root) {
 const programsDir = (root) => join(root, 'src', 'shell', 'programs');
 
 /**
- * Bundles each lazy family into dist/programs/<file>.cjs. Returns the hot bundle's modules they import
- * (paths relative to root), for the generated table to hand them over.
+ * Bundles each lazy family into dist/programs/<file>.cjs. `core` is what the hot bundle holds without the
+ * families (paths relative to root): a family's import of one of those is handed over at run time; any
+ * other module it imports is bundled with it (makefiles.ts with make), and may belong to one family only
+ * (two copies would not be one module). Returns the hot bundle's modules the families import.
  */
-export async function buildLazyFamilies({ root, lazyFiles, options }) {
-  const deps = new Set();
+export async function buildLazyFamilies({ root, lazyFiles, options, core }) {
+  /** rel path of a hot-bundle module -> the names the families import from it ('*': the whole module). */
+  const deps = new Map();
+  const texts = new Map();
+  const namesImported = (importer, specifier) => {
+    if (!texts.has(importer)) texts.set(importer, readFileSync(importer, 'utf8'));
+    const names = [];
+    const quoted = specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    for (const m of texts.get(importer).matchAll(new RegExp(`^import\\s+(type\\s+)?(\\{[^}]*\\}|\\*\\s+as\\s+\\w+)\\s+from\\s+'${quoted}';$`, 'gm'))) {
+      if (m[1]) continue;
+      if (m[2].startsWith('*')) return null;
+      for (const part of m[2].slice(1, -1).split(',').map((x) => x.trim()).filter(Boolean)) {
+        if (part.startsWith('type ')) continue;
+        names.push(part.split(/\s+as\s+/)[0]);
+      }
+    }
+    // Not a static import of names (a dynamic import, or another form): the whole module.
+    return names.length > 0 ? names : null;
+  };
+  const owner = new Map();
   const lazyPaths = new Map(lazyFiles.map((f) => [join(programsDir(root), `${f}.ts`), f]));
   for (const file of lazyFiles) {
     const entry = join(programsDir(root), `${file}.ts`);
@@ -60,17 +80,41 @@ export async function buildLazyFamilies({ root, lazyFiles, options }) {
               if (r.errors.length > 0) return { errors: r.errors };
               if (lazyPaths.has(r.path)) return { path: `family:${lazyPaths.get(r.path)}`, external: true };
               const rel = relative(root, r.path);
-              deps.add(rel);
-              return { path: `hot:${rel}`, external: true };
+              if (core.has(rel)) {
+                const names = namesImported(a.importer, a.path);
+                const had = deps.get(rel) ?? new Set();
+                if (names === null) had.add('*');
+                else for (const n of names) had.add(n);
+                deps.set(rel, had);
+                return { path: `hot:${rel}`, external: true };
+              }
+              if (owner.has(rel) && owner.get(rel) !== file) {
+                return { errors: [{ text: `${rel} is imported by the families ${owner.get(rel)} and ${file} and by nothing in the hot bundle: move it into the hot bundle's core or into one family` }] };
+              }
+              owner.set(rel, file);
+              return { path: r.path };
             });
           },
         },
       ],
     });
-    const inputs = Object.keys(result.metafile.inputs);
-    if (inputs.length !== 1) throw new Error(`dist/programs/${file}.cjs must hold its family alone, but bundles:\n  ${inputs.join('\n  ')}`);
+    const entryRel = relative(root, entry);
+    const strays = Object.keys(result.metafile.inputs).filter((f) => f !== entryRel && owner.get(f) !== file);
+    if (strays.length > 0) throw new Error(`dist/programs/${file}.cjs must hold its family and the modules only it imports, but bundles:\n  ${strays.join('\n  ')}`);
   }
-  return [...deps].sort();
+  // What each bundle really reads of a module handed over (`v.name` after `v=require("hot:…")`) must be
+  // among the names read from the imports above: a name missing there would be undefined at run time.
+  for (const file of lazyFiles) {
+    const out = readFileSync(join(root, 'dist', 'programs', `${file}.cjs`), 'utf8');
+    for (const m of out.matchAll(/([A-Za-z_$][\w$]*)=require\("hot:([^"]+)"\)/g)) {
+      const names = deps.get(m[2]);
+      if (names.has('*')) continue;
+      for (const u of out.matchAll(new RegExp(`(?<![\\w$.])${m[1].replace(/\$/g, '\\$')}\\.([A-Za-z_$][\\w$]*)`, 'g'))) {
+        if (!names.has(u[1])) throw new Error(`dist/programs/${file}.cjs reads ${u[1]} of ${m[2]}, which scripts/lazy-families.mjs did not find among its imports`);
+      }
+    }
+  }
+  return [...deps.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([rel, names]) => ({ rel, names: names.has('*') ? null : [...names].sort() }));
 }
 
 /** Each lazy family's modules as the table needs them: export name, family, names, pattern. */
@@ -101,13 +145,23 @@ export function familiesModuleSource({ root, families, eagerFiles, described, de
     eagerImports.get(item.file).add(item.name);
   }
   for (const [file, names] of eagerImports) lines.push(`import { ${[...names].join(', ')} } from ${abs(`src/shell/programs/${file}.ts`)};`);
-  deps.forEach((rel, i) => lines.push(`import * as dep${i} from ${abs(rel)};`));
+  // Each module a family imports, as the names it imports (a namespace object would be built, getter by
+  // getter, at every start of the bundle, used or not) or as the whole module when that is what it takes.
+  deps.forEach(({ rel, names }, i) => {
+    if (names === null) lines.push(`import * as dep${i} from ${abs(rel)};`);
+    else lines.push(`import { ${names.map((n) => `${n} as dep${i}_${n}`).join(', ')} } from ${abs(rel)};`);
+  });
+  const provide = ({ names }, i) => (names === null ? `dep${i}` : `({ ${names.map((n) => `${n}: dep${i}_${n}`).join(', ')} })`);
   lines.push(
-    `const DEPS = { ${deps.map((rel, i) => `${JSON.stringify(`hot:${rel}`)}: dep${i}`).join(', ')} };`,
+    `const DEPS = { ${deps.map((d, i) => `${JSON.stringify(`hot:${d.rel}`)}: () => ${provide(d, i)}`).join(', ')} };`,
+    'const given = new Map();',
     'const loaded = new Map();',
     'function requireForFamily(id) {',
     "  if (id.startsWith('family:')) return loadFamily(id.slice(7));",
-    '  if (Object.hasOwn(DEPS, id)) return DEPS[id];',
+    '  if (Object.hasOwn(DEPS, id)) {',
+    '    if (!given.has(id)) given.set(id, DEPS[id]());',
+    '    return given.get(id);',
+    '  }',
     "  if (!id.startsWith('hot:')) return require(id);",
     "  throw new Error(`a program family imports ${id}, which the hot bundle does not hand over`);",
     '}',

@@ -10,6 +10,13 @@ export interface CommandEntry {
   /** In the hot bundle: run before every command an agent or a shell executes, so start-up matters. */
   hot?: true;
   /**
+   * Starts in a bundle of its own, dist/<name>.cjs, built from src/cli/<name>-bin.ts: the hook and the
+   * shell door, each run before every command an agent (or a shell) executes. The loader
+   * (src/cli/loader.cjs) runs that bundle for `offhost <name>`; anywhere else (`offhost help <name>`) the
+   * command comes from dist/cold.cjs.
+   */
+  ownBundle?: true;
+  /**
    * The command writes everything synchronously (writeAll): the process may exit as soon as it returns,
    * skipping the heap teardown of a natural exit (about 0.7 ms on every call).
    */
@@ -28,8 +35,8 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   lint: { summary: 'validate lock files and the staged lock transition', load: () => import('./commands/lint.js') },
   init: { summary: 'set up husky + lint-staged, agent hooks, the shims or shell integration', load: () => import('./commands/init.js') },
   uninstall: { summary: 'remove what init added (hook lines, lint-staged entry, agent hooks, shims), nothing else', load: () => import('./commands/uninstall.js') },
-  hook: { summary: "an agent's pre-exec hook: claude-code, codex, gemini, cursor, copilot, windsurf, opencode", hot: true, exitAtOnce: true, load: () => import('./commands/hook.js') },
-  shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', hot: true, load: () => import('./commands/shell.js') },
+  hook: { summary: "an agent's pre-exec hook: claude-code, codex, gemini, cursor, copilot, windsurf, opencode", ownBundle: true, exitAtOnce: true, load: () => import('./commands/hook.js') },
+  shell: { summary: 'drop-in $SHELL: check `-c COMMAND`, then run it or its reroute', ownBundle: true, load: () => import('./commands/shell.js') },
   shim: { summary: 'exec-time shims: install, remove, list; judge one program about to start', hot: true, exitAtOnce: true, load: () => import('./commands/shim.js') },
   scan: { summary: 'scan scripts, CI files and docs for heavy commands', load: () => import('./commands/scan.js') },
   ci: { summary: 'pull-request policy check: lock hygiene and heavy commands', load: () => import('./commands/ci.js') },

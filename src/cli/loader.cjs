@@ -29,9 +29,13 @@ if (/^v(20|22|24)\./.test(process.version)) {
 }
 
 const warming = process.argv[2] === '--warm-cache';
-// Each door has its own code cache of hot.cjs, holding what that door runs (src/cli/warm.ts): `hook`
-// (hot.cjs.hook.cache) and every other command (hot.cjs.cache).
-const door = process.argv[warming ? 3 : 2] === 'hook' ? 'hook.' : '';
+// The commands with a bundle of their own (`ownBundle` in src/cli/commands-table.ts): the hook and the
+// shell door, which run before every command an agent executes; dist/hook.cjs holds the hook and the
+// guard, without the other doors, and dist/shell.cjs the same for the shell door. Every other command
+// starts in dist/hot.cjs.
+const OWN_BUNDLES = new Set(['hook', 'shell']);
+const command = process.argv[warming ? 3 : 2];
+const main = OWN_BUNDLES.has(command) ? `${command}.cjs` : 'hot.cjs';
 /** Code caches to write when this process exits: missing, rejected by this V8, or being warmed. */
 const toWrite = [];
 process.once('exit', () => {
@@ -51,9 +55,9 @@ process.once('exit', () => {
  * `req` as its require; returns its exports. The hot bundle loads the program families it needs this way
  * (scripts/lazy-families.mjs), each with its own cache, so that a start deserializes only what it runs.
  */
-function loadScript(name, req, { args = [], cacheName = `${name}.cache`, warm = false } = {}) {
+function loadScript(name, req, { args = [], warm = false } = {}) {
   const file = path.join(__dirname, name);
-  const cacheFile = path.join(__dirname, cacheName);
+  const cacheFile = `${file}.cache`;
   const source = fs.readFileSync(file, 'utf8'); // (Node's one-call fast path: quicker than a Buffer read)
   let cachedData;
   try {
@@ -62,13 +66,13 @@ function loadScript(name, req, { args = [], cacheName = `${name}.cache`, warm = 
     cachedData = undefined;
   }
   const script = new vm.Script(source, { filename: file, cachedData });
-  // A warm-up rewrites the hot bundle's cache of its door; a program family's cache is written when missing
-  // or rejected (the first warm-up writes them all).
+  // A warm-up rewrites its bundle's cache; a program family's cache is written when missing or rejected
+  // (the first warm-up writes them all).
   if (cachedData === undefined || script.cachedDataRejected || (warming && warm)) toWrite.push([script, cacheFile]);
   const mod = { exports: {} };
   script.runInThisContext()(mod.exports, req, mod, file, __dirname, ...args);
   return mod.exports;
 }
 
-// The hot bundle: the dispatcher and the hot commands. Its `require` is this file's (same directory).
-loadScript('hot.cjs', require, { args: [loadScript], cacheName: `hot.cjs.${door}cache`, warm: true });
+// The hot bundle (or the hook's): its `require` is this file's (same directory).
+loadScript(main, require, { args: [loadScript], warm: true });

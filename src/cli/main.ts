@@ -5,7 +5,8 @@ import { EXIT } from '../errors.js';
 import type { Io } from './io.js';
 import { runCommand } from './run-command.js';
 import { COMMANDS, type CommandEntry } from './commands-table.js';
-import { warmCache } from './warm.js';
+import { quietIo, warmLines } from './warm.js';
+import { everyProgramModule } from '../shell/programs/index.js';
 import { VERSION } from '../version.js';
 import { didYouMean } from './suggest.js';
 export { processIo } from './process-io.js';
@@ -41,6 +42,22 @@ function usage(): string {
   );
 }
 
+/**
+ * `offhost --warm-cache`: check (plain and --json) over the warm-up lines, so that dist/hot.cjs's code
+ * cache holds what check runs (the hook's bundle has its own warm-up: src/cli/warm.ts). Every program
+ * family is loaded, so that each has its own cache written.
+ */
+async function warmCheck(io: Io): Promise<number> {
+  const quiet = quietIo(io);
+  everyProgramModule();
+  const check = await import('./commands/check.js');
+  for (const line of warmLines(io.env.HOME ?? '/home/koder')) {
+    await check.run(['--json', line], quiet);
+    await check.run([line], quiet);
+  }
+  return EXIT.ok;
+}
+
 /** The table entry for `name`, if it is a command. */
 export function commandEntry(name: string | undefined): CommandEntry | undefined {
   return name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
@@ -52,7 +69,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     (name === undefined ? io.stderr : io.stdout)(usage());
     return name === undefined ? EXIT.error : EXIT.ok;
   }
-  if (name === '--warm-cache') return warmCache(io, rest[0] === 'hook' ? 'hook' : 'check');
+  if (name === '--warm-cache') return warmCheck(io);
   if (name === '--version' || name === '-V') {
     io.stdout(`${VERSION}\n`);
     return EXIT.ok;

@@ -40,31 +40,31 @@ export function quietIo(io: Io): Io {
 }
 
 /**
- * `offhost --warm-cache [hook]`: the hook over the agent lines and the warm-up lines for the three agents
- * (`hook`), or `check` (plain and --json) over the warm-up lines. Each door has its own code cache of the
- * one hot bundle (src/cli/loader.cjs), so that a check call does not deserialize what only hook calls
- * run, and the other way round. Every program family is loaded either way, so that each has its own
+ * `offhost --warm-cache hook`: the hook over the agent lines and the warm-up lines, for the three agents,
+ * in dist/hook.cjs (src/cli/hook-bin.ts); `--warm-cache shell` (below) warms dist/shell.cjs, and
+ * `offhost --warm-cache` warms dist/hot.cjs with check (src/cli/main.ts). Each bundle has its own code
+ * cache, holding what its door runs. Every program family is loaded each time, so that each has its own
  * cache written.
  */
-export async function warmCache(io: Io, door: 'hook' | 'check'): Promise<number> {
+export async function warmHook(io: Io, hook: { run(args: string[], io: Io): Promise<number> }): Promise<number> {
   const quiet = quietIo(io);
   everyProgramModule();
-  const lines = warmLines(io.env.HOME ?? '/home/koder');
-  if (door === 'check') {
-    const check = await import('./commands/check.js');
-    for (const line of lines) {
-      await check.run(['--json', line], quiet);
-      await check.run([line], quiet);
-    }
-    return EXIT.ok;
-  }
-  const hook = await import('./commands/hook.js');
-  for (const command of [...AGENT_LINES, ...lines]) {
+  for (const command of [...AGENT_LINES, ...warmLines(io.env.HOME ?? '/home/koder')]) {
     const preToolUse = JSON.stringify({ session_id: 'warm', cwd: io.cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
     const beforeTool = JSON.stringify({ session_id: 'warm', cwd: io.cwd, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } });
     for (const [agent, event] of [['claude-code', preToolUse], ['codex', preToolUse], ['gemini', beforeTool]] as const) {
       await hook.run([agent], { ...quiet, readStdin: async () => event });
     }
+  }
+  return EXIT.ok;
+}
+
+/** The shell door's warm-up: the integration's check over the same lines (nothing is run, nothing logged). */
+export async function warmShell(io: Io, shell: { run(args: string[], io: Io): Promise<number> }): Promise<number> {
+  const quiet = quietIo(io);
+  everyProgramModule();
+  for (const line of [...AGENT_LINES, ...warmLines(io.env.HOME ?? '/home/koder')]) {
+    await shell.run(['--check', '--private', '--cwd', io.cwd, '--', line], quiet);
   }
   return EXIT.ok;
 }

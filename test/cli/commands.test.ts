@@ -1,5 +1,6 @@
 // The CLI as units: the command table, main()'s dispatch and its error contract, the rewrite a door adds.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands-table.js';
 import { commandEntry, main } from '../../src/cli/main.js';
@@ -33,8 +34,13 @@ describe('the command table (src/cli/commands-table.ts)', () => {
       expect(typeof mod.run, name).toBe('function');
     }
   });
-  it('the hot commands are the ones run before every agent or shell command', () => {
-    expect(Object.keys(COMMANDS).filter((n) => COMMANDS[n]!.hot)).toEqual(['check', 'explain', 'hook', 'shell', 'shim']);
+  it('the hot commands are the ones run before every agent or shell command; the hook and the shell door start in their own bundles', () => {
+    expect(Object.keys(COMMANDS).filter((n) => COMMANDS[n]!.hot)).toEqual(['check', 'explain', 'shim']);
+    const own = Object.keys(COMMANDS).filter((n) => COMMANDS[n]!.ownBundle);
+    expect(own).toEqual(['hook', 'shell']);
+    // The loader knows them by name (it reads no table): the same list.
+    const loader = readFileSync(join(import.meta.dirname, '..', '..', 'src', 'cli', 'loader.cjs'), 'utf8');
+    expect([...loader.matchAll(/OWN_BUNDLES = new Set\(\[([^\]]*)\]\)/g)].map((m) => m[1]!.split(',').map((x) => x.trim().replace(/'/g, '')))).toEqual([own]);
   });
   it('names are lowercase words; summaries are one line', () => {
     for (const [name, entry] of Object.entries(COMMANDS)) {

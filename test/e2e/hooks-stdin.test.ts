@@ -136,7 +136,7 @@ describe('the executable runs the hot paths from the hot bundle and its code cac
     cpSync(join(ROOT, 'dist'), dist, { recursive: true });
     const caches = codeCaches(dist);
     // One per door, and one per program family loaded from its own file.
-    expect(caches).toEqual(expect.arrayContaining(['hot.cjs.cache', 'hot.cjs.hook.cache', join('programs', 'git.cjs.cache'), join('programs', 'wrappers.cjs.cache')]));
+    expect(caches).toEqual(expect.arrayContaining(['hot.cjs.cache', 'hook.cjs.cache', join('programs', 'git.cjs.cache'), join('programs', 'wrappers.cjs.cache')]));
     const before = caches.map((f) => readFileSync(join(dist, f)));
     const bin = join(dist, 'offhost.cjs');
     spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('git status && sudo ls'), env: hookEnv(h), encoding: 'utf8' });
@@ -167,7 +167,7 @@ describe('the executable runs the hot paths from the hot bundle and its code cac
   it('writes a fresh cache for a bundle whose cache V8 rejects, and answers the same meanwhile', () => {
     const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
     cpSync(join(ROOT, 'dist'), dist, { recursive: true });
-    const used = ['hot.cjs.cache', 'hot.cjs.hook.cache', join('programs', 'heavy.cjs.cache'), join('programs', 'git.cjs.cache')];
+    const used = ['hot.cjs.cache', 'hook.cjs.cache', join('programs', 'heavy.cjs.cache'), join('programs', 'git.cjs.cache')];
     for (const f of used) writeFileSync(join(dist, f), Buffer.from('not a V8 code cache'));
     const bin = join(dist, 'offhost.cjs');
     const hook = spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('qemu-system-x86_64 -hda win10.qcow2'), env: hookEnv(h), encoding: 'utf8' });
