@@ -10,8 +10,12 @@ export interface Io {
   /** Bytes as they are (a remote command's output passed through by `offhost run`); default: via stdout/stderr. */
   stdoutBytes?: (bytes: Uint8Array) => void;
   stderrBytes?: (bytes: Uint8Array) => void;
-  /** Reads all of standard input (hooks get their event JSON there). */
-  readStdin: () => Promise<string>;
+  /**
+   * Reads all of standard input (hooks get their event JSON there). The promise may carry `now`: the whole
+   * input, when it was all there at the first read (the usual case for a hook), so that a caller need not
+   * wait a turn of the event loop to learn it.
+   */
+  readStdin: () => StdinRead;
   /** Gives up a readStdin still waiting for input (a stalled agent), so that the process can end. */
   cancelStdin?: () => void;
   clock: Clock;
@@ -20,3 +24,6 @@ export interface Io {
 }
 
 export type CommandModule = { run(args: string[], io: Io): Promise<number> };
+
+/** What readStdin returns (see Io.readStdin). */
+export type StdinRead = Promise<string> & { readonly now?: string };

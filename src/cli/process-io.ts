@@ -1,6 +1,6 @@
 // The real process behind Io: argv, environment, synchronous stdout/stderr and a standard input reader
 // that avoids Node's stream machinery. Shared by both bundles (dist/hot.cjs and dist/hook.cjs).
-import type { Io } from './io.js';
+import type { Io, StdinRead } from './io.js';
 import { systemClock } from '../types.js';
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 
@@ -72,11 +72,15 @@ function socketStdinNonBlocking(): boolean {
 export const READ_MAX = 64 * 1024 * 1024;
 const tooLarge = () => new Error(`standard input is larger than ${READ_MAX / 1024 / 1024} MiB`);
 
-function readStdin(): Promise<string> {
+function readStdin(): StdinRead {
   let fd: number;
   try {
     const st = fstatSync(0);
-    if (st.isFile()) return st.size > READ_MAX ? Promise.reject(tooLarge()) : Promise.resolve(readFileSync(0, 'utf8'));
+    if (st.isFile()) {
+      if (st.size > READ_MAX) return Promise.reject(tooLarge());
+      const now = readFileSync(0, 'utf8');
+      return Object.assign(Promise.resolve(now), { now });
+    }
     if (st.isSocket()) {
       if (!socketStdinNonBlocking()) return viaStream();
       fd = 0;
@@ -88,7 +92,9 @@ function readStdin(): Promise<string> {
   } catch {
     return viaStream();
   }
-  return new Promise((resolveText, reject) => {
+  // Set when the input was all there at once: step() below then finishes before the promise is returned.
+  let now: string | undefined;
+  const reading = new Promise<string>((resolveText, reject) => {
     // An event is a few kilobytes: a 16 KiB buffer takes it in one read. Input is gathered in place (the
     // buffer doubles when full) and decoded once: a copy per read cost a tenth of a millisecond at start.
     let buf = Buffer.allocUnsafe(16 * 1024);
@@ -110,7 +116,10 @@ function readStdin(): Promise<string> {
         /* already closed */
       }
       if (err) reject(err);
-      else resolveText(text!);
+      else {
+        now = text!;
+        resolveText(text!);
+      }
     };
     const step = (): void => {
       for (;;) {
@@ -144,6 +153,7 @@ function readStdin(): Promise<string> {
     };
     step();
   });
+  return now === undefined ? reading : Object.assign(reading, { now });
 }
 
 async function viaStream(): Promise<string> {
