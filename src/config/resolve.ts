@@ -61,13 +61,36 @@ function scenarioEnvOf(id: string): 'stg' | 'prd' | undefined {
   return /^s\.[^.]+\.(stg|prd)-/.exec(id)?.[1] as 'stg' | 'prd' | undefined;
 }
 
-function substitute(p: string, vars: Record<string, string>, file: string): string {
-  if (!p.includes('{')) return p;
-  return p.replace(/\{([a-z][a-z0-9_]*)\}/g, (m, name: string) => {
-    const v = vars[name];
-    if (v === undefined) throw new ConfigError(`unknown path variable {${name}} in '${p}'`, file);
-    return v;
-  });
+const isLowerLetter = (c: number): boolean => c >= 97 && c <= 122;
+const isNameChar = (c: number): boolean => isLowerLetter(c) || (c >= 48 && c <= 57) || c === 95;
+
+/**
+ * `p` with each `{name}` (a lowercase letter, then letters, digits or `_`) replaced by its variable: what
+ * `p.replace(/\{([a-z][a-z0-9_]*)\}/g, …)` gives (test/config/resolve.test.ts), as a scan.
+ */
+export function substitute(p: string, vars: Record<string, string>, file: string): string {
+  let at = p.indexOf('{');
+  if (at < 0) return p;
+  let out = '';
+  let from = 0;
+  while (at >= 0) {
+    let end = at + 1;
+    if (end < p.length && isLowerLetter(p.charCodeAt(end))) {
+      end++;
+      while (end < p.length && isNameChar(p.charCodeAt(end))) end++;
+      if (p.charCodeAt(end) === 125) {
+        const name = p.slice(at + 1, end);
+        const v = vars[name];
+        if (v === undefined) throw new ConfigError(`unknown path variable {${name}} in '${p}'`, file);
+        out += p.slice(from, at) + v;
+        from = end + 1;
+        at = p.indexOf('{', from);
+        continue;
+      }
+    }
+    at = p.indexOf('{', at + 1);
+  }
+  return out + p.slice(from);
 }
 
 export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): ResolvedConfig {
@@ -199,7 +222,7 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
 function lazyHydrate(rule: CompiledRule, vars: Record<string, string>): Rule {
   const { match: _match, ...rest } = rule;
   let matcher: Rule['matcher'] | null = null;
-  return Object.defineProperty({ ...rest } as Rule, 'matcher', {
+  return Object.defineProperty(rest as Rule, 'matcher', {
     enumerable: true,
     get() {
       matcher ??= hydrate(rule, vars).matcher;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import { layerFromConfig } from '../../src/config/pack.js';
-import { resolveLayers, trimSlashes, type Layer, type ResolvedConfig } from '../../src/config/resolve.js';
+import { resolveLayers, substitute, trimSlashes, type Layer, type ResolvedConfig } from '../../src/config/resolve.js';
 import fc from 'fast-check';
 import { ConfigError } from '../../src/errors.js';
 
@@ -55,6 +55,33 @@ describe('trimSlashes', () => {
     const old = (p: string) => p.replace(/(.)\/+$/, '$1');
     for (const p of ['', '/', '//', '///', '/a', '/a/', '/a///', 'a/', '\n/', '\n//', 'a\n//', '/home/u/', '\u2028//']) expect(trimSlashes(p), JSON.stringify(p)).toBe(old(p));
     fc.assert(fc.property(fc.array(fc.constantFrom('/', 'a', '\n', '\r', '\u2028', '\u2029', '.'), { maxLength: 12 }).map((cs) => cs.join('')), (p) => trimSlashes(p) === old(p)), { numRuns: 20_000 });
+  });
+});
+
+describe('substitute', () => {
+  it('gives what the regular expression it replaces gives, unknown variables included', () => {
+    const vars: Record<string, string> = { a: '/A', b_1: 'B', root: '/r' };
+    const old = (p: string): string | 'unknown' => {
+      try {
+        return p.replace(/\{([a-z][a-z0-9_]*)\}/g, (_m, name: string) => {
+          const v = vars[name];
+          if (v === undefined) throw new Error('unknown');
+          return v;
+        });
+      } catch {
+        return 'unknown';
+      }
+    };
+    const ours = (p: string): string | 'unknown' => {
+      try {
+        return substitute(p, vars, 'f');
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return 'unknown';
+      }
+    };
+    for (const p of ['', '{a}', '{root}/x', '{{a}}', '{a', 'a}', '{A}', '{1a}', '{b_1}{a}', '{zz}', '{a}{', 'x{a}y{b_1}z']) expect(ours(p), p).toBe(old(p));
+    fc.assert(fc.property(fc.array(fc.constantFrom('{', '}', 'a', 'b', '_', '1', 'root', 'z', '/', 'A'), { maxLength: 14 }).map((cs) => cs.join('')), (p) => ours(p) === old(p)), { numRuns: 20_000 });
   });
 });
 
