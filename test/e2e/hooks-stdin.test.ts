@@ -62,6 +62,33 @@ describe('standard input of every kind', () => {
     expect(reasonOf(r.stdout)).toContain('(rule qemu-windows)');
   });
 
+  it('an fs binding whose numbers are laid out otherwise (a future Node) is not trusted: a stalled socket still meets the deadline', async () => {
+    // The binding says "regular file" for every descriptor, /dev/null included: trusted, the hook would
+    // block reading the socket until its writer let go (3 s here). The layout check on /dev/null (a
+    // character device) fails instead, fstatSync says "socket", and the deadline refuses the event.
+    const preload = join(h.home, 'odd-fs-binding.cjs');
+    writeFileSync(
+      preload,
+      "const real = process.binding.bind(process);\n" +
+        "process.binding = (name) => name === 'fs' ? { fstat: () => [0, 0o100644], stat: () => [0, 0o100644] } : real(name);\n",
+    );
+    const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
+    cpSync(join(ROOT, 'dist'), dist, { recursive: true });
+    const started = Date.now();
+    const child = spawn(process.execPath, ['-r', preload, join(dist, 'offhost.cjs'), 'hook', 'claude-code'], { env: hookEnv(h, { OFFHOST_HOOK_STDIN_MS: '300' }) });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.write(heavy.slice(0, 40));
+    const release = setTimeout(() => child.stdin.end(heavy.slice(40)), 3000);
+    const status = await new Promise<number | null>((res) => child.on('exit', res));
+    const took = Date.now() - started;
+    clearTimeout(release);
+    child.stdin.destroy();
+    expect(status).toBe(2);
+    expect(stderr).toContain('did not end within 300ms');
+    expect(took).toBeLessThan(2500);
+  });
+
   it('a pipe, at once and in two parts', () => {
     const file = join(h.home, 'event.json');
     writeFileSync(file, heavy);
