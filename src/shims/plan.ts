@@ -161,16 +161,8 @@ export function cwdPrefix(g: CompiledGlob, vars: Record<string, string>): string
   return lit.startsWith('/') && lit.length > 1 ? lit : null;
 }
 
-/** What one rule alternative needs to match: any one of these holding (see FastPath). */
-interface Need {
-  dirs: string[];
-  words: string[];
-  longFlags: string[];
-  shortFlags: string[];
-  dashWords: string[];
-  contains: string[];
-  env: string[];
-}
+/** What one rule alternative needs to match: any one of these holding (see FastPath; here a directory is a plain path). */
+type Need = Omit<FastPath, 'dirs'> & { dirs: string[] };
 
 const noNeed = (): Need => ({ dirs: [], words: [], longFlags: [], shortFlags: [], dashWords: [], contains: [], env: [] });
 
