@@ -6,21 +6,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { loadGuard } from '../src/config/load-guard.js';
-import type { Decision, Role } from '../src/types.js';
-
-interface Entry {
-  line: string;
-  cwd?: string;
-  env?: Record<string, string>;
-  role?: Role;
-  expect: Decision;
-  rule?: string;
-  why: string;
-  /** Red-team entries: judged with the disk only (in test/corpus/ground-truth.test.ts). */
-  files?: boolean;
-  bash?: string;
-  fail_closed?: boolean;
-}
+import type { Entry } from './corpus/redteam-tree.js';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 const HOME = '/home/koder';

@@ -10,17 +10,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import type { Decision } from '../../src/types.js';
+import type { Decision, Role } from '../../src/types.js';
 import type { Guard } from '../../src/policy/guard.js';
 import { quote } from '../../src/routes/quote.js';
 
+/** One corpus entry (fixtures/corpus/*.yaml and its redteam/ folder; test/corpus.test.ts checks the keys). */
 export interface Entry {
   line: string;
   cwd?: string;
   env?: Record<string, string>;
+  role?: Role;
   expect: Decision;
   rule?: string;
   why: string;
+  /** Red-team entries: judged with the disk only (in test/corpus/ground-truth.test.ts). */
   files?: boolean;
   /** Why this line is not run under bash here (a tool that cannot exist on the test machine). */
   bash?: string;
