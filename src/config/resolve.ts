@@ -66,7 +66,8 @@ const isNameChar = (c: number): boolean => isLowerLetter(c) || (c >= 48 && c <= 
 
 /**
  * `p` with each `{name}` (a lowercase letter, then letters, digits or `_`) replaced by its variable: what
- * `p.replace(/\{([a-z][a-z0-9_]*)\}/g, …)` gives (test/config/resolve.test.ts), as a scan.
+ * `p.replace(/\{([a-z][a-z0-9_]*)\}/g, …)` gave (test/config/resolve.test.ts), as a scan, except that
+ * only the configuration's own variables count (that expression took `{constructor}` for a variable).
  */
 export function substitute(p: string, vars: Record<string, string>, file: string): string {
   let at = p.indexOf('{');
@@ -80,7 +81,8 @@ export function substitute(p: string, vars: Record<string, string>, file: string
       while (end < p.length && isNameChar(p.charCodeAt(end))) end++;
       if (p.charCodeAt(end) === 125) {
         const name = p.slice(at + 1, end);
-        const v = vars[name];
+        // Own variables only: `{constructor}` is not Object.prototype's.
+        const v = Object.hasOwn(vars, name) ? vars[name] : undefined;
         if (v === undefined) throw new ConfigError(`unknown path variable {${name}} in '${p}'`, file);
         out += p.slice(from, at) + v;
         from = end + 1;
@@ -195,7 +197,7 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   }
   for (const r of active) {
     for (const name of r.cwdVars) {
-      if (vars[name] === undefined) throw new ConfigError(`rule '${r.id}' uses the path variable {${name}}, which is not defined (set it under 'paths')`, r.source?.file, r.source?.line);
+      if (!Object.hasOwn(vars, name)) throw new ConfigError(`rule '${r.id}' uses the path variable {${name}}, which is not defined (set it under 'paths')`, r.source?.file, r.source?.line);
     }
   }
   return {

@@ -146,7 +146,7 @@ export interface SelfTestFailure {
  */
 export function selfTest(config: GuardConfig, rules: Rule[] = config.rules): SelfTestFailure[] {
   const failures: SelfTestFailure[] = [];
-  const sub = (s: string) => s.replace(/\{([a-z][a-z0-9_]*)\}/g, (m, n: string) => config.vars[n] ?? m);
+  const sub = (s: string) => s.replace(/\{([a-z][a-z0-9_]*)\}/g, (m, n: string) => (Object.hasOwn(config.vars, n) ? config.vars[n]! : m));
   for (const rule of rules) {
     const check = (kind: 'match' | 'not_match', ex: string | { line: string; cwd?: string }) => {
       const line = sub(typeof ex === 'string' ? ex : ex.line);

@@ -100,6 +100,8 @@ describe('paths and variables', () => {
 describe('dangling references are errors naming the file', () => {
   it.each([
     ['a path variable nobody defines', 'paths:\n  x: "{nowhere}/x"\n', "p.yaml: unknown path variable {nowhere} in '{nowhere}/x'"],
+    // Object.prototype's own names are no variables: {constructor} was taken for one, as its source text.
+    ['a path variable named like an object property', 'paths:\n  x: "{constructor}/x"\n', "p.yaml: unknown path variable {constructor} in '{constructor}/x'"],
     ['a route naming a VM no layer defines', 'routes:\n  rc: { vms: [s.h9.dev-z] }\n', "p.yaml: route 'rc' names VM 's.h9.dev-z', which no 'vms' entry defines"],
     ['turning off a rule that does not exist', 'disable: [nine]\n', "p.yaml: disable: there is no rule 'nine' to turn off"],
   ] as const)('%s', (_what, text, message) => {
@@ -113,6 +115,15 @@ describe('dangling references are errors naming the file', () => {
     const text = `rules:\n${rule('heavy').replace('match: { program: heavy }', 'match: { program: heavy, cwd: "{engines}/**" }')}`;
     const e = configError([BASE, layer('p.yaml', text)]);
     expect(e.message).toBe("p.yaml:2: rule 'heavy' uses the path variable {engines}, which is not defined (set it under 'paths')");
+  });
+  it('a rule whose cwd glob uses {constructor}, which no layer defines: at the rule line', () => {
+    const text = `rules:\n${rule('heavy').replace('match: { program: heavy }', 'match: { program: heavy, cwd: "{constructor}/**" }')}`;
+    const e = configError([BASE, layer('p.yaml', text)]);
+    expect(e.message).toBe("p.yaml:2: rule 'heavy' uses the path variable {constructor}, which is not defined (set it under 'paths')");
+  });
+  it('a path variable that is named constructor is a variable like any other', () => {
+    const c = resolveLayers([BASE, layer('p.yaml', 'paths:\n  constructor: "{root}/c"\n  x: "{constructor}/x"\n')], HOME);
+    expect(c.vars.x).toBe('/home/u/mono/c/x');
   });
   it('the same rule id twice in one file: at its line', () => {
     let err: unknown;
