@@ -7,7 +7,8 @@
 // stays small.
 // Size: past `OFFHOST_AUDIT_MAX_BYTES` (else the config's `audit.max_bytes`, default 5 MiB) the file is rotated to `.1` (`.1` -> `.2` -> `.3`,
 // the oldest dropped). Rotation takes a directory lock (`<log>.rotating`, mkdir is atomic); a process that
-// does not get it simply appends, and a lock older than 30 s is taken as stale.
+// does not get it simply appends, and a lock older than 30 s is taken as stale. The size is judged again
+// under the lock, so two processes that both saw the file too big rotate it once.
 // Failure: the caller notes it on stderr and carries on; the decision it logs stands either way.
 // What: refusals and reroutes by default; every decision (allows too) with `OFFHOST_AUDIT=all` or the
 // config's `audit.record: all`. A line the user's shell keeps out of history (HISTCONTROL ignorespace/
@@ -111,7 +112,12 @@ function openAppend(path: string): number {
   }
 }
 
-function rotate(path: string, now: Date): void {
+/**
+ * Rotates `path` if a line of `incoming` bytes would still take it past `max`, judged again under the lock:
+ * a process that saw the old file too big and takes the lock just after another rotated it must not rotate
+ * the new, empty file (that would drop a generation and leave no `.1`). Returns whether it rotated.
+ */
+export function rotateIfOver(path: string, incoming: number, max: number, now: Date): boolean {
   const lock = `${path}.rotating`;
   try {
     mkdirSync(lock);
@@ -121,9 +127,11 @@ function rotate(path: string, now: Date): void {
     } catch {
       /* someone else removed it */
     }
-    return; // another process rotates; we append to whichever file is current
+    return false; // another process rotates; we append to whichever file is current
   }
   try {
+    const size = sizeOf(path);
+    if (size === 0 || size + incoming <= max) return false;
     for (let i = KEEP - 1; i >= 1; i--) {
       try {
         renameSync(`${path}.${i}`, `${path}.${i + 1}`);
@@ -136,6 +144,7 @@ function rotate(path: string, now: Date): void {
     } catch {
       /* gone already */
     }
+    return true;
   } finally {
     rmdirSync(lock);
   }
@@ -153,7 +162,7 @@ export function appendAudit(rec: AuditRecord, env: NodeJS.ProcessEnv, now: Date 
   const max = Number(env.OFFHOST_AUDIT_MAX_BYTES) > 0 ? Number(env.OFFHOST_AUDIT_MAX_BYTES) : settings.maxBytes && settings.maxBytes > 0 ? settings.maxBytes : DEFAULT_MAX_BYTES;
   // The size of the file now at `path` (not of a descriptor opened before another process rotated it,
   // which would rotate again and drop a generation); the folder is created only when opening says so.
-  if (sizeOf(path) + bytes.length > max) rotate(path, now);
+  if (sizeOf(path) + bytes.length > max) rotateIfOver(path, bytes.length, max, now);
   const fd = openAppend(path);
   try {
     const n = writeSync(fd, bytes, 0, bytes.length);

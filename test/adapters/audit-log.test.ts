@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { buildSync } from 'esbuild';
 import fc from 'fast-check';
-import { appendAudit, auditLine, auditLogPath, isoUtc, redactSecrets, tryAppendAudit } from '../../src/adapters/audit-log.js';
+import { appendAudit, auditLine, auditLogPath, isoUtc, redactSecrets, rotateIfOver, tryAppendAudit } from '../../src/adapters/audit-log.js';
 import type { AuditRecord } from '../../src/adapters/common.js';
 
 const rec = (n = 0): AuditRecord => ({ agent: 'claude-code', session: 'claude-s', cwd: '/w', command: `make build-safe # ${n}`, decision: 'reroute', rule: 'koda-make' });
@@ -62,6 +62,23 @@ describe('audit log', () => {
     expect(lines(p).at(-1).command).toBe('make build-safe # 39');
   });
 
+  it('a second process that saw the old file too big does not rotate again once it gets the lock (no generation lost, .1 kept)', () => {
+    const p = join(tmp(), 'a.jsonl');
+    writeFileSync(p, 'x'.repeat(500));
+    writeFileSync(`${p}.1`, 'one');
+    writeFileSync(`${p}.2`, 'two');
+    const now = new Date();
+    // Both writers measured 500 bytes; the first rotates, the second takes the lock afterwards.
+    expect(rotateIfOver(p, 50, 400, now)).toBe(true);
+    expect(rotateIfOver(p, 50, 400, now)).toBe(false); // nothing at `p` yet
+    writeFileSync(p, 'y'.repeat(100)); // other writers appended a little
+    expect(rotateIfOver(p, 50, 400, now)).toBe(false);
+    expect(readFileSync(`${p}.1`, 'utf8')).toBe('x'.repeat(500));
+    expect(readFileSync(`${p}.2`, 'utf8')).toBe('one');
+    expect(readFileSync(`${p}.3`, 'utf8')).toBe('two');
+    expect(existsSync(`${p}.rotating`)).toBe(false);
+  });
+
   it('a failure is noted on stderr, never thrown', () => {
     const d = tmp();
     mkdirSync(join(d, 'ro'));
@@ -86,7 +103,8 @@ describe('audit log', () => {
     const p = join(tmp(), 'a.jsonl');
     await writers(p, '20000');
     const all = ['', '.1', '.2', '.3'].filter((g) => existsSync(p + g)).flatMap((g) => lines(p + g));
-    expect(existsSync(`${p}.1`)).toBe(true);
+    // 400 lines of ~300 bytes against a 20 kB cap rotate about six times: every kept generation is there.
+    for (const g of ['', '.1', '.2', '.3']) expect(existsSync(p + g), `${p}${g}`).toBe(true);
     const keys = all.map((l) => `${l.session}:${l.command}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(all.length).toBeGreaterThan(150);
