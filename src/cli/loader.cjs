@@ -39,16 +39,48 @@ const main = OWN_BUNDLES.has(command) ? `${command}.cjs` : 'hot.cjs';
 /** Code caches to write when this process exits: missing, rejected by this V8, or being warmed. */
 const toWrite = [];
 process.once('exit', () => {
+  if (toWrite.length === 0) return;
   for (const [script, cacheFile] of toWrite) {
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
     try {
-      const tmp = `${cacheFile}.${process.pid}.tmp`;
       fs.writeFileSync(tmp, script.createCachedData());
       fs.renameSync(tmp, cacheFile);
     } catch {
-      // Read-only install: run uncached.
+      // Read-only install (run uncached) or a full disk: leave no half-written file behind.
+      try {
+        fs.unlinkSync(tmp);
+      } catch {
+        // never written
+      }
     }
   }
+  pruneStaleTemps(new Set(toWrite.map(([, cacheFile]) => path.dirname(cacheFile))));
 });
+
+/**
+ * Removes, in the folders it wrote to, `<file>.cache.<pid>.tmp` files of processes killed while writing (older than a minute, so a
+ * writer that is still going keeps its own). Runs only when this process wrote a cache, which is rare.
+ */
+function pruneStaleTemps(dirs) {
+  const old = Date.now() - 60_000;
+  for (const dir of dirs) {
+    let names;
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue; // an unreadable directory: nothing to prune
+    }
+    for (const name of names) {
+      if (!/\.cache\.\d+\.tmp$/.test(name)) continue;
+      const file = path.join(dir, name);
+      try {
+        if (fs.statSync(file).mtimeMs < old) fs.unlinkSync(file);
+      } catch {
+        // removed by another process meanwhile
+      }
+    }
+  }
+}
 
 /**
  * Runs dist/<name> (written by the build as a CommonJS module function) from its code cache, with
