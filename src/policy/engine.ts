@@ -79,6 +79,33 @@ function mayMatchProgram(m: Rule['matcher'], program: string): boolean {
   return true;
 }
 
+const named = new WeakMap<Rule[], Map<string, boolean>>();
+
+/**
+ * Whether a rule that does more than allow names `program` (literally or by a glob): an unknown program's
+ * argument that does is read as the command it may start (src/shell/guess.ts). Rules without a program
+ * condition do not count (they would make every word one).
+ */
+export function namedByRules(rules: Rule[], program: string): boolean {
+  let memo = named.get(rules);
+  if (!memo) named.set(rules, (memo = new Map()));
+  let hit = memo.get(program);
+  if (hit === undefined) {
+    hit = rules.some((r) => r.decision !== 'allow' && !r.programs.any && (r.programs.literal.includes(program) || (r.programs.patterns && prefixAllows(r.programs, program) && mayMatchProgram(r.matcher, program))));
+    if (memo.size < 10_000) memo.set(program, hit);
+  }
+  return hit;
+}
+
+/**
+ * Whether an allow rule matches `cmd` for sure in this role (r1-inspection's `rg …`, r1-talk-to-vm's
+ * `incus exec VM -- …`): the policy keeps it here as it is, so its arguments are not read as a command.
+ */
+export function allowedAsItIs(rules: Rule[], role: Role, cmd: SimpleCommand): boolean {
+  for (const r of candidates(rules, role, cmd.program)) if (r.decision === 'allow' && matchRule(r, cmd) === 'yes') return true;
+  return false;
+}
+
 export function decideCommand(cmd: SimpleCommand, rules: Rule[], role: Role): CommandDecision {
   let best: CommandDecision | null = null;
   for (const rule of candidates(rules, role, cmd.program)) {

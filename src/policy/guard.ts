@@ -4,11 +4,11 @@
 // a reroute into its own rewrite (src/cli/run-rewrite.ts `withRunRewrite`).
 import { resolve } from 'node:path';
 import { parse } from '../shell/parser.js';
-import { commandsOf, UnreadableScriptError, type FileAccess } from '../shell/commands.js';
+import { commandsOf, UnreadableScriptError, type FileAccess, type WalkPolicy } from '../shell/commands.js';
 import { diskFiles } from './disk-files.js';
 import { ConfigError, ParseError } from '../errors.js';
 import type { Role, RouteRef, SimpleCommand, Verdict } from '../types.js';
-import { decide, type LineDecision } from './engine.js';
+import { allowedAsItIs, decide, namedByRules, type LineDecision } from './engine.js';
 import { matchRule, type Rule } from './match.js';
 import { mapPath, renderLine } from '../routes/index.js';
 import type { PathMapping, RouteConfig, VmSpec } from '../routes/types.js';
@@ -92,6 +92,18 @@ export function makeGuard<C extends GuardConfig>(
   // get one verdict, and the VM gets the configured spelling. The core does no I/O: the doors' loader
   // passes the canonicalizer (identity when none is given).
   const canon: Canonicalize = defaults.canonicalize ?? ((d) => d);
+  // How the walker reads an unknown program's arguments (src/shell/guess.ts): from a word a rule names,
+  // unless the policy keeps the program here as it is (an allow rule, or a catalogue VM's template script
+  // such as `win.sh sh "…"`, which runs its argument on the VM).
+  const templates = new Set<string>();
+  for (const vm of config.vms.values()) {
+    const first = vm.template?.trim().split(/\s+/)[0];
+    if (first) templates.add(first.slice(first.lastIndexOf('/') + 1));
+  }
+  const policy: WalkPolicy = {
+    names: (program) => namedByRules(config.rules, program),
+    keeps: (cmd) => (cmd.program !== null && templates.has(cmd.program)) || allowedAsItIs(config.rules, role, cmd),
+  };
   const explain: Guard<C>['explain'] = (line, at) => {
     const given = at?.cwd ?? defaults.cwd;
     const cwd = given.startsWith('/') && !given.includes('/.') && !given.includes('//') ? given : resolve(given);
@@ -100,7 +112,7 @@ export function makeGuard<C extends GuardConfig>(
     try {
       const script = parse(line);
       const files = at?.files ?? defaults.files ?? diskFiles();
-      commands = commandsOf(script, line, { cwd, env: { HOME: config.home ?? env.HOME, OLDPWD: env.OLDPWD }, ...(files ? { files } : {}) });
+      commands = commandsOf(script, line, { cwd, env: { HOME: config.home ?? env.HOME, OLDPWD: env.OLDPWD }, policy, ...(files ? { files } : {}) });
       for (const c of commands) if (c.cwd !== null && c.cwd.startsWith('/')) c.cwd = canon(c.cwd);
     } catch (err) {
       if (err instanceof UnreadableScriptError) return { verdict: denied('unreadable-script', `${err.reason}.`), decision: null };
@@ -153,7 +165,7 @@ export function selfTest(config: GuardConfig, rules: Rule[] = config.rules): Sel
       const cwd = sub(typeof ex === 'string' || !ex.cwd ? (config.root ?? config.home ?? '/') : ex.cwd);
       let hit = false;
       try {
-        const cmds = commandsOf(parse(line), line, { cwd, env: { HOME: config.home ?? undefined } });
+        const cmds = commandsOf(parse(line), line, { cwd, env: { HOME: config.home ?? undefined }, policy: { names: (p: string) => namedByRules(rules, p), keeps: () => false } });
         hit = cmds.some((c) => !(c.infoOnly && rule.decision !== 'allow') && matchRule(rule, c) === 'yes');
       } catch (err) {
         failures.push({ rule: rule.id, kind, line, cwd, problem: `the example does not parse: ${(err as Error).message}`, ...(rule.source ? { source: rule.source } : {}) });

@@ -9,6 +9,7 @@ import { parse } from './parser.js';
 import { ParseError, positionAt } from '../errors.js';
 import { executableFile, packageScript, scriptFile, stdinFromFile, unknownScript, type FileAccess } from './script-files.js';
 import { programFor } from './programs/index.js';
+import { guessArguments } from './guess.js';
 import { isInfo } from './programs/grammar.js';
 import { arithmeticVars } from './programs/builtins.js';
 import type { Unwrapped } from './programs/types.js';
@@ -17,9 +18,10 @@ import {
   type Call, type Ctx, type ScriptOptions, type State, type Stdin, type Walker,
 } from './walk-state.js';
 import type { SimpleCommand } from '../types.js';
+import type { WalkPolicy } from './walk-state.js';
 
 export type { FileAccess, FileRead } from './script-files.js';
-export { NestedParseError, UnreadableScriptError, resolveDir } from './walk-state.js';
+export { NestedParseError, UnreadableScriptError, resolveDir, type WalkPolicy } from './walk-state.js';
 
 export interface WalkOptions {
   /** Working directory the line starts in (absolute); null if unknown. */
@@ -32,6 +34,8 @@ export interface WalkOptions {
   maxNodes?: number;
   /** Files the line runs are read through this; without it they are judged by the program's name only. */
   files?: FileAccess;
+  /** What the policy says of programs the registry does not know (src/shell/guess.ts). */
+  policy?: WalkPolicy;
 }
 
 const LOOP_UNROLL_LIMIT = 32;
@@ -52,6 +56,8 @@ export function commandsOf(script: Script, text: string, opts: WalkOptions): Sim
     files: opts.files ?? null,
     reading: [],
     links: null,
+    policy: opts.policy,
+    guessing: false,
   };
   const st = initialState(opts.cwd, opts.env);
   walkList(script, st, ctx);
@@ -350,6 +356,9 @@ export function runFields(
   wrapDepth: number,
 ): void {
   if (wrapDepth > 64) throw new NestedParseError('wrappers nested more than 64 deep', positionAt(ctx.text, span.start));
+  // Inside a guess at an unknown program's arguments, every argv walked counts against the step budget:
+  // guesses multiply the walk (src/shell/guess.ts).
+  if (ctx.guessing && (ctx.nodes += fields.length) > ctx.maxNodes) throw new NestedParseError(`the line is too complex to judge (more than ${ctx.maxNodes} steps)`, positionAt(ctx.text, span.start));
   let name = basenameOf(fields[0]!);
   // `hash -p /usr/bin/make b; b build`: the name runs that file.
   const hashed = name !== null && fields[0]!.known && !fields[0]!.value.includes('/') ? st.hashed?.get(name) : undefined;
@@ -385,8 +394,14 @@ export function runFields(
 /** The program's module decides what the call runs; a program no module knows runs only itself. */
 function dispatch(call: Call): void {
   const mod = programFor(call.name);
+  if (!mod) {
+    const at = call.ctx.out.length;
+    emitPlain(call);
+    guessArguments(call, WALKER, call.ctx.out[at]);
+    return;
+  }
   // Builtins and shells act only when their name is known as written (not `$X` that ends in `/cd`).
-  if (!mod || (!call.fields[0]!.known && mod.readsScript)) return emitPlain(call);
+  if (!call.fields[0]!.known && mod.readsScript) return emitPlain(call);
   if (mod.grammar) call.grammar = mod.grammar;
   if (mod.walk) mod.walk(call, WALKER);
   else if (mod.unwrap) apply(mod.unwrap(call), call, true);

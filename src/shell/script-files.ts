@@ -353,3 +353,114 @@ export function packageScript(u: Extract<Unwrapped, { kind: 'package-script' }>,
   runPackageScripts(u, found.dir, pkg.scripts, u.via, env, st, ctx, span);
   return true;
 }
+
+/** deno.json(c) text as JSON: comments and trailing commas (outside strings) taken out. */
+export function jsoncToJson(text: string): string {
+  const pass = (src: string, other: (i: number, emit: (s: string) => void) => number): string => {
+    let out = '';
+    const put = (s: string) => void (out += s);
+    for (let i = 0; i < src.length; i++) {
+      if (src[i] === '"') {
+        const start = i;
+        for (i++; i < src.length && src[i] !== '"'; i++) if (src[i] === '\\') i++;
+        out += src.slice(start, i + 1);
+      } else i = other(i, put);
+    }
+    return out;
+  };
+  const noComments = pass(text, (i, put) => {
+    if (text[i] === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      put('\n');
+      return i;
+    }
+    if (text[i] === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      put(' ');
+      return end < 0 ? text.length : end + 1;
+    }
+    put(text[i]!);
+    return i;
+  });
+  return pass(noComments, (i, put) => {
+    if (noComments[i] === ',') {
+      let j = i + 1;
+      while (j < noComments.length && /\s/.test(noComments[j]!)) j++;
+      if (noComments[j] === '}' || noComments[j] === ']') return i;
+    }
+    put(noComments[i]!);
+    return i;
+  });
+}
+
+type DenoTasks = Record<string, unknown>;
+
+/** The `tasks` of a deno.json(c); null when it cannot be parsed (deno cannot read it either). */
+function denoTasks(text: string): DenoTasks | null {
+  try {
+    const j = JSON.parse(jsoncToJson(text)) as { tasks?: unknown };
+    return typeof j.tasks === 'object' && j.tasks !== null ? (j.tasks as DenoTasks) : {};
+  } catch {
+    return null;
+  }
+}
+
+/** The deno.json or deno.jsonc that `deno task` uses from `dir`: the nearest one up the tree. */
+function nearestDenoConfig(dir: string, ctx: Ctx): { dir: string; file: string; read: FileRead } | null {
+  for (let d = dir; ; d = posix.dirname(d)) {
+    for (const name of ['deno.json', 'deno.jsonc']) {
+      const file = d === '/' ? `/${name}` : `${d}/${name}`;
+      const read = ctx.files!.read(file);
+      if (read.kind !== 'missing') return { dir: d, file: name, read };
+    }
+    if (d === '/') return null;
+  }
+}
+
+export interface DenoTaskCall {
+  via: string;
+  task: Field;
+  args: Field[];
+  /** `deno task --cwd DIR`. */
+  dir?: Field;
+}
+
+/**
+ * `deno task e2e a b`: the task of the nearest deno.json(c), its `dependencies` first (each once), then
+ * its command with the arguments, run by a shell in that file's directory; a name the file does not have
+ * (or no file) is a package.json script, as deno runs it.
+ */
+export function denoTask(u: DenoTaskCall, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
+  if (!ctx.files) return;
+  const start = u.dir ? resolveDir(cwd, u.dir) : cwd;
+  if (!u.task.known || start === null) {
+    unknownScript(u.task, u.via, env, cwd, st, ctx, span);
+    return;
+  }
+  const found = nearestDenoConfig(start, ctx);
+  if (found) {
+    if (found.read.kind !== 'text') {
+      unknownScript(u.task, `${u.via} (${found.dir}/${found.file})`, env, cwd, st, ctx, span);
+      return;
+    }
+    const tasks = denoTasks(found.read.text);
+    if (tasks === null) return; // deno cannot read it either: nothing runs
+    if (Object.hasOwn(tasks, u.task.value)) {
+      const done = new Set<string>();
+      const run = (name: string, args: Field[]): void => {
+        if (done.has(name)) return;
+        done.add(name);
+        const t = tasks[name];
+        const command = typeof t === 'string' ? t : typeof t === 'object' && t !== null ? (t as { command?: unknown }).command : undefined;
+        const deps = typeof t === 'object' && t !== null ? (t as { dependencies?: unknown }).dependencies : undefined;
+        if (Array.isArray(deps)) for (const d of deps) if (typeof d === 'string' && Object.hasOwn(tasks, d)) run(d, []);
+        if (typeof command !== 'string') return;
+        const text = args.length ? `${command} ${args.map((a) => quote(a.value)).join(' ')}` : command;
+        ctx.w.runScript({ value: text, known: args.every((a) => a.known) }, `${u.via} (${found.file} "${name}")`, found.dir, env, st, ctx, span);
+      };
+      run(u.task.value, u.args);
+      return;
+    }
+  }
+  packageScript({ kind: 'package-script', via: u.via, script: u.task, args: u.args, ...(u.dir ? { dir: u.dir } : {}), fallback: { kind: 'none' } }, env, cwd, st, ctx, span);
+}

@@ -97,6 +97,14 @@ export interface Call {
   grammar?: Grammar;
 }
 
+/** The policy's answers the walker asks when it reads an unknown program's arguments (src/shell/guess.ts). */
+export interface WalkPolicy {
+  /** A rule that does more than allow names this program: a word naming it starts a guessed command. */
+  names(program: string): boolean;
+  /** The policy keeps this command here as it is (an allow rule matches it): its arguments are not read. */
+  keeps(cmd: SimpleCommand): boolean;
+}
+
 export interface Ctx {
   w: Walker;
   home: string | null;
@@ -118,6 +126,10 @@ export interface Ctx {
   certainOnly?: boolean;
   /** `ln -s TARGET LINK` earlier in the line: link path -> what it points to (the filesystem outlives subshells). */
   links: Map<string, string> | null;
+  /** What the policy says of programs the registry does not know (WalkOptions.policy). */
+  policy?: WalkPolicy;
+  /** Walking a guess at an unknown program's arguments (src/shell/guess.ts): no guesses inside it. */
+  guessing?: boolean;
 }
 
 /** Standard input of a command, computed only if something reads it as a script. */

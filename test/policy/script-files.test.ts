@@ -61,6 +61,12 @@ beforeAll(() => {
   file(join(pnpmWs, 'pnpm-workspace.yaml'), "packages:\n  - 'packages/**'\n  - \"!**/test/**\"\n");
   file(join(pnpmWs, 'packages', 'ui', 'package.json'), JSON.stringify({ name: 'ui', scripts: { e2e: 'playwright test' } }));
   file(join(pnpmWs, 'packages', 'core', 'lib', 'package.json'), JSON.stringify({ name: 'core-lib', scripts: { e2e: 'echo none' } }));
+  // A Deno app: tasks in deno.jsonc (comments, trailing commas, a task object with dependencies).
+  const denoApp = join(home, 'dev', 'koder', 'apps', 'deno');
+  file(join(denoApp, 'deno.jsonc'), '{\n  // the app\'s tasks\n  "tasks": {\n    "e2e": { "command": "playwright test", "dependencies": ["prep"] },\n    "prep": "echo a // not a comment, }",\n    "emu": { "dependencies": ["boot"] },\n    "boot": "emulator -avd Pixel_7",\n    "unit": "deno test", /* last */\n  },\n}\n');
+  file(join(denoApp, 'site', 'package.json'), JSON.stringify({ scripts: { e2e: 'playwright test --project chromium', lint: 'eslint .' } }));
+  file(join(denoApp, 'spawn.ts'), 'new Deno.Command("npx", { args: ["playwright", "test"] }).spawn();\n');
+  file(join(home, 'dev', 'koder', 'apps', 'deno-broken', 'deno.json'), '{ "tasks": ');
   const fifo = join(koda, 'pipe.sh');
   spawnSync('mkfifo', [fifo]);
   guard = loadGuard({ cwd: home, env: { HOME: home, PATH: process.env.PATH, XDG_CONFIG_HOME: join(home, 'xdg') }, role: 'laptop' });
@@ -101,6 +107,22 @@ describe('true positives: a heavy command inside a script the line runs', () => 
     ['cd src && npm run e2e', 'playwright-test'],
   ])('package.json scripts: %s -> %s', (line, rule) => {
     expect(inWeb(line)).toMatchObject({ decision: 'reroute', rule });
+  });
+  it.each([
+    ['deno task e2e', 'reroute', 'playwright-test'],
+    ['deno task emu', 'reroute', 'android-emulator'], // through a task's dependencies
+    ['deno task unit', 'allow', 'r1-unit-tests'],
+    ['deno task prep', 'allow', 'r1-inspection'], // `//` in a string is not a comment
+    ['cd site && deno task lint', 'allow', 'r1-inspection'], // not a deno.jsonc task: site's package.json
+    ['deno task --cwd site lint', 'allow', 'r1-editing'],
+    ['deno run -A spawn.ts', 'deny', 'inline-code-heavy'],
+    ['deno spawn.ts', 'deny', 'inline-code-heavy'],
+    ['cd site && node --run e2e', 'reroute', 'playwright-test'],
+    ['cd site && node --run=e2e -- --headed', 'reroute', 'playwright-test'],
+    ['cd site && node --run lint', 'allow', 'r1-inspection'],
+    ['cd ../deno-broken && deno task e2e', 'allow', 'r1-inspection'], // deno cannot read its config: nothing runs
+  ])('Deno tasks and node --run: %s -> %s (%s)', (line, decision, rule) => {
+    expect(guard.classify(line, { cwd: join(home, 'dev', 'koder', 'apps', 'deno') })).toMatchObject({ decision, rule });
   });
   it('the commands say where they came from', () => {
     const { decision } = guard.explain('npm run e2e', { cwd: web });

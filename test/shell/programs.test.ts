@@ -1,7 +1,7 @@
 // Every program module's own examples (src/shell/programs/*): the walk finds what each says it runs.
 import { describe, expect, it } from 'vitest';
 import { checkProgramExamples } from '../../src/shell/programs/self-test.js';
-import { everyProgramModule, namesDeclaredTwice, programFor } from '../../src/shell/programs/index.js';
+import { everyProgramModule, indexAgreesWithScan, namesDeclaredTwice, programFor } from '../../src/shell/programs/index.js';
 import { FAMILIES } from '../../src/shell/programs/families.js';
 
 describe('program registry', () => {
@@ -26,6 +26,9 @@ describe('program registry', () => {
       }
     }
     expect(walkers.some((w) => heavy.some((h) => h.names.some((n) => w.names.includes(n)))), 'the table has a name both kinds declare').toBe(true);
+  });
+  it('the name index a long line builds gives every name the family the scan gives', () => {
+    expect(indexAgreesWithScan()).toEqual([]);
   });
   it('finds modules by name and by pattern', () => {
     expect(programFor('make')?.family).toBe('make');

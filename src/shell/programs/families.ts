@@ -17,6 +17,8 @@ import { interpreters } from './interpreters.js';
 import { textTools } from './text-tools.js';
 import { heavyPrograms, appLaunchers } from './heavy.js';
 import { fvm } from './fvm.js';
+import { inert, installers } from './inert.js';
+import { deno } from './deno.js';
 
 /** What the registry knows of a module before it is loaded: enough to find it by a program's name. */
 export interface FamilyEntry {
@@ -27,7 +29,7 @@ export interface FamilyEntry {
 }
 
 export const MODULES: readonly ProgramModule[] = [
-  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, git, ssh, containers, packageRunners, monorepoRunners, interpreters, textTools, appLaunchers, fvm, ...heavyPrograms,
+  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, git, ssh, containers, packageRunners, monorepoRunners, interpreters, deno, textTools, appLaunchers, fvm, inert, installers, ...heavyPrograms,
 ];
 
 export const FAMILIES: readonly FamilyEntry[] = MODULES.map((m) => ({ family: m.family, names: m.names, ...(m.pattern ? { pattern: m.pattern } : {}), load: () => m }));

@@ -1,4 +1,4 @@
-// Code interpreters (python, node, perl, ruby, php, deno): their code comes inline (`-c`, `-e`), from a
+// Code interpreters (python, node, perl, ruby, php; deno is deno.ts): their code comes inline (`-c`, `-e`), from a
 // file, from standard input (`python3 - <<'EOF'`, `echo … | python3`, `node <<< …`) or names a module
 // (`python3 -m pytest`). Code from stdin is judged like inline code (the inline-code rules read it); code
 // that execs its own arguments (`perl -e 'exec @ARGV' make build-safe`) runs them; a file inside a
@@ -51,6 +51,14 @@ function walk(call: Call, w: Walker): void {
     if (v === '--') {
       i++;
       break;
+    }
+    if (name.startsWith('node') && (v === '--run' || v.startsWith('--run='))) {
+      // `node --run e2e -- args` (Node 22): the package.json script, as `npm run` runs it.
+      const script = v === '--run' ? fields[i + 1] : { value: v.slice(6), known: true };
+      if (!script) return w.emitSelf(call);
+      const rest = fields.slice(v === '--run' ? i + 2 : i + 1);
+      const args = rest[0]?.known && rest[0].value === '--' ? rest.slice(1) : rest;
+      return w.apply({ kind: 'package-script', via: 'node --run', script, args, fallback: { kind: 'none' } }, call, true);
     }
     if (CODE_OPTS.has(v) || (name === 'php' && v === '-r')) {
       code = fields[i + 1] ?? null;
@@ -110,7 +118,7 @@ function walk(call: Call, w: Walker): void {
 
 export const interpreters: ProgramModule = {
   family: 'interpreters',
-  names: ['python', 'python2', 'python3', 'node', 'nodejs', 'perl', 'ruby', 'php', 'deno'],
+  names: ['python', 'python2', 'python3', 'node', 'nodejs', 'perl', 'ruby', 'php'],
   pattern: /^python[0-9.]+$/,
   walk,
   examples: {

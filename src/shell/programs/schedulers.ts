@@ -1,7 +1,7 @@
 // Programs that run a command later, repeatedly, elsewhere in a terminal, or for each input: terminal
 // multiplexers (tmux, screen), queues and schedulers (at, batch, pueue, sem, parallel, xargs), watchers
 // (watch, watchexec, nodemon, watchman-make), runners of several commands (concurrently,
-// start-server-and-test, hyperfine), find -exec, and debuggers/profilers that start their argument
+// start-server-and-test, hyperfine), find -exec and fd -x, and debuggers/profilers that start their argument
 // (perf stat, gdb --args). All of them run on this machine.
 import type { Field } from '../expand.js';
 import { scan, parseOptions, type Spec } from './grammar.js';
@@ -77,6 +77,29 @@ function findExec(argv: Field[]): Unwrapped {
       while (end < argv.length && !(argv[end]!.known && (argv[end]!.value === ';' || argv[end]!.value === '+'))) end++;
       const inner = argv.slice(start, end).map((a) => (a.known && a.value.includes('{}') ? { value: a.value, known: false } : a));
       if (inner.length > 0) items.push({ kind: 'run', via: `find ${f.value}`, argv: inner, cwdUnknown: f.value.endsWith('dir') });
+      i = end;
+    }
+  }
+  return items.length ? { kind: 'many', items } : { kind: 'none' };
+}
+
+/**
+ * `fd PATTERN -x make build {}` / `fd -X cmd`: every word after -x/--exec/-X/--exec-batch is the command,
+ * to the end or to a `;` (fd's own options are taken before it). `{}` and its kin are file names.
+ */
+function fdExec(argv: Field[]): Unwrapped {
+  const items: Unwrapped[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const f = argv[i]!;
+    if (!f.known) continue;
+    const eq = /^(--exec|--exec-batch)=(.*)$/s.exec(f.value);
+    if (eq || f.value === '-x' || f.value === '--exec' || f.value === '-X' || f.value === '--exec-batch') {
+      const start = eq ? i : i + 1;
+      let end = start + 1;
+      while (end < argv.length && !(argv[end]!.known && argv[end]!.value === ';')) end++;
+      const words = eq ? [{ value: eq[2]!, known: true }, ...argv.slice(i + 1, end)] : argv.slice(start, end);
+      const inner = words.map((a) => (a.known && /\{[/.]*\}/.test(a.value) ? { value: a.value, known: false } : a));
+      if (inner.length > 0) items.push({ kind: 'run', via: `fd ${eq ? eq[1] : f.value}`, argv: inner });
       i = end;
     }
   }
@@ -356,6 +379,9 @@ function unwrap(call: Call): Unwrapped {
       return screen(argv);
     case 'find':
       return findExec(argv);
+    case 'fd':
+    case 'fdfind':
+      return fdExec(argv);
     case 'xargs':
       return xargs(argv);
     case 'parallel':
@@ -401,7 +427,7 @@ function unwrap(call: Call): Unwrapped {
 
 export const schedulers: ProgramModule = {
   family: 'schedulers, queues, watchers, multiplexers',
-  names: ['crontab', 'start-stop-daemon', 'dtach', 'abduco', 'daemonize', 'zellij', 'byobu', 'tmux', 'screen', 'find', 'xargs', 'parallel', 'sem', 'hyperfine', 'watchexec', 'watch', 'nodemon', 'pueue', 'at', 'batch', 'watchman-make', 'concurrently', 'start-server-and-test', 'server-test', 'start-test', 'perf', 'gdb'],
+  names: ['crontab', 'start-stop-daemon', 'dtach', 'abduco', 'daemonize', 'zellij', 'byobu', 'tmux', 'screen', 'find', 'fd', 'fdfind', 'xargs', 'parallel', 'sem', 'hyperfine', 'watchexec', 'watch', 'nodemon', 'pueue', 'at', 'batch', 'watchman-make', 'concurrently', 'start-server-and-test', 'server-test', 'start-test', 'perf', 'gdb'],
   unwrap,
   examples: {
     match: [
@@ -415,6 +441,8 @@ export const schedulers: ProgramModule = {
       { line: "tmux new -d 'make build'", runs: 'make build' },
       { line: 'screen -dmS b make build', runs: 'make build' },
       { line: 'find . -name Makefile -exec make build \\;', runs: 'make build' },
+      { line: 'fd -t f Makefile -x make build', runs: 'make build' },
+      { line: "fd -e ts --exec-batch make build ';' -H", runs: 'make build' },
       { line: 'xargs make build-safe < /dev/null', runs: 'make build-safe <stdin>' },
       { line: 'parallel make ::: build kasm', runs: 'make build' },
       { line: "sem -j2 'make build'", runs: 'make build' },

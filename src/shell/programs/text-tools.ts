@@ -2,10 +2,11 @@
 // (the `e` command and the `s///e` flag), vim/ex (`-c '!cmd'`, `:r !cmd`, `system()`), tar
 // (`--checkpoint-action=exec=`, `--to-command`, `-I`/`--use-compress-program`, `--info-script`), zip
 // (`-TT cmd`), rsync (`-e CMD`: the remote shell is started here), expect (`spawn`, `exec`, `system`),
-// ed (`!cmd` on its input), m4 (`syscmd`, `esyscmd`), dc (`!cmd`), emacs (`--eval '(shell-command …)'`).
+// ed (`!cmd` on its input), m4 (`syscmd`, `esyscmd`), dc (`!cmd`), emacs (`--eval '(shell-command …)'`), rg
+// (`--pre PROGRAM`: run on each file searched).
 // What they run is judged as a shell line run here; a command built at run time is unknown.
 import type { Field } from '../expand.js';
-import { joinFields, type Call, type Walker } from '../walk-state.js';
+import { NO_STDIN, joinFields, withVia, type Call, type Walker } from '../walk-state.js';
 import { parseOptions, type Grammar } from './grammar.js';
 import type { ProgramModule } from './types.js';
 
@@ -106,6 +107,17 @@ function walk(call: Call, w: Walker): void {
     for (const c of cmds) runAll(call, w, `${name} -c`, exCommands(c.value), c.known);
     return;
   }
+  if (name === 'rg') {
+    // `rg --pre PROGRAM pattern`: PROGRAM runs for each file searched, with the file's path.
+    for (let i = 1; i < fields.length; i++) {
+      const f = fields[i]!;
+      if (!f.known) continue;
+      const pre = f.value === '--pre' ? fields[i + 1] : f.value.startsWith('--pre=') ? { value: f.value.slice(6), known: true } : undefined;
+      if (pre) withVia(call.ctx, 'rg --pre', () => w.runFields([pre, { value: '<file>', known: false }], call.env, call.cwd, call.st, call.ctx, call.span, NO_STDIN, call.wrapDepth + 1));
+      if (f.value === '--') break;
+    }
+    return;
+  }
   if (name === 'tar' || name === 'gtar' || name === 'bsdtar') {
     for (const [n, v] of parseOptions(TAR, fields).opts) {
       if (!v) continue;
@@ -194,11 +206,12 @@ function walk(call: Call, w: Walker): void {
 
 export const textTools: ProgramModule = {
   family: 'text tools that execute',
-  names: ['awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed', 'vim', 'vi', 'nvim', 'ex', 'view', 'gvim', 'vimdiff', 'rvim', 'tar', 'gtar', 'bsdtar', 'zip', 'rsync', 'expect', 'ed', 'red', 'm4', 'dc', 'emacs', 'emacs-nox', 'emacsclient', 'xemacs'],
+  names: ['awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed', 'vim', 'vi', 'nvim', 'ex', 'view', 'gvim', 'vimdiff', 'rvim', 'tar', 'gtar', 'bsdtar', 'zip', 'rsync', 'expect', 'ed', 'red', 'm4', 'dc', 'emacs', 'emacs-nox', 'emacsclient', 'xemacs', 'rg'],
   walk,
   examples: {
     match: [
       { line: "awk 'BEGIN{system(\"make build-safe\")}'", runs: 'make build-safe' },
+      { line: 'rg --pre ./run-emulator.sh avd', runs: './run-emulator.sh <file>' },
       { line: "printf '!make build-safe\\nq\\n' | ed", runs: 'make build-safe' },
       { line: "m4 <<< 'esyscmd(make build-safe)'", runs: 'make build-safe' },
       { line: "dc -e '!make build-safe'", runs: 'make build-safe' },
@@ -218,6 +231,7 @@ export const textTools: ProgramModule = {
       { line: "sed -i 's/make build-safe/make -C x build-safe/' docs.md", runs: 'make build-safe' },
       { line: "vim -c 'set ft=make' Makefile", runs: 'make' },
       { line: 'tar -xzf a.tgz -C /tmp', runs: 'make' },
+      { line: "rg -n 'make build-safe' docs", runs: 'make build-safe' },
     ],
   },
 };

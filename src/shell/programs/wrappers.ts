@@ -139,7 +139,11 @@ export const SUBCOMMAND_WRAPPERS: Record<string, Record<string, Spec>> = {
   pdm: { run: { value: ['-p', '--project', '-g', '--global', '-L', '--lockfile'], flags: ['-v', '-q', '-s', '--site-packages', '--list', '-l', '--json', '-j', '--recreate', '--venv'] } },
   hatch: { run: { value: ['-e', '--env'] } },
   rye: { run: { value: ['--pyproject'] } },
-  pixi: { run: { value: ['-e', '--environment', '--manifest-path'], flags: ['--frozen', '--locked', '-v', '-q', '--clean-env'] } },
+  pixi: {
+    run: { value: ['-e', '--environment', '--manifest-path'], flags: ['--frozen', '--locked', '-v', '-q', '--clean-env'] },
+    // pixi exec [-s SPEC]... CMD: in a temporary environment, here.
+    exec: { value: ['-s', '--spec', '-c', '--channel', '--platform'], flags: ['--force-reinstall', '--list', '-v', '-q'] },
+  },
   conda: { run: { value: ['-n', '--name', '-p', '--prefix', '--cwd'], flags: ['--no-capture-output', '--live-stream', '-v', '--verbose', '--dev', '--debug-wrapper-scripts'], chdir: ['--cwd'] } },
   mamba: { run: { value: ['-n', '--name', '-p', '--prefix', '--cwd'], flags: ['--no-capture-output', '--live-stream'], chdir: ['--cwd'] } },
   micromamba: { run: { value: ['-n', '--name', '-p', '--prefix', '--cwd', '-a', '--attach'], flags: ['--clean-env', '-d', '--detach'], chdir: ['--cwd'] } },
@@ -293,6 +297,8 @@ function unwrapSpec(call: Call): Unwrapped {
     if (c > 0 && argv[c + 1]) return { kind: 'script', via: `${program} -c`, text: argv[c + 1]! };
     const eq = argv.find((a) => a.known && /^--(command|session-command)=/.test(a.value));
     if (eq) return { kind: 'script', via: `${program} --command`, text: { value: eq.value.slice(eq.value.indexOf('=') + 1), known: true } };
+    // `runuser -u koder -- make build`: with -u, runuser runs the command itself, not through a shell.
+    if (program === 'runuser' && s.opts.some(([n]) => n === '-u' || n === '--user')) return { kind: 'run', via: 'runuser -u', argv: inner[0]?.known && inner[0].value === '--' ? inner.slice(1) : inner };
     return { kind: 'none' };
   }
   return { kind: 'run', via: program, argv: inner, env: s.env, ...(cwd ? { cwd } : {}) };
@@ -305,6 +311,8 @@ export const wrappers: ProgramModule = {
   examples: {
     match: [
       { line: 'sudo -u root make build', runs: 'make build' },
+      { line: 'runuser -u koder -- make build', runs: 'make build' },
+      { line: 'pixi exec -s gnumake make build', runs: 'make build' },
       { line: 'env --chd=engines/lang/koda make build', runs: 'make build', in: '/home/koder/dev/koder/engines/lang/koda' },
       { line: 'env -C engines/lang/koda make build', runs: 'make build', in: '/home/koder/dev/koder/engines/lang/koda' },
       { line: 'timeout --sig=KILL 60 make build', runs: 'make build' },

@@ -1,0 +1,116 @@
+// The arguments of a program offhost does not know, read as the commands they may be. No registry lists
+// every wrapper (`vglrun emulator -avd Pixel_7`, `aws-vault exec prod -- make build-safe`, `scl enable
+// devtoolset-9 'make build-safe'`, `s6-setuidgid koder playwright test`), so an unknown program's argv is
+// also walked from each word that names a program some rule or module knows, from the word after `--`,
+// and each string argument that parses as a command line (positional, or the value of an option that
+// says command: `-c`, `--exec`...). What is found this way counts only where a rule matches it for sure
+// (`certainOnly`, as for Makefile recipes): `mytool cat notes.txt` changes nothing, and the guessed
+// emulator goes where the emulator goes. Programs known to run none of their arguments (pkill, apt,
+// ldd...) are in the registry (src/shell/programs/inert.ts), and those the policy keeps here as they are
+// (an allow rule naming the program alone: rg, gh, man) are not read this way either.
+//
+// Cost: a line with no such word pays one registry look-up per word. Each guess walks the rest of the
+// argv, so the fields guessed are counted against the walker's step budget: a line built to make this
+// quadratic is refused as too complex, never let through unread. Guesses do not guess again.
+import type { Field } from './expand.js';
+import type { SimpleCommand } from '../types.js';
+import { parse } from './parser.js';
+import { ParseError, positionAt } from '../errors.js';
+import { programFor } from './programs/index.js';
+import { NestedParseError, NO_STDIN, basenameOf, clone, withVia, type Call, type Walker } from './walk-state.js';
+
+/** Options whose value is a command line, in programs offhost does not know (`capsh -c`, `nodemon --exec`). */
+const COMMAND_OPTION = /^--?(c|x|e|cmd|command|commands|exec|execute|run|shell|script|sh|on-change|on-success|on-failure|pre|post|hook)$/;
+
+/** A word that can name a program to run (not `file.txt:12`, `a=b`, `@scope`, a URL). */
+const PROGRAM_WORD = /^(?:[^\s=:@]*\/)?[A-Za-z0-9_][A-Za-z0-9_.+-]*$/;
+
+/** `self`: the call itself as emitted (the policy judges it); absent when nothing was emitted for it. */
+export function guessArguments(call: Call, w: Walker, self: SimpleCommand | undefined): void {
+  const { fields, ctx } = call;
+  const n = fields.length;
+  if (ctx.guessing || n < 2) return;
+  // The policy keeps the call here as it is: nothing more is read.
+  if (self && ctx.policy?.keeps(self)) return;
+  const label = `${call.name} (unknown to offhost: its arguments read as a command)`;
+  const wasCertainOnly = ctx.certainOnly;
+  ctx.guessing = true;
+  ctx.certainOnly = true;
+  try {
+    let option: string | null = null; // the word before was an option (this word may be its value)
+    let dashDash = false;
+    let guessedAt = -1; // the word after `--`, already walked from
+    for (let j = 1; j < n; j++) {
+      const f = fields[j]!;
+      if (!f.known) {
+        option = null;
+        continue;
+      }
+      const v = f.value;
+      if (v === '--' && !dashDash) {
+        dashDash = true;
+        if (j + 1 < n) suffix((guessedAt = j + 1));
+        option = null;
+        continue;
+      }
+      if (v.startsWith('-') && v.length > 1 && !/\s/.test(v)) {
+        option = v;
+        continue;
+      }
+      if (v.startsWith('-') && /^--?[A-Za-z][\w-]*=/.test(v)) {
+        // `--exec=make build-safe`
+        const eq = v.indexOf('=');
+        if (COMMAND_OPTION.test(v.slice(0, eq))) script(v.slice(eq + 1));
+        option = null;
+        continue;
+      }
+      if (/\s/.test(v)) {
+        if (option === null || COMMAND_OPTION.test(option)) script(v);
+      } else if (j !== guessedAt && PROGRAM_WORD.test(v)) {
+        const name = basenameOf(f);
+        if (name !== null && (programFor(name) !== null || ctx.policy?.names(name) === true)) suffix(j);
+      }
+      option = null;
+    }
+  } finally {
+    ctx.guessing = false;
+    ctx.certainOnly = wasCertainOnly;
+  }
+
+  function budget(steps: number): void {
+    ctx.nodes += steps;
+    if (ctx.nodes > ctx.maxNodes) throw new NestedParseError(`the line is too complex to judge (more than ${ctx.maxNodes} steps)`, positionAt(ctx.text, call.span.start));
+  }
+
+  /** The argv from word j on, as the command an unknown wrapper would run. */
+  function suffix(j: number): void {
+    budget(n - j);
+    const rest: Field[] = fields.slice(j);
+    attempt(() => withVia(ctx, label, () => w.runFields(rest, call.env, call.cwd, clone(call.st), ctx, call.span, NO_STDIN, call.wrapDepth + 1)));
+  }
+
+  /** A string argument that may be a command line: walked if it parses (a message that does not is text). */
+  function script(text: string): void {
+    budget(1 + (text.length >> 4));
+    try {
+      parse(text);
+    } catch (err) {
+      if (err instanceof ParseError) return;
+      throw err;
+    }
+    attempt(() => w.runScript({ value: text, known: true }, label, call.cwd, call.env, call.st, ctx, call.span));
+  }
+
+  /**
+   * A guess that runs into something the walker refuses (a nested string that does not parse, a script
+   * file it cannot read) keeps what it found before that and drops the rest: it was a guess. The step
+   * budget is the exception: past it, the line is refused.
+   */
+  function attempt(walk: () => void): void {
+    try {
+      walk();
+    } catch (err) {
+      if (!(err instanceof NestedParseError) || ctx.nodes > ctx.maxNodes) throw err;
+    }
+  }
+}
