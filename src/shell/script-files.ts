@@ -116,8 +116,8 @@ export function scriptFile(file: Field, args: Field[], via: string, sourced: boo
 }
 
 /** Interpreters whose script files are judged like their inline code (`python3 -c`). */
-const CODE_INTERPRETERS = /^(python[0-9.]*|node|nodejs|perl|ruby|php|deno|bun)$/;
-const SHELL_INTERPRETERS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
+export const CODE_INTERPRETERS = /^(python[0-9.]*|node|nodejs|perl|ruby|php|deno|bun)$/;
+export const SHELL_INTERPRETERS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
 
 /** `#!/usr/bin/env -S bash -e` → ['bash', '-e']; null without a `#!` line. */
 function shebang(text: string): string[] | null {
@@ -161,7 +161,7 @@ export function executableFile(fields: Field[], env: Record<string, string>, cwd
  * A code file, as the inline code it amounts to (`python3 -c '<the file>'`, `node -e …`), on one line: the inline-code
  * rule looks for a spawn call and a heavy command in one argument, and calls span lines.
  */
-function emitCode(interpreter: string, text: string, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
+export function emitCode(interpreter: string, text: string, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
   const code = text.replace(/\s+/g, ' ');
   const flag = interpreter.startsWith('python') ? '-c' : '-e';
   withVia(ctx, label, () => emit(ctx, [{ value: interpreter, known: true }, { value: flag, known: true }, { value: code, known: true }], env, cwd, span, st));

@@ -67,6 +67,40 @@ beforeAll(() => {
   file(join(denoApp, 'site', 'package.json'), JSON.stringify({ scripts: { e2e: 'playwright test --project chromium', lint: 'eslint .' } }));
   file(join(denoApp, 'spawn.ts'), 'new Deno.Command("npx", { args: ["playwright", "test"] }).spawn();\n');
   file(join(home, 'dev', 'koder', 'apps', 'deno-broken', 'deno.json'), '{ "tasks": ');
+  // A justfile at the monorepo root, and one of the web app's as a module.
+  const root = join(home, 'dev', 'koder');
+  file(
+    join(root, 'justfile'),
+    [
+      'set shell := ["bash", "-cu"]',
+      'sha := `git rev-parse --short HEAD`',
+      'goal := "build-safe"',
+      '',
+      '# lint is the default',
+      'default: lint',
+      'lint:',
+      '  shellcheck scripts/*.sh',
+      'alias k := koda',
+      'koda:',
+      '  @make -C engines/lang/koda {{goal}}',
+      'release: (koda) && notes',
+      '  echo released {{sha}}',
+      'notes:',
+      '  echo notes',
+      'koda-goal GOAL:',
+      '  make -C engines/lang/koda {{GOAL}}',
+      '[no-cd]',
+      'here:',
+      '  make build-safe',
+      'py:',
+      '  #!/usr/bin/env python3',
+      '  import subprocess',
+      '  subprocess.run(["emulator", "-avd", "Pixel_7"])',
+      "mod web 'apps/web/web.just'",
+      '',
+    ].join('\n'),
+  );
+  file(join(web, 'web.just'), 'e2e:\n\tnpx playwright test\nunit:\n\tvitest run\n');
   const fifo = join(koda, 'pipe.sh');
   spawnSync('mkfifo', [fifo]);
   guard = loadGuard({ cwd: home, env: { HOME: home, PATH: process.env.PATH, XDG_CONFIG_HOME: join(home, 'xdg') }, role: 'laptop' });
@@ -123,6 +157,26 @@ describe('true positives: a heavy command inside a script the line runs', () => 
     ['cd ../deno-broken && deno task e2e', 'allow', 'r1-inspection'], // deno cannot read its config: nothing runs
   ])('Deno tasks and node --run: %s -> %s (%s)', (line, decision, rule) => {
     expect(guard.classify(line, { cwd: join(home, 'dev', 'koder', 'apps', 'deno') })).toMatchObject({ decision, rule });
+  });
+  it.each([
+    ['just koda', 'reroute', 'koda-make'],
+    ['just k', 'reroute', 'koda-make'], // an alias
+    ['just release', 'reroute', 'koda-make'], // a dependency
+    ['cd engines/lang/koda && just koda', 'reroute', 'koda-make'], // the justfile above, run in its own folder
+    ['cd engines/lang/koda && just here', 'reroute', 'koda-make'], // [no-cd]: where just was started
+    ['just here', 'allow', 'r1-inspection'],
+    ['just koda-goal build-safe', 'deny', 'koda-make'], // a parameter: unknown, and the rule denies on unknown
+    ['just py', 'deny', 'inline-code-heavy'],
+    ['just web e2e', 'reroute', 'playwright-test'],
+    ['just web::e2e', 'reroute', 'playwright-test'],
+    ['just web unit', 'allow', 'r1-inspection'],
+    ['just', 'allow', 'r1-inspection'],
+    ['just --list', 'allow', null],
+    ['just -n koda', 'allow', null],
+    ['just --command make -C engines/lang/koda build-safe', 'reroute', 'koda-make'],
+    ["printf 'x:\\n\\tmake -C engines/lang/koda build-safe\\n' > justfile && just x", 'deny', 'unknown-program'],
+  ])('justfiles: %s -> %s (%s)', (line, decision, rule) => {
+    expect(guard.classify(line, { cwd: join(home, 'dev', 'koder') })).toMatchObject({ decision, rule });
   });
   it('the commands say where they came from', () => {
     const { decision } = guard.explain('npm run e2e', { cwd: web });

@@ -19,6 +19,7 @@ import { heavyPrograms, appLaunchers } from './heavy.js';
 import { fvm } from './fvm.js';
 import { inert, installers } from './inert.js';
 import { deno } from './deno.js';
+import { just } from './just.js';
 
 /** What the registry knows of a module before it is loaded: enough to find it by a program's name. */
 export interface FamilyEntry {
@@ -29,7 +30,7 @@ export interface FamilyEntry {
 }
 
 export const MODULES: readonly ProgramModule[] = [
-  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, git, ssh, containers, packageRunners, monorepoRunners, interpreters, deno, textTools, appLaunchers, fvm, inert, installers, ...heavyPrograms,
+  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, git, ssh, containers, packageRunners, monorepoRunners, interpreters, deno, just, textTools, appLaunchers, fvm, inert, installers, ...heavyPrograms,
 ];
 
 export const FAMILIES: readonly FamilyEntry[] = MODULES.map((m) => ({ family: m.family, names: m.names, ...(m.pattern ? { pattern: m.pattern } : {}), load: () => m }));

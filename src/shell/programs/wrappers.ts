@@ -157,7 +157,7 @@ export const SUBCOMMAND_WRAPPERS: Record<string, Record<string, Spec>> = {
   rbenv: { exec: { value: [] } },
   pyenv: { exec: { value: [] } },
   nodenv: { exec: { value: [] } },
-  nix: { develop: { value: [] }, shell: { value: [] } },
+  nix: { develop: { value: [] }, shell: { value: [] }, run: { value: [] } },
 };
 
 /** Terminal emulators: the words after this option are the command (`xterm -e make build`). */
@@ -179,6 +179,38 @@ function joined(fields: Field[]): Field {
   return { value: fields.map((a) => a.value).join(' '), known: fields.every((a) => a.known) };
 }
 
+/** Packages whose main program is not named after the attribute (`nix run nixpkgs#playwright-test`). */
+const NIX_MAIN_PROGRAM: Record<string, string> = { 'playwright-test': 'playwright', 'playwright-driver': 'playwright', 'google-chrome': 'google-chrome-stable', 'android-studio': 'android-studio' };
+/** nix's options that take a value (`--override-input a b` takes two). */
+const NIX_VALUE = new Set(['--option', '--override-input', '--inputs-from', '--expr', '--file', '-f', '--arg', '--argstr', '--profile', '--eval-store', '--store', '-I', '--include', '--update-input', '--reference-lock-file', '--output-lock-file']);
+
+/**
+ * `nix run nixpkgs#playwright-test -- test`: the package's main program (named after the attribute, the
+ * last part of `pkgs.x.y`, unless NIX_MAIN_PROGRAM says otherwise) with the arguments after `--`. An
+ * installable without an attribute (`nix run .`, `nix run github:o/r`) runs a flake's default app: not
+ * known from the line.
+ */
+function nixRun(rest: Field[]): Unwrapped {
+  let i = 1;
+  let installable: Field | undefined;
+  for (; i < rest.length; i++) {
+    const f = rest[i]!;
+    if (!f.known) return { kind: 'none' };
+    if (f.value === '--') break;
+    if (f.value.startsWith('-')) {
+      i += f.value === '--override-input' || f.value === '--arg' || f.value === '--argstr' || f.value === '--option' ? 2 : NIX_VALUE.has(f.value) ? 1 : 0;
+      continue;
+    }
+    if (!installable) installable = f;
+  }
+  const hash = installable?.value.indexOf('#') ?? -1;
+  if (!installable || hash < 0) return { kind: 'none' };
+  const attr = installable.value.slice(hash + 1).split('.').at(-1)!.replace(/\^.*$/, '');
+  if (!attr) return { kind: 'none' };
+  const args = rest.slice(i + 1);
+  return { kind: 'run', via: `nix run ${installable.value}`, argv: [{ value: NIX_MAIN_PROGRAM[attr] ?? attr, known: true }, ...args] };
+}
+
 function unwrapOther(call: Call): Unwrapped {
   const program = call.name;
   const argv = call.fields;
@@ -187,6 +219,7 @@ function unwrapOther(call: Call): Unwrapped {
     const at = argv.findIndex((a, i) => i > 0 && a.known && !a.value.startsWith('-') && a.value in sub);
     if (at < 0) return { kind: 'none' };
     const rest = argv.slice(at);
+    if (program === 'nix' && argv[at]!.value === 'run') return nixRun(rest);
     if (program === 'mise' || program === 'nix') {
       // mise exec node@20 -- make; nix develop .#x -c make: the command follows `--` (mise) or -c (nix).
       const marks = program === 'nix' ? ['-c', '--command'] : ['--'];
@@ -352,6 +385,8 @@ export const wrappers: ProgramModule = {
       { line: 'direnv exec . make build', runs: 'make build' },
       { line: 'mise exec node@20 -- make build', runs: 'make build' },
       { line: 'nix develop .#koda -c make build', runs: 'make build' },
+      { line: 'nix run nixpkgs#playwright-test -- test --headed', runs: 'playwright test --headed' },
+      { line: 'nix run --impure github:nixos/nixpkgs/nixos-24.05#chromium -- --headless --dump-dom x', runs: 'chromium --headless --dump-dom x' },
       { line: 'xterm -geometry 80x24 -e make build', runs: 'make build' },
       { line: 'gnome-terminal -- make build', runs: 'make build' },
       { line: "gnome-terminal -e 'make build'", runs: 'make build' },
