@@ -6,7 +6,7 @@
 // says command: `-c`, `--exec`...). What is found this way counts only where a rule matches it for sure
 // (`certainOnly`, as for Makefile recipes): `mytool cat notes.txt` changes nothing, and the guessed
 // emulator goes where the emulator goes. Programs known to run none of their arguments (pkill, apt,
-// ldd...) are in the registry (src/shell/programs/inert.ts), and those the policy keeps here as they are
+// ldd...) are in the registry (`inert` in src/shell/programs/builtins.ts), and those the policy keeps here as they are
 // (an allow rule naming the program alone: rg, gh, man) are not read this way either.
 //
 // Cost: a line with no such word pays one registry look-up per word. Each guess walks the rest of the

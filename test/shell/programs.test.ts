@@ -34,6 +34,7 @@ describe('program registry', () => {
     expect(programFor('make')?.family).toBe('make');
     expect(programFor('python3.12')?.family).toBe('interpreters');
     expect(programFor('qemu-system-riscv64')?.family).toBe('heavy programs');
-    expect(programFor('ls')).toBeNull();
+    expect(programFor('ls')?.family).toBe('programs that run none of their arguments');
+    expect(programFor('mytool')).toBeNull();
   });
 });

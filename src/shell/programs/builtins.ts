@@ -328,6 +328,55 @@ function output(call: Call): Field | null {
   return null;
 }
 
+// Programs that run none of their arguments as a command (in this file, with the builtins, so that the
+// hot bundle holds the list: `grep … | head` loads no family file): they take process names (pkill qemu-system-x86_64),
+// files (ldd /usr/bin/qemu-system-x86_64), units or messages (journalctl -u qemu-kvm, logger 'make
+// build-safe started'). Known here so that the walker does not read their arguments as the command an
+// unknown wrapper would run (src/shell/guess.ts). A program belongs here only if no option of it starts a
+// program or a shell: `man -P`, `nc -e`, `sort --compress-program`, `ip netns exec`, `open -a`, `brew sh`,
+// `rpm --eval '%(…)'`, `bat --pager`, `less` (LESSOPEN, `!cmd`), `gh` (aliases) do, and are left out. apt and dpkg run a command only from the hook options they name:
+// installers.ts.
+const INERT_NAMES = [
+  // processes, by name or number
+  'pkill', 'killall', 'pidof', 'kill', 'lsof', 'fuser', 'pstree', 'top', 'htop', 'btop', 'nvidia-smi', 'free', 'uptime', 'vmstat', 'iostat',
+  // binaries and files, looked at
+  'ldd', 'readelf', 'objdump', 'nm', 'strings', 'size', 'strip', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'cksum', 'b2sum', 'base64', 'base32',
+  // services and logs (a unit is started by the service manager, from its unit file)
+  'journalctl', 'loginctl', 'logger', 'dmesg',
+  // messages to people
+  'notify-send', 'say', 'espeak', 'wall',
+  // this machine
+  'id', 'groups', 'whoami', 'hostname', 'uname', 'locale', 'sleep', 'tldr', 'whatis', 'apropos',
+  // files and text, looked at or moved (`ls qemu-system-x86_64`, `grep -r 'make build-safe' docs`)
+  'ls', 'stat', 'file', 'du', 'df', 'wc', 'head', 'tail', 'tree', 'rm', 'rmdir', 'mkdir', 'touch', 'mv', 'chmod', 'chown', 'chgrp',
+  'grep', 'egrep', 'fgrep', 'diff', 'cmp', 'uniq', 'cut', 'tr', 'basename', 'dirname', 'realpath', 'readlink', 'test', '[', 'true', 'false',
+  'date', 'pwd', 'tee', 'od', 'xxd', 'hexdump', 'column', 'comm', 'join', 'paste', 'fold', 'nl', 'rev', 'tac', 'seq', 'yes', 'expr', 'which', 'whereis',
+  'jq', 'yq', 'curl', 'wget', 'unzip', 'gzip', 'gunzip', 'xz', 'unxz', 'zstd', 'bzip2', 'ps',
+  // offhost itself: `offhost run -- CMD` judges CMD before anything runs (a reroute's rewrite must not be
+  // judged as the heavy command it carries), and its other commands run none.
+  'offhost', 'offhost.cjs', 'offhost.mjs',
+] as const;
+
+export const inert: ProgramModule = {
+  family: 'programs that run none of their arguments',
+  names: INERT_NAMES,
+  unwrap: () => ({ kind: 'none' }),
+  examples: {
+    match: [
+      { line: 'pkill -f qemu-system-x86_64', runs: 'pkill -f qemu-system-x86_64' },
+      { line: "offhost run -- 'make build-safe'", runs: 'offhost run -- make build-safe' },
+    ],
+    not_match: [
+      { line: 'pkill -f qemu-system-x86_64', runs: 'qemu-system-x86_64' },
+      { line: 'ldd /usr/bin/qemu-system-x86_64', runs: '/usr/bin/qemu-system-x86_64' },
+      { line: "logger 'make build-safe started'", runs: 'make build-safe started' },
+      { line: "offhost run -- 'make build-safe'", runs: 'make build-safe' },
+      { line: '/opt/offhost/dist/offhost.cjs run --wait -- make build-safe', runs: 'make build-safe' },
+      { line: 'ls qemu-system-x86_64 emulator', runs: 'qemu-system-x86_64 emulator' },
+    ],
+  },
+};
+
 export const builtins: ProgramModule = {
   family: 'shell builtins',
   names: ['cd', 'pushd', 'popd', 'export', 'declare', 'typeset', 'local', 'readonly', 'shopt', 'alias', 'unset', 'read', 'mapfile', 'readarray', 'printf', 'echo', 'set', 'hash', 'let', 'trap', 'eval', 'source', '.', 'builtin', 'command', 'exec'],

@@ -4,7 +4,7 @@
 // cache, the first time a command line names one of its programs: an agent's `git status` does not pay
 // for tmux, docker and ssh (docs/BUILD.md). A family that other core code imports stays in the hot bundle.
 import type { ProgramModule } from './types.js';
-import { builtins, filesystem, fileReaders } from './builtins.js';
+import { builtins, filesystem, fileReaders, inert } from './builtins.js';
 import { shells, multicall } from './shells.js';
 import { wrappers } from './wrappers.js';
 import { schedulers } from './schedulers.js';
@@ -17,7 +17,7 @@ import { interpreters } from './interpreters.js';
 import { textTools } from './text-tools.js';
 import { heavyPrograms, appLaunchers } from './heavy.js';
 import { fvm } from './fvm.js';
-import { inert, installers } from './inert.js';
+import { installers } from './installers.js';
 import { deno } from './deno.js';
 import { just } from './just.js';
 

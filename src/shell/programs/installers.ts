@@ -1,40 +1,9 @@
-// Programs that run none of their arguments as a command: they take process names (pkill qemu-system-x86_64),
-// files (ldd /usr/bin/qemu-system-x86_64), units or messages (journalctl -u qemu-kvm, logger 'make
-// build-safe started'). Known here so that the walker does not read their arguments as the command an
-// unknown wrapper would run (src/shell/guess.ts). A program belongs here only if no option of it starts a
-// program or a shell: `man -P`, `nc -e`, `sort --compress-program`, `ip netns exec`, `open -a`, `brew sh`,
-// `rpm --eval '%(…)'` do, and are left out. apt and dpkg take package names, and run a command only from
-// the hook options they name (`-o APT::Update::Pre-Invoke::=CMD`, `--pre-invoke=CMD`): installers, below.
+// Package installers: `apt install qemu-system-x86` takes package names and runs none of them; apt and
+// dpkg run a command only from the hook options they name (`-o APT::Update::Pre-Invoke::=CMD`,
+// `--pre-invoke=CMD`) or from a configuration file (`-c FILE`: unknown).
 import type { Field } from '../expand.js';
 import type { Call } from '../walk-state.js';
 import type { ProgramModule, Unwrapped } from './types.js';
-
-const NAMES = [
-  // processes, by name or number
-  'pkill', 'killall', 'pidof', 'kill', 'lsof', 'fuser', 'pstree', 'top', 'htop', 'btop', 'nvidia-smi', 'free', 'uptime', 'vmstat', 'iostat',
-  // binaries and files, looked at
-  'ldd', 'readelf', 'objdump', 'nm', 'strings', 'size', 'strip', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'cksum', 'b2sum', 'base64', 'base32',
-  // services and logs (a unit is started by the service manager, from its unit file)
-  'journalctl', 'loginctl', 'logger', 'dmesg',
-  // messages to people
-  'notify-send', 'say', 'espeak', 'wall',
-  // this machine
-  'id', 'groups', 'whoami', 'hostname', 'uname', 'locale', 'sleep', 'tldr', 'whatis', 'apropos',
-] as const;
-
-export const inert: ProgramModule = {
-  family: 'programs that run none of their arguments',
-  names: NAMES,
-  unwrap: () => ({ kind: 'none' }),
-  examples: {
-    match: [{ line: 'pkill -f qemu-system-x86_64', runs: 'pkill -f qemu-system-x86_64' }],
-    not_match: [
-      { line: 'pkill -f qemu-system-x86_64', runs: 'qemu-system-x86_64' },
-      { line: 'ldd /usr/bin/qemu-system-x86_64', runs: '/usr/bin/qemu-system-x86_64' },
-      { line: "logger 'make build-safe started'", runs: 'make build-safe started' },
-    ],
-  },
-};
 
 /**
  * apt's configuration items whose value it runs (apt.conf(5)): the hooks (`APT::Update::Pre-Invoke`,
