@@ -101,6 +101,42 @@ beforeAll(() => {
     ].join('\n'),
   );
   file(join(web, 'web.just'), 'e2e:\n\tnpx playwright test\nunit:\n\tvitest run\n');
+  // A Taskfile at the root, including the web app's.
+  file(
+    join(root, 'Taskfile.yml'),
+    [
+      "version: '3'",
+      'includes:',
+      '  web: ./apps/web',
+      'tasks:',
+      '  default:',
+      '    deps: [lint]',
+      '  lint: shellcheck scripts/*.sh',
+      '  koda:',
+      '    dir: engines/lang/koda',
+      '    cmds:',
+      '      - make build-safe',
+      '  koda-goal:',
+      '    dir: engines/lang/koda',
+      '    cmds:',
+      "      - make {{.GOAL}}",
+      '  release:',
+      '    cmds:',
+      "      - echo releasing",
+      '      - task: koda',
+      '  emu:',
+      '    cmds:',
+      '      - |',
+      '        adb start-server',
+      '        emulator -avd Pixel_7 -no-window',
+      '  odd:',
+      '    cmds:',
+      '      - [not, a, command]',
+      '',
+    ].join('\n'),
+  );
+  file(join(web, 'Taskfile.yml'), "version: '3'\ntasks:\n  e2e:\n    cmds:\n      - npx playwright test\n  unit: vitest run\n");
+  file(join(home, 'dev', 'koder', 'apps', 'odd-yaml', 'Taskfile.yml'), "tasks:\n  x: &a\n    cmds: [make build-safe]\n  y: *a\n");
   const fifo = join(koda, 'pipe.sh');
   spawnSync('mkfifo', [fifo]);
   guard = loadGuard({ cwd: home, env: { HOME: home, PATH: process.env.PATH, XDG_CONFIG_HOME: join(home, 'xdg') }, role: 'laptop' });
@@ -176,6 +212,24 @@ describe('true positives: a heavy command inside a script the line runs', () => 
     ['just --command make -C engines/lang/koda build-safe', 'reroute', 'koda-make'],
     ["printf 'x:\\n\\tmake -C engines/lang/koda build-safe\\n' > justfile && just x", 'deny', 'unknown-program'],
   ])('justfiles: %s -> %s (%s)', (line, decision, rule) => {
+    expect(guard.classify(line, { cwd: join(home, 'dev', 'koder') })).toMatchObject({ decision, rule });
+  });
+  it.each([
+    ['task koda', 'reroute', 'koda-make'],
+    ['task release', 'reroute', 'koda-make'], // a task a command calls
+    ['cd engines/lang/koda && task koda', 'reroute', 'koda-make'], // the Taskfile above
+    ['task koda-goal GOAL=build-safe', 'deny', 'koda-make'], // a template: unknown
+    ['task emu', 'reroute', 'android-emulator'], // a block scalar of commands
+    ['task web:e2e', 'reroute', 'playwright-test'],
+    ['task --dir apps/web e2e', 'reroute', 'playwright-test'],
+    ['task web:unit', 'allow', 'r1-unit-tests'],
+    ['task', 'allow', 'r1-editing'], // default: lint, shellcheck
+    ['task --list', 'allow', null],
+    // Unknown, judged as an unknown program: refused where a heavy command is plausible (the engine).
+    ['task odd', 'allow', null], // a command of a shape task files do not have
+    ['cd engines/lang/koda && task odd', 'deny', 'unknown-program'],
+    ['cd engines/lang/koda && task -t ../../../apps/odd-yaml/Taskfile.yml x', 'deny', 'unknown-program'], // YAML offhost does not read (an anchor)
+  ])('Taskfiles: %s -> %s (%s)', (line, decision, rule) => {
     expect(guard.classify(line, { cwd: join(home, 'dev', 'koder') })).toMatchObject({ decision, rule });
   });
   it('the commands say where they came from', () => {

@@ -1,0 +1,158 @@
+// Task (go-task, `task` / `go-task`): `task e2e` runs the task's deps, its cmds (each by a shell, in the
+// task's `dir`, from the Taskfile's folder) and the tasks its cmds call; `task` alone runs `default`;
+// `task web:e2e` a task of an included Taskfile. The Taskfile is read from disk (src/shell/mini-yaml.ts):
+// a Taskfile outside the YAML that reader follows, a task shape it does not know, or a Taskfile the line
+// writes is unknown; a template (`{{.VAR}}`) is an unknown variable.
+import { posix } from 'node:path';
+import type { Field } from '../expand.js';
+import { readMiniYaml, type YamlValue } from '../mini-yaml.js';
+import { lineMayWrite, unknownScript } from '../script-files.js';
+import { resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
+import type { ProgramModule } from './types.js';
+
+const VALUE_OPTS = new Set(['-t', '--taskfile', '-d', '--dir', '-C', '--concurrency', '-o', '--output', '--output-group-begin', '--output-group-end', '--sort', '-I', '--interval', '--remote-cache-dir', '--expiry', '--cacert', '--cert', '--cert-key']);
+const NO_RUN = new Set(['-l', '--list', '-a', '--list-all', '--summary', '-n', '--dry', '--status', '-i', '--init', '-h', '--help', '--version', '--json', '--completion', '--experiments']);
+const TASKFILES = ['Taskfile.yml', 'taskfile.yml', 'Taskfile.yaml', 'taskfile.yaml', 'Taskfile.dist.yml', 'taskfile.dist.yml', 'Taskfile.dist.yaml', 'taskfile.dist.yaml'];
+/** A template (`{{.VAR}}`, `{{.CLI_ARGS}}`) becomes a variable nothing sets. */
+const UNKNOWN_TEMPLATE = '${__offhost_task}';
+
+type Obj = { [k: string]: YamlValue };
+const isObj = (v: YamlValue | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+interface Loaded {
+  file: string;
+  dir: string;
+  tasks: Obj;
+  includes: Obj;
+}
+
+class Unknown extends Error {}
+
+function load(path: string, call: Call): Loaded | null {
+  if (lineMayWrite(path, call.ctx, false)) throw new Unknown(`${posix.basename(path)} written by the line`);
+  const r = call.ctx.files!.read(path);
+  if (r.kind === 'missing' || r.kind === 'directory') return null;
+  if (r.kind !== 'text') throw new Unknown(`${path} cannot be read`);
+  const doc = readMiniYaml(r.text);
+  if (!isObj(doc)) throw new Unknown(`${path}: YAML offhost does not read`);
+  return { file: path, dir: posix.dirname(path), tasks: isObj(doc.tasks) ? doc.tasks : {}, includes: isObj(doc.includes) ? doc.includes : {} };
+}
+
+function find(dir: string, call: Call): Loaded | null {
+  for (let d = dir; ; d = posix.dirname(d)) {
+    for (const n of TASKFILES) {
+      const got = load(d === '/' ? `/${n}` : `${d}/${n}`, call);
+      if (got) return got;
+    }
+    if (d === '/') return null;
+  }
+}
+
+const template = (s: string): string => s.replace(/\{\{[\s\S]*?\}\}/g, UNKNOWN_TEMPLATE);
+
+function runTask(tf: Loaded, name: string, call: Call, w: Walker, done: Set<string>, depth: number): void {
+  if (depth > 32) throw new Unknown('tasks nested too deep');
+  if (name.includes('{{')) throw new Unknown(`a task named by a template (${name})`);
+  const key = `${tf.file}\u0000${name}`;
+  if (done.has(key)) return;
+  done.add(key);
+  let task = tf.tasks[name];
+  if (task === undefined) {
+    const colon = name.indexOf(':');
+    if (colon < 0) return; // no such task: task stops
+    const inc = tf.includes[name.slice(0, colon)];
+    if (inc === undefined) return;
+    const spec = typeof inc === 'string' ? inc : isObj(inc) && typeof inc.taskfile === 'string' ? inc.taskfile : null;
+    if (spec === null || spec.includes('{{')) throw new Unknown(`include ${name.slice(0, colon)}`);
+    let path = posix.resolve(tf.dir, spec.replace(/^~(?=\/)/, call.ctx.home ?? '~'));
+    let inner = load(path, call);
+    if (!inner) for (const n of TASKFILES) if ((inner = load((path = posix.join(posix.resolve(tf.dir, spec), n)), call))) break;
+    if (!inner) return;
+    if (isObj(inc) && typeof inc.dir === 'string') inner = { ...inner, dir: posix.resolve(tf.dir, template(inc.dir)) };
+    return runTask(inner, name.slice(colon + 1), call, w, done, depth + 1);
+  }
+  // `build: make build` and `build: [a, b]` are the short forms of `cmds`.
+  if (typeof task === 'string' || Array.isArray(task)) task = { cmds: task };
+  if (!isObj(task)) throw new Unknown(`task ${name}`);
+  const dir = typeof task.dir === 'string' ? resolveDir(tf.dir, { value: template(task.dir), known: !task.dir.includes('{{') }) : tf.dir;
+  const label = `task ${name} (${posix.basename(tf.file)})`;
+  const list = (v: YamlValue | undefined): YamlValue[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
+  for (const d of list(task.deps)) {
+    const n = typeof d === 'string' ? d : isObj(d) && typeof d.task === 'string' ? d.task : null;
+    if (n === null) throw new Unknown(`a dependency of ${name}`);
+    runTask(tf, n, call, w, done, depth + 1);
+  }
+  const cmds = [...list(task.cmds), ...list(task.cmd)];
+  for (const c of cmds) {
+    const text = typeof c === 'string' ? c : isObj(c) && typeof c.cmd === 'string' ? c.cmd : isObj(c) && typeof c.defer === 'string' ? c.defer : null;
+    if (text !== null) {
+      w.runScript({ value: template(text), known: true }, label, dir, call.env, call.st, call.ctx, call.span);
+      continue;
+    }
+    const sub = isObj(c) ? (typeof c.task === 'string' ? c.task : isObj(c.defer) && typeof c.defer.task === 'string' ? c.defer.task : null) : null;
+    if (sub === null) throw new Unknown(`a command of ${name}`);
+    runTask(tf, sub, call, w, done, depth + 1);
+  }
+}
+
+function walk(call: Call, w: Walker): void {
+  w.emitSelf(call);
+  const { fields, ctx } = call;
+  let file: Field | undefined;
+  let dirOpt: Field | undefined;
+  const names: Field[] = [];
+  for (let i = 1; i < fields.length; i++) {
+    const f = fields[i]!;
+    if (!f.known) {
+      names.push(f);
+      continue;
+    }
+    const v = f.value;
+    if (v === '--') break; // CLI_ARGS: a template's value
+    if (NO_RUN.has(v)) return;
+    if (v === '-t' || v === '--taskfile') file = fields[++i];
+    else if (v.startsWith('--taskfile=')) file = { value: v.slice(11), known: true };
+    else if (v === '-d' || v === '--dir') dirOpt = fields[++i];
+    else if (v.startsWith('--dir=')) dirOpt = { value: v.slice(6), known: true };
+    else if (VALUE_OPTS.has(v)) i++;
+    else if (!v.startsWith('-')) names.push(f); // a task, or VAR=value
+  }
+  if (!ctx.files || call.cwd === null) return;
+  const where = `task ${names.map((n) => n.value).join(' ')}`.trim();
+  try {
+    const start = dirOpt ? resolveDir(call.cwd, dirOpt) : call.cwd;
+    if (start === null) throw new Unknown('a directory offhost cannot resolve');
+    let tf: Loaded | null;
+    if (file) {
+      const path = file.known ? resolveDir(start, file) : null;
+      if (path === null) throw new Unknown('a Taskfile named at run time');
+      tf = load(path, call) ?? (() => {
+        for (const n of TASKFILES) {
+          const got = load(posix.join(path, n), call);
+          if (got) return got;
+        }
+        return null;
+      })();
+    } else tf = find(start, call);
+    if (!tf) return; // no Taskfile: task stops
+    const tasks = names.filter((n) => !(n.known && /^[A-Za-z_][A-Za-z0-9_]*=/.test(n.value)));
+    if (tasks.some((n) => !n.known)) throw new Unknown('a task named at run time');
+    const done = new Set<string>();
+    if (tasks.length === 0) runTask(tf, 'default', call, w, done, 0);
+    for (const t of tasks) runTask(tf, t.value, call, w, done, 0);
+  } catch (err) {
+    if (!(err instanceof Unknown)) throw err;
+    withVia(ctx, `${where} (${err.message})`, () => unknownScript({ value: where, known: false }, where, call.env, call.cwd, call.st, ctx, call.span));
+  }
+}
+
+export const task: ProgramModule = {
+  family: 'task',
+  names: ['task', 'go-task'],
+  walk,
+  examples: {
+    // The tasks come from a Taskfile on disk: test/policy/script-files.test.ts.
+    match: [{ line: 'task --list-all', runs: 'task --list-all' }],
+    not_match: [{ line: 'task --list', runs: 'make build' }],
+  },
+};

@@ -1,0 +1,83 @@
+// src/shell/mini-yaml.ts against the real YAML parser (the `yaml` package): what it reads, it reads the
+// same; what it cannot read exactly, it refuses (undefined), never reads otherwise.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { parse, stringify } from 'yaml';
+import { readMiniYaml } from '../../src/shell/mini-yaml.js';
+
+const TASKFILE = `version: '3'
+
+vars:
+  GOAL: build-safe
+
+includes:
+  web: ./apps/web
+  docs: { taskfile: ./docs/Taskfile.yml, dir: ./docs }
+
+tasks:
+  default:
+    deps: [lint]
+  lint: shellcheck scripts/*.sh   # the short form
+  koda:
+    dir: engines/lang/koda
+    cmds:
+      - make {{.GOAL}}
+      - cmd: 'echo "built: ok"'
+      - task: notes
+      - defer: echo cleanup
+  notes:
+    cmds:
+      - |
+        echo one
+        echo two
+      - >
+        echo folded
+        line
+  quoted: "make -C engines/lang/koda build-safe"
+  list: ['echo a', "echo b"]
+`;
+
+describe('mini-yaml', () => {
+  it('reads a Taskfile as the yaml package does', () => {
+    expect(readMiniYaml(TASKFILE)).toEqual(parse(TASKFILE));
+  });
+
+  it.each([
+    ['an anchor and an alias', 'a: &x 1\nb: *x\n'],
+    ['a tag', 'a: !!str 1\n'],
+    ['two documents', 'a: 1\n---\nb: 2\n'],
+    ['tabs', 'a:\n\tb: 1\n'],
+    ['a merge key', 'a: {x: 1}\nb:\n  <<: {y: 2}\n'],
+    ['bad indentation', 'a:\n    b: 1\n  c: 2\n'],
+    ['an unclosed quote', 'a: "b\n'],
+    ['an unclosed flow sequence', 'a: [b, c\n'],
+  ])('refuses %s', (_what, text) => {
+    expect(readMiniYaml(text)).toBeUndefined();
+  });
+
+  // Values a task file holds: mappings and sequences of command-like strings.
+  const word = fc.stringMatching(/^[a-z][a-z0-9_-]{0,8}$/);
+  const command = fc.oneof(
+    fc.array(fc.oneof(word, fc.constantFrom('make', 'build-safe', '-C', 'a:b', "it's", '"q"', '#x', 'a #b', '{{.X}}', '--x=1', 'x: y', '- z', '[a]', '{b}', '&&', '|', '>')), { minLength: 1, maxLength: 6 }).map((ws) => ws.join(' ')),
+    fc.constantFrom('echo one\necho two', 'yes', 'no', 'true', '123', '1.5', 'null', '~', ''),
+  );
+  const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+    v: fc.oneof({ depthSize: 'small' }, command, fc.array(tie('v'), { minLength: 1, maxLength: 4 }), fc.dictionary(word, tie('v'), { minKeys: 1, maxKeys: 4 })),
+  })).v;
+
+  it('reads every document the yaml package writes either as it does, or not at all', () => {
+    let read = 0;
+    fc.assert(
+      fc.property(fc.dictionary(word, value, { minKeys: 1, maxKeys: 5 }), fc.constantFrom('BLOCK', 'FLOW', 'PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE') as fc.Arbitrary<'BLOCK' | 'FLOW' | 'PLAIN' | 'QUOTE_DOUBLE' | 'QUOTE_SINGLE'>, (doc, style) => {
+        const text = stringify(doc, style === 'FLOW' ? { collectionStyle: 'flow' } : style === 'BLOCK' ? {} : { defaultStringType: style });
+        const mine = readMiniYaml(text);
+        if (mine === undefined) return;
+        read++;
+        expect(mine, text).toEqual(parse(text));
+      }),
+      { numRuns: Number(process.env.MINI_YAML_RUNS ?? 1500) },
+    );
+    // The subset is the common case, not a corner: most documents are read.
+    expect(read).toBeGreaterThan(750);
+  });
+});
