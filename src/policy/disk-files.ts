@@ -2,7 +2,7 @@
 // `npm run e2e`): the walker (src/shell/commands.ts) stays free of I/O and gets this. Never blocks (a FIFO
 // is not read), never reads much (a head to tell binaries, then at most SCRIPT_MAX bytes), and remembers
 // what it read for the one line it serves.
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
 import type { FileAccess, FileRead } from '../shell/commands.js';
 
 /** Scripts larger than this are not read (their commands are unknown: the rules decide). */
@@ -85,5 +85,12 @@ export function diskFiles(): FileAccess {
       return r;
     },
     list: listDirs,
+    physical(dir) {
+      try {
+        return realpathSync.native(dir);
+      } catch {
+        return dir; // a directory that does not exist (yet): as given
+      }
+    },
   };
 }

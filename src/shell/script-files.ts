@@ -21,6 +21,17 @@ export interface FileAccess {
   read(absolutePath: string): FileRead;
   /** The entries of a directory (for workspace globs like `apps/*`); null if it is not one. */
   list?(absoluteDir: string): string[] | null;
+  /**
+   * The directory with its symbolic links resolved (itself when it cannot be). npm, just and deno look
+   * for their files from the process's working directory, which is physical: from a symlinked checkout
+   * (`~/koda-link` -> `…/engines/lang/koda`) the parents they search are the checkout's, not the link's.
+   */
+  physical?(absoluteDir: string): string;
+}
+
+/** Where a tool's upward search for its file (package.json, justfile, Taskfile…) starts from `dir`. */
+export function searchFrom(dir: string, ctx: Ctx): string {
+  return ctx.files?.physical?.(dir) ?? dir;
 }
 
 /** A script whose text cannot be known here: an unknown program, for the rules to judge. */
@@ -305,7 +316,7 @@ const PLAIN_SELECTOR = /^(\.{0,2}\/)?(@[A-Za-z0-9._-]+\/)?[A-Za-z0-9._/-]+$/;
 
 /** Workspace packages: the script in each selected package that has it. */
 function workspaceScripts(u: Extract<Unwrapped, { kind: 'package-script' }>, start: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
-  const ws = workspaceOf(start, ctx);
+  const ws = workspaceOf(searchFrom(start, ctx), ctx);
   if (ws === null || ws === 'unknown') {
     unknownScript(u.script, u.via, env, cwd, st, ctx, span);
     return;
@@ -341,7 +352,7 @@ export function packageScript(u: Extract<Unwrapped, { kind: 'package-script' }>,
     workspaceScripts(u, start, env, cwd, st, ctx, span);
     return true;
   }
-  const found = nearestPackage(start, ctx);
+  const found = nearestPackage(searchFrom(start, ctx), ctx);
   if (!found) return false;
   if (found.read.kind !== 'text') {
     unknownScript(u.script, `${u.via} (${found.dir}/package.json)`, env, cwd, st, ctx, span);
@@ -437,7 +448,7 @@ export function denoTask(u: DenoTaskCall, env: Record<string, string>, cwd: stri
     unknownScript(u.task, u.via, env, cwd, st, ctx, span);
     return;
   }
-  const found = nearestDenoConfig(start, ctx);
+  const found = nearestDenoConfig(searchFrom(start, ctx), ctx);
   if (found) {
     if (found.read.kind !== 'text') {
       unknownScript(u.task, `${u.via} (${found.dir}/${found.file})`, env, cwd, st, ctx, span);

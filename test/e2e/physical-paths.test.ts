@@ -27,6 +27,9 @@ describe.each(layouts)('a %s checkout', (layout) => {
   beforeAll(() => {
     t = makeTree(layout);
     writeFileSync(join(t.physicalKoda, 'build.sh'), '#!/bin/sh\nmake build-safe\n');
+    // Task runners whose file is in a parent of the engine: they search from the physical directory.
+    writeFileSync(join(t.physicalRoot, 'justfile'), 'koda:\n  make -C engines/lang/koda build-safe\n');
+    writeFileSync(join(t.physicalRoot, 'Taskfile.yml'), "version: '3'\ntasks:\n  koda:\n    dir: engines/lang/koda\n    cmds: [make build-safe]\n");
     git(t, 'add', '-A');
     git(t, 'commit', '-q', '-m', 'build script');
     dirs = [
@@ -56,6 +59,20 @@ describe.each(layouts)('a %s checkout', (layout) => {
     }
     expect(verdicts.size).toBe(1);
     expect(offhost(t, ['check', '--cwd', t.elsewhere, 'make build-safe'], t.elsewhere).status).toBe(0);
+  });
+
+  it('just and task, whose files are in the checkout above the engine, are judged alike from every spelling (check and the hook)', () => {
+    for (const [what, d] of dirs) {
+      for (const line of ['just koda', 'task koda']) {
+        const r = offhost(t, ['check', '--json', line], d);
+        expect(r.status, `${what}: ${line}: ${r.stderr}`).toBe(3);
+        expect(JSON.parse(r.stdout).rule).toBe('koda-make');
+        const payload = { session_id: 's1', cwd: d, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: line } };
+        const h = spawnSync(process.execPath, [BIN, 'hook', 'claude-code'], { input: JSON.stringify(payload), env: laptopEnv(t), encoding: 'utf8', timeout: 30_000 });
+        expect(h.status, h.stderr).toBe(0);
+        expect(h.stdout, `${what}: ${line}`).toContain('koda-make');
+      }
+    }
   });
 
   it('the agent hook reroutes from every spelling (agents report getcwd())', () => {

@@ -137,6 +137,9 @@ beforeAll(() => {
   );
   file(join(web, 'Taskfile.yml'), "version: '3'\ntasks:\n  e2e:\n    cmds:\n      - npx playwright test\n  unit: vitest run\n");
   file(join(home, 'dev', 'koder', 'apps', 'odd-yaml', 'Taskfile.yml'), "tasks:\n  x: &a\n    cmds: [make build-safe]\n  y: *a\n");
+  // Symlinked checkouts: a link to the engine and one to the web app's src folder.
+  symlinkSync(koda, join(home, 'koda-link'));
+  symlinkSync(join(web, 'src'), join(home, 'web-src-link'));
   const fifo = join(koda, 'pipe.sh');
   spawnSync('mkfifo', [fifo]);
   guard = loadGuard({ cwd: home, env: { HOME: home, PATH: process.env.PATH, XDG_CONFIG_HOME: join(home, 'xdg') }, role: 'laptop' });
@@ -231,6 +234,17 @@ describe('true positives: a heavy command inside a script the line runs', () => 
     ['cd engines/lang/koda && task -t ../../../apps/odd-yaml/Taskfile.yml x', 'deny', 'unknown-program'], // YAML offhost does not read (an anchor)
   ])('Taskfiles: %s -> %s (%s)', (line, decision, rule) => {
     expect(guard.classify(line, { cwd: join(home, 'dev', 'koder') })).toMatchObject({ decision, rule });
+  });
+  it.each([
+    ['koda-link', 'just koda', 'reroute', 'koda-make'],
+    ['koda-link', 'task koda', 'reroute', 'koda-make'],
+    ['koda-link', 'make build-safe', 'reroute', 'koda-make'],
+    ['web-src-link', 'npm run e2e', 'reroute', 'playwright-test'],
+    ['web-src-link', 'node --run e2e', 'reroute', 'playwright-test'],
+    ['web-src-link', 'yarn e2e', 'reroute', 'playwright-test'],
+  ])('from a symlinked checkout (%s), the tools search the checkout\'s parents: %s -> %s (%s)', (link, line, decision, rule) => {
+    expect(guard.classify(line, { cwd: join(home, link) })).toMatchObject({ decision, rule });
+    expect(guard.classify(`cd ~/${link} && ${line}`, { cwd: home })).toMatchObject({ decision, rule });
   });
   it('the commands say where they came from', () => {
     const { decision } = guard.explain('npm run e2e', { cwd: web });

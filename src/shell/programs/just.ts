@@ -6,7 +6,7 @@
 import { posix } from 'node:path';
 import type { Field } from '../expand.js';
 import { readJustfile, type JustRecipe, type Justfile } from '../justfiles.js';
-import { CODE_INTERPRETERS, SHELL_INTERPRETERS, emitCode, lineMayWrite, unknownScript } from '../script-files.js';
+import { CODE_INTERPRETERS, SHELL_INTERPRETERS, emitCode, lineMayWrite, searchFrom, unknownScript } from '../script-files.js';
 import { resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
 import type { ProgramModule } from './types.js';
 
@@ -159,7 +159,7 @@ function walk(call: Call, w: Walker): void {
   if (file) {
     const path = file.known ? resolveDir(call.cwd, file) : null;
     loaded = path === null ? 'unknown' : load(path, call);
-  } else loaded = find(start, call);
+  } else loaded = find(searchFrom(start, ctx), call);
   if (loaded === 'unknown') return unknown('a justfile offhost cannot read');
   if (loaded === null) return; // no justfile: just stops
   const invokedIn = workDir ? resolveDir(call.cwd, workDir) : call.cwd;

@@ -6,7 +6,7 @@
 import { posix } from 'node:path';
 import type { Field } from '../expand.js';
 import { readMiniYaml, type YamlValue } from '../mini-yaml.js';
-import { lineMayWrite, unknownScript } from '../script-files.js';
+import { lineMayWrite, searchFrom, unknownScript } from '../script-files.js';
 import { resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
 import type { ProgramModule } from './types.js';
 
@@ -133,7 +133,14 @@ function walk(call: Call, w: Walker): void {
         }
         return null;
       })();
-    } else tf = find(start, call);
+    } else {
+      // task takes its directory from $PWD when it names this one (Go's os.Getwd), so from a symlinked
+      // checkout it searches the link's parents; a shell started with a physical directory, the
+      // checkout's. Both, the link's first.
+      tf = find(start, call);
+      const real = searchFrom(start, ctx);
+      if (!tf && real !== start) tf = find(real, call);
+    }
     if (!tf) return; // no Taskfile: task stops
     const tasks = names.filter((n) => !(n.known && /^[A-Za-z_][A-Za-z0-9_]*=/.test(n.value)));
     if (tasks.some((n) => !n.known)) throw new Unknown('a task named at run time');
