@@ -2,7 +2,7 @@
 // guard decides (the built-in pack, the Koda build and the emulator as the heavy work), then the walker's
 // own view: what is found, marked certain-only, and the step budget.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadGuard } from '../../src/config/load-guard.js';
@@ -66,6 +66,39 @@ describe('an unknown program whose arguments spell heavy work is judged as the w
   it.each(light)('%s -> allow', (line) => {
     const v = decide(line);
     expect(v.decision, `${v.rule}: ${v.reason}`).toBe('allow');
+  });
+});
+
+describe("a user's config", () => {
+  it('an allow rule naming a program keeps it as it is (its arguments are data), and a heavy rule names the words a guess starts from', () => {
+    const dir = join(tmp, 'conf');
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    writeFileSync(
+      join(dir, 'offhost.config.yaml'),
+      [
+        'rules:',
+        '  - id: mytool-is-data',
+        '    description: mytool takes commands as text.',
+        '    policy: R1',
+        '    decision: allow',
+        '    message: mytool only records.',
+        '    match: { program: [mytool] }',
+        '    examples: { match: [mytool make build-safe] }',
+        '  - id: bazel-builds',
+        '    description: bazel builds are heavy.',
+        '    policy: R1',
+        '    decision: deny',
+        '    message: build with bazel on the VM.',
+        '    match: { program: [bazel], subcommands: [[build]] }',
+        '    examples: { match: [bazel build //x] }',
+        '',
+      ].join('\n'),
+    );
+    const g = loadGuard({ cwd: join(dir, 'sub'), env: { HOME, PATH: process.env.PATH, XDG_CONFIG_HOME: join(tmp, 'xdg') }, role: 'laptop' });
+    expect(g.classify('mytool make build-safe', { cwd: KODA, files: false }).decision).toBe('allow');
+    expect(g.classify('othertool make build-safe', { cwd: KODA, files: false }).decision).toBe('reroute');
+    expect(g.classify('vglrun bazel build //app', { cwd: ROOT, files: false })).toMatchObject({ decision: 'deny', rule: 'bazel-builds' });
+    expect(g.classify('vglrun bazel query //app', { cwd: ROOT, files: false }).decision).toBe('allow');
   });
 });
 
