@@ -65,7 +65,8 @@ function dependencies(text: string): { before: string[]; after: string[] } {
 
 /** `{{ x }}`: the value of a plain string variable, else the unknown placeholder. */
 function interpolate(line: string, vars: Map<string, string>): string {
-  return line.replace(/\{\{(?!\{)([\s\S]*?)\}\}/g, (_m, expr: string) => vars.get(expr.trim()) ?? UNKNOWN_INTERPOLATION).replace(/\{\{\{\{/g, '{{');
+  // `{{{{` is a literal `{{`; any other `{{ … }}` is an expression.
+  return line.replace(/\{\{\{\{|\{\{([\s\S]*?)\}\}/g, (_m, expr: string | undefined) => (expr === undefined ? '{{' : (vars.get(expr.trim()) ?? UNKNOWN_INTERPOLATION)));
 }
 
 export function readJustfile(text: string): Justfile {

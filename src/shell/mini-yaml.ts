@@ -30,7 +30,14 @@ function scalar(raw: string): YamlValue {
   if (s === '') return null;
   if (/^[&*!]/.test(s)) throw new Unreadable('anchor, alias or tag');
   if (s.startsWith("'")) {
-    if (!s.endsWith("'") || s.length < 2) throw new Unreadable('quote');
+    // '' is a quote inside; the first lone quote must end the scalar.
+    let i = 1;
+    for (; i < s.length; i++) {
+      if (s[i] !== "'") continue;
+      if (s[i + 1] === "'") i++;
+      else break;
+    }
+    if (i !== s.length - 1) throw new Unreadable('quote');
     return s.slice(1, -1).replace(/''/g, "'");
   }
   if (s.startsWith('"')) {
@@ -47,6 +54,8 @@ function scalar(raw: string): YamlValue {
 
 /** A plain scalar as YAML 1.2's core schema reads it: null, booleans, numbers, else the text. */
 function plain(s: string): YamlValue {
+  // A plain scalar cannot start with an indicator (YAML 1.2, 7.3.3).
+  if (/^[,[\]{}#&*!|>'"%@`]/.test(s) || /^[-?:](\s|$)/.test(s)) throw new Unreadable('a scalar starting with an indicator');
   // `echo "built: ok"` is not one plain scalar in YAML (a mapping where none may be): refused, as YAML does.
   if (/:\s|:$|\s#/.test(s)) throw new Unreadable('a plain scalar with ": " or " #"');
   if (/^(null|Null|NULL|~)$/.test(s)) return null;
@@ -91,8 +100,9 @@ function flow(s: string): YamlValue {
         ws();
         const start = i;
         while (i < s.length && s[i] !== ':' && s[i] !== ',' && s[i] !== '}') i++;
+        if (/[[\]{}]/.test(s.slice(start, i))) throw new Unreadable('a flow indicator in a key');
         const key = scalar(s.slice(start, i));
-        if (typeof key !== 'string' || s[i] !== ':') throw new Unreadable('flow mapping');
+        if (typeof key !== 'string' || s[i] !== ':' || Object.hasOwn(out, key)) throw new Unreadable('flow mapping');
         i++;
         out[key] = item();
         ws();
@@ -107,7 +117,10 @@ function flow(s: string): YamlValue {
       for (i++; i < s.length && s[i] !== q; i++) if (q === '"' && s[i] === '\\') i++;
       i++;
     } else while (i < s.length && !/[,\]}]/.test(s[i]!)) i++;
-    return scalar(s.slice(start, i));
+    const text = s.slice(start, i);
+    // An empty entry (`[a,,b]`) or a flow indicator inside a plain scalar is not YAML.
+    if (text.trim() === '' || /[[{]/.test(text)) throw new Unreadable('flow entry');
+    return scalar(text);
   };
   const v = item();
   ws();
@@ -123,15 +136,21 @@ export function readMiniYaml(text: string): YamlValue | undefined {
     for (let k = 0; k < raw.length; k++) {
       const r = raw[k]!;
       if (/^\t/.test(r)) throw new Unreadable('tab indentation');
-      if (/^(---|\.\.\.)\s*$/.test(r)) {
+      if (/^---\s*$/.test(r)) {
         if (lines.length) throw new Unreadable('several documents');
         continue;
       }
+      if (/^\.\.\.(\s|$)/.test(r)) throw new Unreadable('a document end');
+      if (/^(---|\.\.\.)\s/.test(r)) throw new Unreadable('content on a document marker line');
+      if (/^%/.test(r)) throw new Unreadable('a directive');
       const indent = /^ */.exec(r)![0].length;
       const body = r.slice(indent);
       // Block scalars keep their lines as they are: mark them for the parser.
+      if (/^\s*\t/.test(r)) throw new Unreadable('a tab');
       const t = stripComment(body);
       if (t.trim() === '') continue;
+      // Tabs are separation in some places and an error in others: refused outside block scalars.
+      if (t.includes('\t')) throw new Unreadable('a tab');
       lines.push({ indent, text: t });
       const indicator = /(^|:\s+|^(?:-\s+)+)([|>])([+-]?)\s*$/.exec(t);
       if (indicator) {
@@ -146,6 +165,7 @@ export function readMiniYaml(text: string): YamlValue | undefined {
         let inner = -1;
         for (; j < raw.length; j++) {
           const b = raw[j]!;
+          if (b.includes('\t') && /^\s*\t/.test(b)) throw new Unreadable('a tab in a block scalar');
           if (b.trim() === '') {
             block.push('');
             continue;
@@ -171,7 +191,7 @@ export function readMiniYaml(text: string): YamlValue | undefined {
         const chomp = indicator[3];
         if (block.length) text2 += chomp === '-' ? '' : chomp === '+' ? '\n'.repeat(trailing + 1) : '\n';
         else if (chomp === '+') text2 = '\n'.repeat(trailing);
-        lines[lines.length - 1] = { indent, text: t.replace(/[|>][+-]?\s*$/, JSON.stringify(text2)) };
+        lines[lines.length - 1] = { indent, text: t.replace(/[|>][+-]?\s*$/, () => JSON.stringify(text2)) };
         k = j - 1;
       }
     }
@@ -189,8 +209,9 @@ export function readMiniYaml(text: string): YamlValue | undefined {
             out.push(parse(ind + 1));
           } else if (rest.startsWith('- ') || /^[^'"[{][^:]*:(\s|$)/.test(rest) || /^["'][^"']*["']\s*:(\s|$)/.test(rest)) {
             // `- cmd: make build` starts a mapping at the dash's content column, `- - a` a sequence.
-            lines[at] = { indent: ind + 2, text: rest };
-            out.push(parse(ind + 2));
+            const col = ind + lines[at]!.text.length - rest.length;
+            lines[at] = { indent: col, text: rest };
+            out.push(parse(col));
           } else {
             at++;
             out.push(scalar(rest));
@@ -205,6 +226,7 @@ export function readMiniYaml(text: string): YamlValue | undefined {
         if (!m) throw new Unreadable(`not a mapping entry: ${t}`);
         const key = scalar(m[1]!);
         if (typeof key !== 'string' || key === '<<') throw new Unreadable('key');
+        if (Object.hasOwn(out, key)) throw new Unreadable(`the key ${key} twice`);
         at++;
         if (m[2] !== undefined && m[2].trim() !== '') out[key] = scalar(m[2]);
         else out[key] = lines[at] && lines[at]!.indent > ind ? parse(ind + 1) : lines[at] && lines[at]!.indent === ind && lines[at]!.text.startsWith('- ') ? parse(ind) : null;

@@ -81,3 +81,25 @@ describe('mini-yaml', () => {
     expect(read).toBeGreaterThan(750);
   });
 });
+
+describe('mini-yaml on any text', () => {
+  it('never throws: a document is read or refused', () => {
+    const piece = fc.constantFrom('tasks:', '  a:', '    cmds:', '      - make', '- ', '-', ': ', '"', "'", '|', '>-', '[', ']', '{', '}', ',', '#', '&a', '*a', '!t', '---', '\t', '  ', '\n', 'x: y', 'k: "v\\u00e9"', "k: 'it''s'", '? ', 'a: b: c', '- - x', '[a, [b]]', '{a: {b: c}}', '"a\\"b"', "'a'b'", '...', '  - x', '\r\n', 'k: |\n  l1\n  l2', 'k: >\n  f1\n  f2', '- cmd: x', '0x1F', '1e3', '.inf', 'True', '@x', '%YAML 1.2');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(piece, fc.string({ maxLength: 6 })), { maxLength: 40 }), (parts) => {
+        const text = parts.join('');
+        const r = readMiniYaml(text);
+        if (r === undefined) return;
+        // What it reads, the yaml package reads the same (or refuses too, which only mini-yaml may not do).
+        let real: unknown;
+        try {
+          real = parse(text);
+        } catch {
+          throw new Error(`read what yaml refuses: ${JSON.stringify(text)}`);
+        }
+        expect(r, JSON.stringify(text)).toEqual(real);
+      }),
+      { numRuns: Number(process.env.MINI_YAML_RUNS ?? 3000) },
+    );
+  });
+});

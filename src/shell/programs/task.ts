@@ -48,7 +48,7 @@ function find(dir: string, call: Call): Loaded | null {
   }
 }
 
-const template = (s: string): string => s.replace(/\{\{[\s\S]*?\}\}/g, UNKNOWN_TEMPLATE);
+const template = (s: string): string => s.replace(/\{\{[\s\S]*?\}\}/g, () => UNKNOWN_TEMPLATE);
 
 function runTask(tf: Loaded, name: string, call: Call, w: Walker, done: Set<string>, depth: number): void {
   if (depth > 32) throw new Unknown('tasks nested too deep');
