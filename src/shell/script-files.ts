@@ -251,7 +251,7 @@ function pnpmWorkspaceGlobs(text: string): string[] {
 const WORKSPACE_LISTINGS = 500;
 
 /** Directories matching workspace globs (`apps/*`, `packages/**`, `tools/cli`) under `root`; null if they cannot be listed. */
-function expandWorkspaceGlobs(root: string, globs: string[], ctx: Ctx): string[] | null {
+export function expandWorkspaceGlobs(root: string, globs: string[], ctx: Ctx): string[] | null {
   const files = ctx.files!;
   const out = new Set<string>();
   let listings = 0; // a bound on directory listings (a hook must answer fast): past it, unknown

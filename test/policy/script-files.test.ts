@@ -137,6 +137,16 @@ beforeAll(() => {
   );
   file(join(web, 'Taskfile.yml'), "version: '3'\ntasks:\n  e2e:\n    cmds:\n      - npx playwright test\n  unit: vitest run\n");
   file(join(home, 'dev', 'koder', 'apps', 'odd-yaml', 'Taskfile.yml'), "tasks:\n  x: &a\n    cmds: [make build-safe]\n  y: *a\n");
+  // An Nx workspace: project.json targets (executors, run-commands, dependsOn), package.json scripts, a
+  // known plugin's inferred e2e, and an executor offhost does not know.
+  const nxWs = join(home, 'ws-nx');
+  file(join(nxWs, 'nx.json'), JSON.stringify({ plugins: [{ plugin: '@nx/playwright/plugin', options: { targetName: 'pw' } }] }));
+  file(join(nxWs, 'package.json'), JSON.stringify({ name: 'root', private: true, workspaces: ['apps/*'] }));
+  file(join(nxWs, 'apps', 'web', 'project.json'), JSON.stringify({ name: 'web', targets: { e2e: { executor: '@nx/playwright:playwright' }, emu: { executor: 'nx:run-commands', options: { command: 'emulator -avd Pixel_7' } }, build: { command: 'tsc -p apps/web' }, ship: { dependsOn: ['emu'], command: 'echo shipped' }, deploy: { executor: '@acme/tools:deploy' } } }));
+  file(join(nxWs, 'apps', 'web', 'package.json'), JSON.stringify({ name: '@acme/web', scripts: { lint: 'eslint .', 'e2e-ci': 'playwright test --project chromium' } }));
+  file(join(nxWs, 'apps', 'site', 'package.json'), JSON.stringify({ name: 'site', scripts: { test: 'vitest run' } }));
+  file(join(nxWs, 'apps', 'site', 'playwright.config.ts'), 'export default {};\n');
+  file(join(nxWs, 'apps', 'site', 'src', 'keep'), '');
   // Symlinked checkouts: a link to the engine and one to the web app's src folder.
   symlinkSync(koda, join(home, 'koda-link'));
   symlinkSync(join(web, 'src'), join(home, 'web-src-link'));
@@ -234,6 +244,29 @@ describe('true positives: a heavy command inside a script the line runs', () => 
     ['cd engines/lang/koda && task -t ../../../apps/odd-yaml/Taskfile.yml x', 'deny', 'unknown-program'], // YAML offhost does not read (an anchor)
   ])('Taskfiles: %s -> %s (%s)', (line, decision, rule) => {
     expect(guard.classify(line, { cwd: join(home, 'dev', 'koder') })).toMatchObject({ decision, rule });
+  });
+  it.each([
+    ['nx run web:e2e', 'reroute', 'playwright-test'],
+    ['nx e2e web', 'reroute', 'playwright-test'],
+    ['npx nx run web:emu', 'reroute', 'android-emulator'],
+    ['nx run web:ship', 'reroute', 'android-emulator'], // through dependsOn
+    ['nx run web:e2e-ci', 'reroute', 'playwright-test'], // a package.json script
+    ['nx run-many -t e2e', 'reroute', 'playwright-test'],
+    ['nx affected --target=emu', 'reroute', 'android-emulator'],
+    ['nx run site:pw', 'reroute', 'playwright-test'], // the plugin's inferred target (site has a playwright config)
+    ['cd apps/site/src && nx pw', 'reroute', 'playwright-test'], // the project here
+    ['nx run web:build', 'allow', 'r1-editing'],
+    ['nx run site:test', 'allow', 'r1-unit-tests'],
+    ['nx graph', 'allow', null],
+    ['nx run web:deploy', 'allow', null], // an executor offhost does not know: unknown (nothing heavy is plausible here)
+    ['nx exec -- emulator -avd Pixel_7', 'reroute', 'android-emulator'],
+  ])('Nx: %s -> %s (%s)', (line, decision, rule) => {
+    expect(guard.classify(line, { cwd: join(home, 'ws-nx') })).toMatchObject({ decision, rule });
+  });
+  it('Nx: what cannot be read is unknown, refused where heavy work is plausible', () => {
+    const v = guard.explain('nx run web:deploy --headless', { cwd: join(home, 'ws-nx') });
+    expect(v.verdict).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+    expect(v.decision!.commands.some((c) => c.command.via.some((x) => x.includes('executor @acme/tools:deploy')))).toBe(true);
   });
   it.each([
     ['koda-link', 'just koda', 'reroute', 'koda-make'],

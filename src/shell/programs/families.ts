@@ -21,6 +21,7 @@ import { installers } from './installers.js';
 import { deno } from './deno.js';
 import { just } from './just.js';
 import { task } from './task.js';
+import { nx } from './nx.js';
 
 /** What the registry knows of a module before it is loaded: enough to find it by a program's name. */
 export interface FamilyEntry {
@@ -31,7 +32,7 @@ export interface FamilyEntry {
 }
 
 export const MODULES: readonly ProgramModule[] = [
-  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, git, ssh, containers, packageRunners, monorepoRunners, interpreters, deno, just, task, textTools, appLaunchers, fvm, inert, installers, ...heavyPrograms,
+  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, git, ssh, containers, packageRunners, monorepoRunners, interpreters, deno, just, task, nx, textTools, appLaunchers, fvm, inert, installers, ...heavyPrograms,
 ];
 
 export const FAMILIES: readonly FamilyEntry[] = MODULES.map((m) => ({ family: m.family, names: m.names, ...(m.pattern ? { pattern: m.pattern } : {}), load: () => m }));
