@@ -56,7 +56,8 @@ export const WRAPPER_SPECS: Record<string, Spec> = {
   'xvfb-run': { value: ['-n', '--server-num', '-e', '--error-file', '-f', '--auth-file', '-s', '--server-args', '-p', '--xauth-protocol', '-w', '--wait'], flags: ['-a', '--auto-servernum', '-d', '--auto-display', '-l', '--listen-tcp'], noCommand: ['-h', '--help'] },
   'dbus-run-session': { value: ['--config-file', '--dbus-daemon'] },
   unshare: { value: ['-S', '--setuid', '-G', '--setgid', '-R', '--root', '-w', '--wd', '--propagation', '--map-user', '--map-group', '--map-users', '--map-groups'], chdir: ['-w', '--wd'] },
-  nsenter: { value: ['-t', '--target', '-S', '--setuid', '-G', '--setgid', '-w', '--wd', '-r', '--root', '-m', '-u', '-i', '-n', '-p', '-C', '-U', '-T'], chdir: ['-w', '--wd'] },
+  // The namespace options, --root and --wd take a file only attached (`-m/proc/1/ns/mnt`, `--wd=DIR`): `-m make` is -m, then make.
+  nsenter: { value: ['-t', '--target', '-S', '--setuid', '-G', '--setgid'], flags: ['-m', '-u', '-i', '-n', '-p', '-C', '-U', '-T', '-r', '-w', '-a', '--all', '-F', '--no-fork', '--preserve-credentials', '-Z', '--follow-context'], optional: ['--mount', '--uts', '--ipc', '--net', '--pid', '--cgroup', '--user', '--time', '--root', '--wd'], chdir: ['--wd'] },
   pkexec: { value: ['--user', '-u'] },
   cpulimit: { value: ['-l', '--limit', '-p', '--pid', '-e', '--exe', '-c', '--cpu'], noCommand: ['-p', '--pid', '-e', '--exe'] },
   firejail: { value: [] },
@@ -294,11 +295,29 @@ function unwrapWith(via: string, argv: Field[], spec: Spec): Unwrapped {
   return inner.length ? { kind: 'run', via, argv: inner, env: s.env, ...(cwd ? { cwd } : {}) } : { kind: 'none' };
 }
 
+/**
+ * faketime [-m] [-f] [--exclude-monotonic] [--date-prog PROG] TIMESTAMP PROGRAM ARGS: faketime takes
+ * its own options by name and the next word, whatever it looks like (`+1d`, `-15m`), as the timestamp.
+ */
+function faketime(argv: Field[]): Unwrapped {
+  let i = 1;
+  for (; i < argv.length; i++) {
+    const f = argv[i]!;
+    if (!f.known) return { kind: 'run', via: 'faketime', argv: [{ value: 'faketime', known: false }] };
+    if (['-h', '--help', '-v', '--version'].includes(f.value)) return { kind: 'none' };
+    if (f.value === '--date-prog') i++;
+    else if (!['-m', '-f', '--exclude-monotonic'].includes(f.value)) break;
+  }
+  const inner = argv.slice(i + 1);
+  return inner.length ? { kind: 'run', via: 'faketime', argv: inner } : { kind: 'none' };
+}
+
 function unwrapSpec(call: Call): Unwrapped {
   const program = call.name;
   const argv = call.fields;
   const spec = WRAPPER_SPECS[program];
   if (!spec) return unwrapOther(call);
+  if (program === 'faketime') return faketime(argv);
   // taskset -c LIST replaces the MASK positional.
   const effective = program === 'taskset' && argv.some((a) => a.known && /^(-[a-z]*c|--cpu-list)/.test(a.value)) ? { ...spec, skip: 0 } : spec;
   const s = scan(argv, effective);
@@ -371,6 +390,9 @@ export const wrappers: ProgramModule = {
       { line: 'proxychains4 -q make build', runs: 'make build' },
       { line: 'eatmydata make build', runs: 'make build' },
       { line: "faketime '2020-01-01 00:00:00' make build", runs: 'make build' },
+      { line: "faketime -f '+1d' make build", runs: 'make build' },
+      { line: 'faketime -15m make build', runs: 'make build' },
+      { line: 'nsenter -t 1 -m -u make build', runs: 'make build' },
       { line: 'trickle -d 100 make build', runs: 'make build' },
       { line: 'nocache make build', runs: 'make build' },
       { line: 'bwrap --bind / / --dev /dev --chdir engines/lang/koda make build', runs: 'make build', in: '/home/koder/dev/koder/engines/lang/koda' },
