@@ -303,11 +303,14 @@ function fastDir(p: string): FastDir {
 /**
  * The fast path of `name`, or null. Programs whose module runs other commands where no shim can see
  * them (docker: inside a container) are always judged; make's recipes start their programs through PATH,
- * through the shims, so make keeps its fast path (its Makefile is not read there).
+ * through the shims, so make keeps its fast path (its Makefile is not read there). A program the registry
+ * does not know is always judged too: the judge reads its arguments as the command it may start
+ * (src/shell/guess.ts: `xcrun simctl …`, `colima ssh -- …`), which no rule's own words can tell.
  */
 function fastPathFor(rules: Compiled[], name: string, vars: Record<string, string>): FastPath | null {
   const mod = programFor(name);
-  if (mod && (mod.unwrap || mod.walk) && mod.family !== 'make') return null;
+  if (!mod) return null;
+  if ((mod.unwrap || mod.walk) && mod.family !== 'make') return null;
   let need = noNeed();
   for (const r of rules) {
     const n = needOf(r.match, name, vars, null);
