@@ -54,6 +54,9 @@ export function guessArguments(call: Call, w: Walker, self: SimpleCommand | unde
         continue;
       }
       if (v.startsWith('-') && v.length > 1 && !/\s/.test(v)) {
+        // `--exec=make build-safe` as words: the value starts the command, the words after it follow.
+        const eq = /^(--?[A-Za-z][\w-]*)=(.+)$/.exec(v);
+        if (eq && COMMAND_OPTION.test(eq[1]!) && PROGRAM_WORD.test(eq[2]!) && names(eq[2]!)) suffix(j, { value: eq[2]!, known: true });
         option = v;
         continue;
       }
@@ -66,10 +69,7 @@ export function guessArguments(call: Call, w: Walker, self: SimpleCommand | unde
       }
       if (/\s/.test(v)) {
         if (option === null || COMMAND_OPTION.test(option)) script(v);
-      } else if (j !== guessedAt && PROGRAM_WORD.test(v)) {
-        const name = basenameOf(f);
-        if (name !== null && (programFor(name) !== null || ctx.policy?.names(name) === true)) suffix(j);
-      }
+      } else if (j !== guessedAt && PROGRAM_WORD.test(v) && names(v)) suffix(j);
       option = null;
     }
   } finally {
@@ -82,10 +82,17 @@ export function guessArguments(call: Call, w: Walker, self: SimpleCommand | unde
     if (ctx.nodes > ctx.maxNodes) throw new NestedParseError(`the line is too complex to judge (more than ${ctx.maxNodes} steps)`, positionAt(ctx.text, call.span.start));
   }
 
-  /** The argv from word j on, as the command an unknown wrapper would run. */
-  function suffix(j: number): void {
+  /** Whether the word names a program the registry knows or a rule names. */
+  function names(word: string): boolean {
+    const name = basenameOf({ value: word, known: true });
+    return name !== null && (programFor(name) !== null || ctx.policy?.names(name) === true);
+  }
+
+  /** The argv from word j on (its first word given as `first`), as the command an unknown wrapper would run. */
+  function suffix(j: number, first?: Field): void {
     budget(n - j);
     const rest: Field[] = fields.slice(j);
+    if (first) rest[0] = first;
     attempt(() => withVia(ctx, label, () => w.runFields(rest, call.env, call.cwd, clone(call.st), ctx, call.span, NO_STDIN, call.wrapDepth + 1)));
   }
 

@@ -29,6 +29,7 @@ describe('an unknown program whose arguments spell heavy work is judged as the w
     ['scl enable devtoolset-9 -- make build-safe', 'koda-make'],
     ["scl enable devtoolset-9 'make build-safe'", 'koda-make'],
     ["mytool --exec='make build-safe'", 'koda-make'],
+    ['mytool --exec=make build-safe', 'koda-make'], // the value starts the command, the words after it follow
     ["mytool -c 'cd . && make build-safe'", 'koda-make'],
     ['ssh-agent nice -n 5 make build-safe', 'koda-make'],
     ['ssh-agent npx playwright test', 'playwright-test'],
