@@ -13,6 +13,9 @@ interface Line {
 
 class Unreadable extends Error {}
 
+/** Deeper nesting than any task file has: refused, rather than recursing until the stack runs out. */
+const MAX_DEPTH = 64;
+
 function stripComment(s: string): string {
   let q: string | null = null;
   for (let i = 0; i < s.length; i++) {
@@ -76,7 +79,16 @@ function flow(s: string): YamlValue {
   const ws = () => {
     while (i < s.length && /\s/.test(s[i]!)) i++;
   };
+  let depth = 0;
   const item = (): YamlValue => {
+    if (++depth > MAX_DEPTH) throw new Unreadable('nested too deep');
+    try {
+      return itemAt();
+    } finally {
+      depth--;
+    }
+  };
+  const itemAt = (): YamlValue => {
     ws();
     if (s[i] === '[') {
       i++;
@@ -196,7 +208,16 @@ export function readMiniYaml(text: string): YamlValue | undefined {
       }
     }
     let at = 0;
+    let depth = 0;
     const parse = (indent: number): YamlValue => {
+      if (++depth > MAX_DEPTH) throw new Unreadable('nested too deep');
+      try {
+        return parseAt(indent);
+      } finally {
+        depth--;
+      }
+    };
+    const parseAt = (indent: number): YamlValue => {
       const first = lines[at];
       if (!first || first.indent < indent) return null;
       const ind = first.indent;

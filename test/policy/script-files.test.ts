@@ -137,6 +137,7 @@ beforeAll(() => {
   );
   file(join(web, 'Taskfile.yml'), "version: '3'\ntasks:\n  e2e:\n    cmds:\n      - npx playwright test\n  unit: vitest run\n");
   file(join(home, 'dev', 'koder', 'apps', 'odd-yaml', 'Taskfile.yml'), "tasks:\n  x: &a\n    cmds: [make build-safe]\n  y: *a\n");
+  file(join(home, 'dev', 'koder', 'apps', 'odd-pw', 'Taskfile.yml'), "tasks:\n  lint: &l\n    cmds:\n      - eslint .\n  e2e:\n    cmds:\n      - npx playwright test\n  again: *l\n");
   // An Nx workspace: project.json targets (executors, run-commands, dependsOn), package.json scripts, a
   // known plugin's inferred e2e, and an executor offhost does not know.
   const nxWs = join(home, 'ws-nx');
@@ -242,6 +243,9 @@ describe('true positives: a heavy command inside a script the line runs', () => 
     ['task odd', 'allow', null], // a command of a shape task files do not have
     ['cd engines/lang/koda && task odd', 'deny', 'unknown-program'],
     ['cd engines/lang/koda && task -t ../../../apps/odd-yaml/Taskfile.yml x', 'deny', 'unknown-program'], // YAML offhost does not read (an anchor)
+    // A Taskfile offhost cannot read is also read line by line: a heavy command in any task counts.
+    ['cd apps/odd-pw && task again', 'reroute', 'playwright-test'],
+    ['cd engines/lang/koda && task -t ../../../apps/odd-yaml/Taskfile.yml y', 'deny', 'unknown-program'],
   ])('Taskfiles: %s -> %s (%s)', (line, decision, rule) => {
     expect(guard.classify(line, { cwd: join(home, 'dev', 'koder') })).toMatchObject({ decision, rule });
   });

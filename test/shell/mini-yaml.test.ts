@@ -103,3 +103,13 @@ describe('mini-yaml on any text', () => {
     );
   });
 });
+
+describe('mini-yaml limits', () => {
+  it('refuses nesting deeper than a task file has, block or flow, instead of running out of stack', () => {
+    const block = `tasks:\n${Array.from({ length: 3000 }, (_, i) => `${'  '.repeat(i + 1)}a${i}:\n`).join('')}`;
+    expect(readMiniYaml(block)).toBeUndefined();
+    expect(readMiniYaml(`tasks: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`)).toBeUndefined();
+    // Ordinary depth still reads.
+    expect(readMiniYaml('a:\n  b:\n    c: [1, [2, [3]]]\n')).toEqual({ a: { b: { c: [1, [2, [3]]] } } });
+  });
+});

@@ -7,7 +7,7 @@ import { posix } from 'node:path';
 import type { Field } from '../expand.js';
 import { readMiniYaml, type YamlValue } from '../mini-yaml.js';
 import { lineMayWrite, searchFrom, unknownScript } from '../script-files.js';
-import { resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
+import { NestedParseError, resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
 import type { ProgramModule } from './types.js';
 
 const VALUE_OPTS = new Set(['-t', '--taskfile', '-d', '--dir', '-C', '--concurrency', '-o', '--output', '--output-group-begin', '--output-group-end', '--sort', '-I', '--interval', '--remote-cache-dir', '--expiry', '--cacert', '--cert', '--cert-key']);
@@ -28,13 +28,56 @@ interface Loaded {
 
 class Unknown extends Error {}
 
+/** A Taskfile outside the YAML mini-yaml reads: its text, for a reading line by line. */
+class UnreadableTaskfile extends Unknown {
+  constructor(
+    readonly path: string,
+    readonly text: string,
+  ) {
+    super(`${path}: YAML offhost does not read`);
+  }
+}
+
+/**
+ * Every line of a Taskfile offhost cannot read that could be a command (a list item, a `cmd:` value, a
+ * block scalar's line), walked as a command that counts only where a rule matches it for sure: a task file
+ * written to be unreadable does not hide `playwright test` in one of its tasks.
+ */
+function commandLines(call: Call, w: Walker, t: UnreadableTaskfile): void {
+  const { ctx } = call;
+  const dir = posix.dirname(t.path);
+  const was = ctx.certainOnly;
+  ctx.certainOnly = true;
+  try {
+    for (const raw of t.text.split(/\r?\n/)) {
+      let line = raw.trim().replace(/^(?:-\s+)+/, '');
+      const kv = /^[\w.-]+\s*:(?:\s+(.*))?$/.exec(line);
+      if (kv) line = kv[1] ?? '';
+      if (line === '' || line.startsWith('#') || /^[|>][+-]?$/.test(line) || /^[&*]\S*$/.test(line)) continue;
+      // `[a, b]`: each item; a quoted scalar: its text.
+      const items = line.startsWith('[') && line.endsWith(']') ? line.slice(1, -1).split(',') : [line];
+      for (const item of items) {
+        const text = item.trim().replace(/^[&*]\S+\s*/, '').replace(/^(['"])(.*)\1$/, '$2');
+        if (text === '') continue;
+        try {
+          w.runScript({ value: template(text), known: true }, `task (${posix.basename(t.path)}, read line by line)`, dir, call.env, call.st, ctx, call.span);
+        } catch (err) {
+          if (!(err instanceof NestedParseError) || ctx.nodes > ctx.maxNodes) throw err;
+        }
+      }
+    }
+  } finally {
+    ctx.certainOnly = was;
+  }
+}
+
 function load(path: string, call: Call): Loaded | null {
   if (lineMayWrite(path, call.ctx, false)) throw new Unknown(`${posix.basename(path)} written by the line`);
   const r = call.ctx.files!.read(path);
   if (r.kind === 'missing' || r.kind === 'directory') return null;
   if (r.kind !== 'text') throw new Unknown(`${path} cannot be read`);
   const doc = readMiniYaml(r.text);
-  if (!isObj(doc)) throw new Unknown(`${path}: YAML offhost does not read`);
+  if (!isObj(doc)) throw new UnreadableTaskfile(path, r.text);
   return { file: path, dir: posix.dirname(path), tasks: isObj(doc.tasks) ? doc.tasks : {}, includes: isObj(doc.includes) ? doc.includes : {} };
 }
 
@@ -150,6 +193,7 @@ function walk(call: Call, w: Walker): void {
   } catch (err) {
     if (!(err instanceof Unknown)) throw err;
     withVia(ctx, `${where} (${err.message})`, () => unknownScript({ value: where, known: false }, where, call.env, call.cwd, call.st, ctx, call.span));
+    if (err instanceof UnreadableTaskfile) commandLines(call, w, err);
   }
 }
 
