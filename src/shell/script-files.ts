@@ -202,13 +202,26 @@ export function interpreterFile(name: string, fields: Field[], env: Record<strin
   emitCode(name, text, label, env, cwd, st, ctx, span);
 }
 
-/** The package.json that npm, pnpm, yarn and bun use from `dir`: the nearest one up the tree. */
-function nearestPackage(dir: string, ctx: Ctx): { dir: string; read: FileRead } | null {
+/**
+ * A tool's upward search: `take` is asked for each of `names` in `dir`, then in each folder above it,
+ * until it returns something (null: not here, go on). npm, deno, just, task and nx look for their files so.
+ */
+export function nearest<T>(dir: string, names: readonly string[], take: (path: string, dir: string, name: string) => T | null): T | null {
   for (let d = dir; ; d = posix.dirname(d)) {
-    const read = ctx.files!.read(d === '/' ? '/package.json' : `${d}/package.json`);
-    if (read.kind !== 'missing') return { dir: d, read };
+    for (const n of names) {
+      const got = take(d === '/' ? `/${n}` : `${d}/${n}`, d, n);
+      if (got !== null) return got;
+    }
     if (d === '/') return null;
   }
+}
+
+/** The package.json that npm, pnpm, yarn and bun use from `dir`: the nearest one up the tree. */
+function nearestPackage(dir: string, ctx: Ctx): { dir: string; read: FileRead } | null {
+  return nearest(dir, ['package.json'], (path, d) => {
+    const read = ctx.files!.read(path);
+    return read.kind !== 'missing' ? { dir: d, read } : null;
+  });
 }
 
 /** A package.json's name and scripts; null when it cannot be parsed (the runner cannot read it either). */
@@ -418,14 +431,10 @@ function denoTasks(text: string): DenoTasks | null {
 
 /** The deno.json or deno.jsonc that `deno task` uses from `dir`: the nearest one up the tree. */
 function nearestDenoConfig(dir: string, ctx: Ctx): { dir: string; file: string; read: FileRead } | null {
-  for (let d = dir; ; d = posix.dirname(d)) {
-    for (const name of ['deno.json', 'deno.jsonc']) {
-      const file = d === '/' ? `/${name}` : `${d}/${name}`;
-      const read = ctx.files!.read(file);
-      if (read.kind !== 'missing') return { dir: d, file: name, read };
-    }
-    if (d === '/') return null;
-  }
+  return nearest(dir, ['deno.json', 'deno.jsonc'], (path, d, file) => {
+    const read = ctx.files!.read(path);
+    return read.kind !== 'missing' ? { dir: d, file, read } : null;
+  });
 }
 
 export interface DenoTaskCall {

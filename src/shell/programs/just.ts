@@ -6,7 +6,7 @@
 import { posix } from 'node:path';
 import type { Field } from '../expand.js';
 import { readJustfile, type JustRecipe, type Justfile } from '../justfiles.js';
-import { CODE_INTERPRETERS, SHELL_INTERPRETERS, emitCode, lineMayWrite, searchFrom, unknownScript } from '../script-files.js';
+import { CODE_INTERPRETERS, SHELL_INTERPRETERS, emitCode, lineMayWrite, nearest, searchFrom, unknownScript } from '../script-files.js';
 import { resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
 import type { ProgramModule } from './types.js';
 
@@ -48,13 +48,7 @@ function load(path: string, call: Call, depth = 0): Loaded | 'unknown' | null {
 
 /** The nearest justfile at or above `dir` (just searches upwards; the usual spellings of the name). */
 function find(dir: string, call: Call): Loaded | 'unknown' | null {
-  for (let d = dir; ; d = posix.dirname(d)) {
-    for (const n of JUSTFILE_NAMES) {
-      const got = load(d === '/' ? `/${n}` : `${d}/${n}`, call);
-      if (got !== null) return got;
-    }
-    if (d === '/') return null;
-  }
+  return nearest(dir, JUSTFILE_NAMES, (path) => load(path, call));
 }
 
 /** A module's justfile: the path `mod` gives, else NAME.just, NAME/mod.just, NAME/justfile. */

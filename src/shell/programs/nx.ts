@@ -9,7 +9,7 @@
 // `workspaces`, pnpm-workspace.yaml) or, without globs, of apps/*, libs/*, packages/*, e2e/*.
 import { posix } from 'node:path';
 import type { Field } from '../expand.js';
-import { expandWorkspaceGlobs, searchFrom, unknownScript } from '../script-files.js';
+import { expandWorkspaceGlobs, nearest, searchFrom, unknownScript } from '../script-files.js';
 import { quote } from '../../routes/quote.js';
 import { withVia, type Call, type Walker } from '../walk-state.js';
 import type { ProgramModule } from './types.js';
@@ -80,8 +80,8 @@ function project(call: Call, dir: string): Project | null {
 
 /** The workspace: the nearest nx.json's folder, and its projects. */
 function workspace(call: Call, start: string): Workspace | null {
-  for (let d = start; ; d = posix.dirname(d)) {
-    const nx = json(call, d === '/' ? '/nx.json' : `${d}/nx.json`);
+  return nearest(start, ['nx.json'], (path, d) => {
+    const nx = json(call, path);
     if (nx) {
       const pkg = json(call, `${d}/package.json`);
       const ws = pkg?.workspaces;
@@ -106,8 +106,8 @@ function workspace(call: Call, start: string): Workspace | null {
       }
       return { root: d, plugins, inferred, projects };
     }
-    if (d === '/') return null;
-  }
+    return null;
+  });
 }
 
 function runTarget(call: Call, w: Walker, ws: Workspace, p: Project, target: string, args: Field[], done: Set<string>, depth: number): void {

@@ -6,7 +6,7 @@
 import { posix } from 'node:path';
 import type { Field } from '../expand.js';
 import { readMiniYaml, type YamlValue } from '../mini-yaml.js';
-import { lineMayWrite, searchFrom, unknownScript } from '../script-files.js';
+import { lineMayWrite, nearest, searchFrom, unknownScript } from '../script-files.js';
 import { NestedParseError, resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
 import type { ProgramModule } from './types.js';
 
@@ -82,13 +82,7 @@ function load(path: string, call: Call): Loaded | null {
 }
 
 function find(dir: string, call: Call): Loaded | null {
-  for (let d = dir; ; d = posix.dirname(d)) {
-    for (const n of TASKFILES) {
-      const got = load(d === '/' ? `/${n}` : `${d}/${n}`, call);
-      if (got) return got;
-    }
-    if (d === '/') return null;
-  }
+  return nearest(dir, TASKFILES, (path) => load(path, call));
 }
 
 const template = (s: string): string => s.replace(/\{\{[\s\S]*?\}\}/g, () => UNKNOWN_TEMPLATE);
