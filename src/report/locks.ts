@@ -1,27 +1,16 @@
 // How lock holders and lock status read to people and to JSON readers (`offhost lock`, `offhost run`).
 import type { Holder } from '../locks/holder.js';
 import { formatUtc } from '../locks/schema.js';
+import { formatDuration } from './duration.js';
 
+/** A lock's ages and deadlines, written the one way every message writes a duration (`59m 8s`, `2h`). */
 export function humanDuration(ms: number): string {
-  const neg = ms < 0;
-  let s = Math.round(Math.abs(ms) / 1000);
-  const d = Math.floor(s / 86400);
-  s -= d * 86400;
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  const parts: string[] = [];
-  if (d) parts.push(`${d} d`);
-  if (h) parts.push(`${h} h`);
-  if (m && !d) parts.push(`${m} min`);
-  if (!d && !h && (s || parts.length === 0)) parts.push(`${s} s`);
-  return `${neg ? '-' : ''}${parts.join(' ')}`;
+  return `${ms < 0 ? '-' : ''}${formatDuration(ms)}`;
 }
 
 const WHERE = { ref: '', remote: ' (on the shared remote)', branch: ' (committed by hand to the checked-out branch)' } as const;
 
-/** "VM X is held by session S (claude) since T (2 h ago) for: ...; expires in 40 min (at T). Lock file: F". */
+/** "VM X is held by session S (claude) since T (2h ago) for: ...; expires in 40m (at T). Lock file: F". */
 export function describeHolder(h: Holder, now: Date): string {
   const since = `${formatUtc(h.started)} (${humanDuration(now.getTime() - h.started.getTime())} ago)`;
   const beat = h.heartbeat ? `, last heartbeat ${formatUtc(h.heartbeat)}` : '';

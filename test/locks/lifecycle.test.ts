@@ -53,7 +53,7 @@ describe('offhost lock acquire / release', () => {
     expect(other.code).toBe(1);
     expect(other.stderr).toContain('held by session sess-a (claude) since');
     expect(other.stderr).toContain('koda make build-safe, KODA-12');
-    expect(other.stderr).toMatch(/expires in (59 min|1 h)/);
+    expect(other.stderr).toMatch(/expires in (59m|1h)/);
     expect(readFile(dir, ACTIVE)).toBe(refreshed);
 
     const rel = await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('sess-a') });
@@ -93,7 +93,7 @@ describe('offhost lock acquire / release', () => {
     // 20 minutes later: still live.
     const early = await offhost(['lock', 'acquire', VM, '--reason', 'new', '--now', '2026-05-19T22:50:00Z'], { cwd: dir, env: sessionEnv('new') });
     expect(early.code).toBe(1);
-    expect(early.stderr).toContain('expires in 10 min');
+    expect(early.stderr).toContain('expires in 10m');
     // Two hours later: expired.
     const r = await offhost(['lock', 'acquire', VM, '--reason', 'new run', '--now', '2026-05-20T00:30:00Z'], { cwd: dir, env: sessionEnv('new') });
     expect(r.code).toBe(0);
@@ -177,7 +177,7 @@ describe('offhost lock acquire / release', () => {
     const s = await offhost(['lock', 'status', '--now', '2026-05-19T23:00:00Z'], { cwd: dir, env: sessionEnv('a') });
     expect(s.code).toBe(0);
     expect(s.stdout).toContain('s.khost1.dev-linux-koda  a (you) (claude)');
-    expect(s.stdout).toContain('expires in 30 min');
+    expect(s.stdout).toContain('expires in 30m');
     const j = await offhost(['lock', 'status', '--json', '--now', '2026-05-19T23:00:00Z'], { cwd: dir });
     const parsed = JSON.parse(j.stdout) as { locks: { target: string; state: string; expires_in_seconds: number; kind: string }[] };
     expect(parsed.locks.map((l) => [l.kind, l.target, l.state])).toEqual([
