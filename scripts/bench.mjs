@@ -1,5 +1,5 @@
 // `npm run bench`: runs every benchmark under bench/ in name order, each in its own process so one
-// area's warm caches do not flatter another's. Figures go to stdout; the README keeps the latest ones.
+// area's warm caches do not flatter another's. Figures go to stdout; docs/PERFORMANCE.md keeps the latest ones, with the method.
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -26,7 +26,7 @@
 // ignorespace/ignoreboth, HISTIGNORE; zsh HIST_IGNORE_SPACE; fish's leading space) are checked with
 // `--private`: never written to the audit log.
 //
-// Limits (also in the README): aliases and functions are checked by their text, not their expansion (an alias
+// Limits (also in docs/REFERENCE.md, Known limits): aliases and functions are checked by their text, not their expansion (an alias
 // `m='make build-safe'` typed as `m` is not recognised); commands run by scripts, `source`d files, key
 // bindings other than accept-line (zsh) and commands inside functions are not seen; a DEBUG trap that is
 // already set (bash-preexec, direnv's older hook) is left alone and the snippet declines to install; each

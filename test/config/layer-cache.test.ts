@@ -120,7 +120,8 @@ describe('compiled config layers are kept per text', () => {
 describe('a layer survives the JSON it is kept as', () => {
   // Every config the project ships or documents: what the cache stores must be what the compiler gave.
   const texts: [string, string][] = [
-    ['README example', readFileSync('README.md', 'utf8').match(/```yaml\n(root: ~\/src\/koder[\s\S]*?)```/)![1]!],
+    ['README example', readFileSync('README.md', 'utf8').match(/```yaml\n(vms:[\s\S]*?)```/)![1]!],
+    ['reference example', readFileSync('docs/REFERENCE.md', 'utf8').match(/```yaml\n(root: ~\/src\/koder[\s\S]*?)```/)![1]!],
     ['scan fixture', readFileSync('fixtures/scan/heavy/offhost.config.yaml', 'utf8')],
     ['rules with every matcher', configText('--release')],
   ];
