@@ -10,6 +10,8 @@ import { requireBuiltin } from '../lazy-builtin.js';
 import { formatDuration } from '../report/duration.js';
 import { dirname } from 'node:path';
 import type { Role, Verdict } from '../types.js';
+import type { Guard } from '../policy/guard.js';
+import type { ResolvedConfig } from '../config/resolve.js';
 import { type Classify, HOOK_RULES, errorText, refusal } from './common.js';
 import { withRunRewrite } from '../cli/run-rewrite.js';
 import { ownExecutable } from '../cli/own-executable.js';
@@ -46,6 +48,8 @@ export interface Classifier {
   classifyAt(cwd: string): Classify;
   /** That project's config (`hook:` and `audit:` sections are read by the doors). */
   configAt(cwd: string): { hook: { mode?: 'rewrite' | 'suggest'; allowRewrite?: boolean }; audit: { path?: string; maxBytes?: number; record?: 'decisions' | 'all' }; rules?: import('../policy/match.js').Rule[] };
+  /** That project's guard as loaded (for `offhost hook --debug`). */
+  guardAt?(cwd: string): Guard<ResolvedConfig>;
 }
 
 export async function makeClassifier(opts: ClassifierOptions): Promise<Classifier> {
@@ -65,6 +69,7 @@ export async function makeClassifier(opts: ClassifierOptions): Promise<Classifie
   };
   return {
     configAt: (projectCwd) => guardAt(projectCwd).config,
+    guardAt,
     classifyAt(projectCwd: string): Classify {
       const g = guardAt(projectCwd);
       return (line, at) => {

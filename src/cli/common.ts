@@ -84,13 +84,36 @@ export function helpText(h: { usage: string; description: string; options: [stri
 
 /** The option lines `check` and `explain` share. */
 export const GUARD_OPTION_HELP: [string, string][] = [
-  ['--json', 'print the verdict as JSON'],
+  ['-f, --format <format>', 'stylish (the default: for people) or json'],
+  ['--json', 'the same as --format json'],
+  ['--stdin', 'read the command line from standard input (all of it, less one final newline), not an argument'],
+  ['--debug', 'trace on stderr what offhost read and decided: config files, role, checkout, each rule matched'],
   ['--cwd <dir>', 'judge the line as run from this directory (default: the current one)'],
   ['--role <role>', 'laptop, vm or ci (default: $OFFHOST_ROLE, else detected)'],
   ['--config <file>', 'configuration file (default: offhost.config.yaml found upwards, plus the user config)'],
   ['--color, --no-color', 'colour the verdict (default: on a terminal, unless NO_COLOR; FORCE_COLOR forces it)'],
   ['-h, --help', 'show this help'],
 ];
+
+/** The output format of check and explain: `--format stylish|json` (`-f`), `--json` for json. */
+export function outputFormat(values: { format?: string; json?: boolean }): 'stylish' | 'json' {
+  const f = values.format;
+  if (f === undefined) return values.json ? 'json' : 'stylish';
+  if (f !== 'stylish' && f !== 'json') throw new UsageError(`--format must be stylish or json (got '${f}')${didYouMean(f, ['stylish', 'json'])}`);
+  if (values.json && f !== 'json') throw new UsageError(`--json and --format ${f} disagree: give one of them`);
+  return f;
+}
+
+/**
+ * The command line from standard input (`--stdin`): all of it, less one final newline (what `echo` and an
+ * editor add), judged whole as a script would be. No COMMAND argument may be given as well.
+ */
+export async function commandLineFromStdin(io: { readStdin: () => Promise<string> }, positionals: string[], usage: string): Promise<string> {
+  if (positionals.length > 0) throw new UsageError(`--stdin reads the command line from standard input: give no COMMAND argument as well (got ${positionals.length})\n${usage}`);
+  const text = (await io.readStdin()).replace(/\r?\n$/, '');
+  if (text.trim() === '') throw new UsageError('--stdin: standard input held no command line');
+  return text;
+}
 
 /** The one COMMAND argument (a whole command line). */
 export function oneCommandLine(positionals: string[], usage: string): string {
@@ -105,6 +128,9 @@ export function guardCommandOptions(args: string[], usage: string) {
     args,
     {
       json: { type: 'boolean' },
+      format: { type: 'string', short: 'f' },
+      stdin: { type: 'boolean' },
+      debug: { type: 'boolean' },
       cwd: { type: 'string' },
       role: { type: 'string' },
       config: { type: 'string' },

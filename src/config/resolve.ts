@@ -6,6 +6,7 @@ import type { ConfigFile } from './schema.js';
 import type { CompiledRule } from '../policy/rule.js';
 import { hydrate, type Rule } from '../policy/match.js';
 import { ConfigError } from '../errors.js';
+import { dirname, join } from 'node:path';
 
 /** One config file (or the built-in pack) with its rules compiled. JSON-serialisable. */
 export type Layer = Omit<ConfigFile, 'rules'> & { file: string; rules: CompiledRule[] };
@@ -37,6 +38,16 @@ function expandHome(p: string, home: string | null, file: string): string {
     return home + p.slice(1);
   }
   return p;
+}
+
+/**
+ * `root` as a layer wrote it: absolute, `~/…` from HOME, or relative to the folder of the file that sets it
+ * (a project file's `root: .` is the checkout, wherever it was cloned; fixtures/sample-checkout uses it).
+ */
+function rootOf(raw: { value: string; file: string }, home: string | null): string {
+  const v = raw.value;
+  if (v.startsWith('/') || v === '~' || v.startsWith('~/') || !raw.file.startsWith('/')) return expandHome(v, home, raw.file);
+  return join(dirname(raw.file), v);
 }
 
 // Start-up note: resolveLayers runs at every start, and a regular expression's first use costs its
@@ -145,7 +156,7 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
 
   const vars: Record<string, string> = {};
   if (home !== null) vars.home = home;
-  const root = rootRaw ? trimSlashes(expandHome(rootRaw.value, home, rootRaw.file)) : null;
+  const root = rootRaw ? trimSlashes(rootOf(rootRaw, home)) : null;
   if (root !== null) vars.root = root;
   // Paths may refer to root, home and each other in definition order.
   for (const [k, v] of pathsRaw) vars[k] = trimSlashes(substitute(expandHome(v.value, home, v.file), vars, v.file));

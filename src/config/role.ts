@@ -23,3 +23,12 @@ export function resolveRole(flag: string | undefined, env: NodeJS.ProcessEnv, co
   if (ciFromEnv && /^(true|1)$/i.test(env.CI ?? '')) return 'ci';
   return 'laptop';
 }
+
+/** Where resolveRole took the role from, in the same order (for `--debug`). */
+export function roleSource(flag: string | undefined, env: NodeJS.ProcessEnv, configRole: Role | undefined, ciFromEnv = false): string {
+  if (flag !== undefined) return '--role';
+  if (env.OFFHOST_ROLE !== undefined && env.OFFHOST_ROLE !== '') return 'OFFHOST_ROLE';
+  if (configRole) return "the config's role";
+  if (ciFromEnv && /^(true|1)$/i.test(env.CI ?? '')) return 'CI=true';
+  return 'the default: no --role, OFFHOST_ROLE or config role';
+}

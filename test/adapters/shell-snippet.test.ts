@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { bashSnippet, fishSnippet, zshSnippet } from '../../src/adapters/shell-snippet.js';
+import { missing, titled } from '../helpers/tools.js';
 
 function setup(prelude = '', zshPrelude = '') {
   const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-'));
@@ -60,7 +61,6 @@ exit 0
   return { run, runZsh };
 }
 
-const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 
 describe('bash snippet (extdebug + DEBUG trap)', () => {
   it('checks each line once: allowed lines run, reroutes run instead, refused lines do not run at all', () => {
@@ -95,12 +95,20 @@ describe('bash snippet (extdebug + DEBUG trap)', () => {
     }
   });
 
-  it('zsh -n and fish -n accept the generated snippets', () => {
+  it.skipIf(missing('zsh'))(titled('zsh -n accepts the generated snippet', missing('zsh')), () => {
     const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-n-'));
     writeFileSync(join(d, 's.zsh'), zshSnippet(['/x/offhost']));
+    const r = spawnSync('zsh', ['-n', join(d, 's.zsh')], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it.skipIf(missing('fish'))(titled('fish -n accepts the generated snippet', missing('fish')), () => {
+    const d = mkdtempSync(join(tmpdir(), 'offhost-snippet-n-'));
     writeFileSync(join(d, 's.fish'), fishSnippet(['/x/offhost']));
-    if (has('zsh')) expect(spawnSync('zsh', ['-n', join(d, 's.zsh')], { encoding: 'utf8' }).stderr).toBe('');
-    if (has('fish')) expect(spawnSync('fish', ['-n', join(d, 's.fish')], { encoding: 'utf8' }).stderr).toBe('');
+    const r = spawnSync('fish', ['-n', join(d, 's.fish')], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
   });
 
   it('bash -n accepts the generated snippet', () => {
@@ -110,7 +118,7 @@ describe('bash snippet (extdebug + DEBUG trap)', () => {
   });
 });
 
-describe.skipIf(!has('zsh') || !has('script'))('zsh snippet (accept-line widget), in a real zsh on a pty', () => {
+describe.skipIf(missing('zsh', 'script'))(titled('zsh snippet (accept-line widget), in a real zsh on a pty', missing('zsh', 'script')), () => {
   it('allowed lines run, a reroute replaces the buffer and runs, a refused line does not run ($? 126), exit passes unchecked', async () => {
     const { runZsh } = setup();
     const r = await runZsh(['echo one\r', 'make build-safe\r', 'qemu-system-x86_64 x\r', 'echo "st=$?"\r', 'echo after\r', 'exit\r']);

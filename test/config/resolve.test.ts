@@ -28,6 +28,19 @@ function configError(layers: Layer[], env = HOME): ConfigError {
   throw new Error('expected a ConfigError');
 }
 
+describe('root', () => {
+  it('relative to the folder of the file that sets it (`root: .` is the checkout); absolute and ~ as written', () => {
+    const at = (file: string, text: string) => resolveLayers([BASE, layer(file, text)], HOME);
+    expect(at('/srv/clone/offhost.config.yaml', 'root: .\n')).toMatchObject({ root: '/srv/clone', vars: { root: '/srv/clone' } });
+    expect(at('/srv/clone/offhost.config.yaml', 'root: mono/\n').root).toBe('/srv/clone/mono');
+    expect(at('/srv/clone/offhost.config.yaml', 'root: ../other\n').root).toBe('/srv/other');
+    expect(at('/srv/clone/offhost.config.yaml', 'root: /abs/mono\n').root).toBe('/abs/mono');
+    expect(at('/srv/clone/offhost.config.yaml', 'root: ~/mono2\n').root).toBe('/home/u/mono2');
+    // Paths built on it follow.
+    expect(at('/srv/clone/offhost.config.yaml', 'root: .\npaths: { koda: "{root}/engines/lang/koda" }\n').vars.koda).toBe('/srv/clone/engines/lang/koda');
+  });
+});
+
 describe('what a later layer does to an earlier one', () => {
   it.each([
     ['overrides a scalar', 'role: vm\nroot: /srv/mono/\n', (c: ResolvedConfig) => ({ role: c.role, root: c.root }), { role: 'vm', root: '/srv/mono' }],

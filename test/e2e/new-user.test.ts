@@ -57,7 +57,8 @@ describe('a new user installs offhost into their repository and removes it again
     const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env, encoding: 'utf8' }).trim();
 
     // 1. The package as npm would publish it.
-    const packed = ok('npm', ['pack', '--json', '--pack-destination', tmp, ROOT], { cwd: tmp });
+    // --ignore-scripts: prepare would rebuild this checkout's dist/, which other tests are running (npm test built it).
+    const packed = ok('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', tmp, ROOT], { cwd: tmp });
     const tarball = join(tmp, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
 
     // 2. A fresh repository, and `npm i -D` of the tarball: offhost alone, nothing from the registry.

@@ -1,23 +1,25 @@
 // The bash snippet in a real interactive bash on a real terminal (tmux), typed into key by key, with the
 // real offhost behind it and stand-in ssh/incus for the VM. What is asserted is what happened: where the
 // fake heavy tools ran (their logs), `$?` as the next line saw it, the audit log, and how often offhost
-// spoke. Skipped only where tmux is missing (.ci/run installs it).
+// spoke. Skipped only where tmux (or zsh, fish) cannot run here: test/helpers/tools.ts starts a real tmux
+// server to know (.ci/run installs them).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { missing, titled } from '../helpers/tools.js';
 import { standinEnv } from '../helpers/standins.js';
 import { bashSnippet, fishSnippet } from '../../src/adapters/shell-snippet.js';
 import { type FakeHome, BIN, fakeHome, initMonorepo, offhostOnPath, requireBuild } from './hooks-helpers.js';
 
-const hasTmux = spawnSync('sh', ['-c', 'command -v tmux']).status === 0;
+const noTmux = missing('tmux');
 let h: FakeHome;
 let offhostDir: string;
 const made: string[] = [];
 
 beforeAll(() => {
-  if (!hasTmux) return;
+  if (noTmux) return;
   requireBuild();
   h = fakeHome();
   made.push(h.home);
@@ -88,7 +90,7 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
 
 const count = (text: string, what: string) => text.split(what).length - 1;
 
-describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
+describe.skipIf(noTmux)(titled('the bash snippet at a real terminal (tmux)', noTmux), () => {
   it('$? is the remote status after a reroute and 126 after a refusal; the refused line does not run', async () => {
     const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
     const t = await terminal(snippet);
@@ -288,9 +290,9 @@ describe.skipIf(!hasTmux)('the bash snippet at a real terminal (tmux)', () => {
   });
 });
 
-const hasZsh = spawnSync('sh', ['-c', 'command -v zsh']).status === 0;
+const noZsh = missing('tmux', 'zsh');
 
-describe.skipIf(!hasTmux || !hasZsh)('the zsh snippet at a real terminal (tmux)', () => {
+describe.skipIf(noZsh)(titled('the zsh snippet at a real terminal (tmux)', noZsh), () => {
   it('a command typed over several lines (PS2) is judged whole: rerouted or refused whole, $? the remote status or 126', async () => {
     const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'zsh'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
     const t = await terminal(snippet, { zsh: true });
@@ -327,9 +329,9 @@ describe.skipIf(!hasTmux || !hasZsh)('the zsh snippet at a real terminal (tmux)'
   });
 });
 
-const hasFish = spawnSync('sh', ['-c', 'command -v fish']).status === 0;
+const noFish = missing('tmux', 'fish');
 
-describe.skipIf(!hasTmux || !hasFish)('the fish snippet at a real terminal (tmux)', () => {
+describe.skipIf(noFish)(titled('the fish snippet at a real terminal (tmux)', noFish), () => {
   it('reroutes run on the VM ($status 0), refusals do not run ($status 126), builtins pass', async () => {
     const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'fish'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
     const t = await terminal(snippet, { fish: true });

@@ -1,5 +1,8 @@
 // The one git environment policy (src/git/run.ts), checked with a real git reading its own environment.
 import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { WAIT_MS } from '../helpers/hang-guard.js';
 import { gitEnv, runGit, runGitSync } from '../../src/git/run.js';
 import { parseCatFileBatch, parseLsTree, parseNameStatus, parseRawEntries, splitZ } from '../../src/git/plumbing.js';
 import { tempRepo, cleanEnv } from '../locks/lifecycle-helpers.js';
@@ -30,11 +33,24 @@ describe('gitEnv', () => {
 
   it('a git that does not finish is stopped within its bound', async () => {
     const dir = tempRepo();
-    const start = Date.now();
-    const r = await runGit(['-c', 'alias.slow=!sleep 30', 'slow'], { cwd: dir, env: cleanEnv(), timeoutMs: 300 });
+    // What shows it was stopped, not waited for (no clock): the alias's shell never got past its sleep,
+    // and it is gone when runGit returns.
+    const r = await runGit(['-c', 'alias.slow=!echo $$ > slow.pid; sleep 30 && touch finished', 'slow'], { cwd: dir, env: cleanEnv(), timeoutMs: 300 });
     expect(r.code).toBe(124);
     expect(r.stderr).toContain('did not finish');
-    expect(Date.now() - start).toBeLessThan(20_000);
+    expect(existsSync(join(dir, 'finished'))).toBe(false);
+    const pid = Number(readFileSync(join(dir, 'slow.pid'), 'utf8'));
+    const running = () => {
+      try {
+        const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return st.slice(st.lastIndexOf(')') + 2)[0] !== 'Z';
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; running() && i < WAIT_MS / 50; i++) await new Promise((res) => setTimeout(res, 50));
+    expect(running()).toBe(false);
+    expect(existsSync(join(dir, 'finished'))).toBe(false); // killed, not ended after its sleep
   });
 });
 

@@ -1,9 +1,14 @@
 // Once per `vitest run`: the V8 code caches the build wrote into dist/ must be the same at the end. A test
 // that runs the executable under other V8 flags makes the loader rewrite its cache: such a test runs from a
 // copy of dist/ (see test/e2e/hooks-stdin.test.ts).
+// Also the run's shared folder of optional-tool probes (test/helpers/tools.ts): the tools found missing are
+// printed once, when the run ends.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { missingInRun } from './tool-results.js';
 
 const DIST = join(import.meta.dirname, '..', '..', 'dist');
 
@@ -21,9 +26,16 @@ function digest(): string | null {
   return h.digest('hex');
 }
 
-export default function setup(): () => void {
+export default function setup(project: TestProject): () => void {
   const before = digest();
+  const tools = mkdtempSync(join(tmpdir(), 'offhost-tools-'));
+  project.provide('offhostToolResults', tools);
   return () => {
+    const missing = missingInRun(tools);
+    rmSync(tools, { recursive: true, force: true });
+    if (missing.length) {
+      process.stderr.write(`\noffhost tests: skipped the tests that need ${missing.length === 1 ? 'a tool' : 'tools'} missing here (.ci/run installs them):\n${missing.map(([t, why]) => `  ${t}: ${why}\n`).join('')}`);
+    }
     const after = digest();
     if (before !== null && after !== null && before !== after) {
       throw new Error('a test rewrote the code caches in dist/ (dist/*.cjs.cache): run the executable from a copy of dist/ in that test');

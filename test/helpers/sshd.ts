@@ -16,17 +16,18 @@
 //   execFileSync('ssh', [s.alias, '--', 'uname -srm'], { env: s.env(process.env) });
 //   await s.stop();
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { onPath, sshdPath, toolProblem } from './tools.js';
 
-export const SSHD = process.env.OFFHOST_TEST_SSHD ?? '/usr/sbin/sshd';
-export const SSH = process.env.OFFHOST_TEST_SSH ?? '/usr/bin/ssh';
+export const SSHD = sshdPath() ?? '/usr/sbin/sshd';
+export const SSH = process.env.OFFHOST_TEST_SSH ?? onPath('ssh') ?? '/usr/bin/ssh';
 
-/** True when sshd, ssh and ssh-keygen are installed (`.ci/run` installs openssh-server). */
+/** True when sshd, ssh and ssh-keygen work here (`.ci/run` installs openssh-server): test/helpers/tools.ts. */
 export function sshdAvailable(): boolean {
-  return existsSync(SSHD) && existsSync(SSH) && existsSync('/usr/bin/ssh-keygen');
+  return toolProblem('sshd') === null;
 }
 
 export interface Sshd {
@@ -92,7 +93,7 @@ export function fingerprintOf(pubFile: string): string {
 }
 
 export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
-  if (!sshdAvailable()) throw new Error(`sshd not installed (${SSHD}): apt-get install openssh-server (see .ci/run)`);
+  if (!sshdAvailable()) throw new Error(`sshd cannot run here: ${toolProblem('sshd')}`);
   const dir = mkdtempSync(join(tmpdir(), 'offhost-sshd-'));
   const user = userInfo().username;
   const alias = opts.alias ?? 'offhost-test-vm';

@@ -102,6 +102,5 @@ describe.each(CASES)('backend $name: hostile argv/cwd/env arrive intact', (c) =>
         { numRuns: RUNS, seed: SEED, endOnFailure: true },
       );
     },
-    300_000,
   );
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { BIN, cleanEnv, configure, g, type Result } from '../locks/lifecycle-helpers.js';
 import type { Sshd } from '../helpers/sshd.js';
 import type { RunRecord } from '../../src/run/record.js';
+import { WAIT_MS } from '../helpers/hang-guard.js';
 
 export const LOOP_VM = 's.khost1.dev-linux-loop';
 export const LOOP_ACTIVE = `meta/context/notices/vm-active/lock-${LOOP_VM}.md`;
@@ -135,7 +136,7 @@ export function records(l: Laptop): RunRecord[] {
   return ids.map((id) => JSON.parse(readFileSync(join(dir, id, 'record.json'), 'utf8')) as RunRecord);
 }
 
-export async function until(cond: () => boolean, ms = 20_000): Promise<void> {
+export async function until(cond: () => boolean, ms = WAIT_MS): Promise<void> {
   const startAt = Date.now();
   while (!cond()) {
     if (Date.now() - startAt > ms) throw new Error('timed out waiting');

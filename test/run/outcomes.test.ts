@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSshd, sshdAvailable, type Sshd } from '../helpers/sshd.js';
+import { startSshd, type Sshd } from '../helpers/sshd.js';
+import { missing, titled } from '../helpers/tools.js';
 import { standinPath, writeIncusState } from '../helpers/standins.js';
 import { execFileSync } from 'node:child_process';
 import { ARCHIVE_DIR, BIN, archives, cleanEnv, ensureBuilt, g, offhost, read } from '../locks/lifecycle-helpers.js';
@@ -19,7 +20,10 @@ function gEnv(cwd: string, env: Record<string, string>, ...args: string[]): stri
 }
 const made: Laptop[] = [];
 let incusState = '';
+const noSshd = missing('sshd');
+const noRsync = missing('sshd', 'rsync');
 beforeAll(async () => {
+  if (noSshd) return;
   ensureBuilt();
   const base = join(process.env.TMPDIR ?? '/tmp', `offhost-incus-${process.pid}.json`);
   incusState = base;
@@ -38,7 +42,7 @@ function mk(vm: Record<string, unknown> | ((v: string) => Record<string, unknown
   return l;
 }
 
-describe.skipIf(!sshdAvailable())('host keys (pinned)', () => {
+describe.skipIf(noSshd)(titled('host keys (pinned)', noSshd), () => {
   it('the right pin: runs; a wrong pin: host-key-mismatch (248), nothing run', async () => {
     const l = mk({ host_key: s.hostKeyFingerprint });
     const ok = await runOn(l, ['--', onVm(`touch ${l.out}/ran`)]);
@@ -100,7 +104,7 @@ describe.skipIf(!sshdAvailable())('host keys (pinned)', () => {
   });
 });
 
-describe.skipIf(!sshdAvailable())('the hold', () => {
+describe.skipIf(noSshd)(titled('the hold', noSshd), () => {
   it('a second run of the same session on the same VM is refused (held, 241), or waits with --wait; never rides along', async () => {
     const l = mk();
     const first = start(l, ['--', onVm(`touch ${l.out}/first; while [ ! -e ${l.out}/release ]; do sleep 0.1; done; date +%s%N > ${l.out}/first-end`)]);
@@ -187,7 +191,7 @@ describe.skipIf(!sshdAvailable())('the hold', () => {
   });
 });
 
-describe.skipIf(!sshdAvailable())('evidence', () => {
+describe.skipIf(noRsync)(titled('evidence', noRsync), () => {
   it('the record, the lock body while running, the log, offhost runs, --fetch', async () => {
     const l = mk((vm) => ({ sync: 'rsync', guest_dir: join(vm, 'src') }));
     writeFileSync(join(kodaDir(l), 'version.txt'), 'v2\n');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { standinPath, readStandinLog } from '../helpers/standins.js';
 import { RUN_EXIT } from '../../src/errors.js';
 import { BIN, ACTIVE, ARCHIVE_DIR, VM, archives, cleanEnv, configure, ensureBuilt, g, offhost, read, refLog, type Result } from '../locks/lifecycle-helpers.js';
+import { WAIT_MS } from '../helpers/hang-guard.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -78,7 +79,7 @@ function spawnRun(m: Mono, args: string[]) {
   return { child, done };
 }
 
-async function until(cond: () => boolean, ms = 20_000): Promise<void> {
+async function until(cond: () => boolean, ms = WAIT_MS): Promise<void> {
   const start = Date.now();
   while (!cond()) {
     if (Date.now() - start > ms) throw new Error('timed out waiting');

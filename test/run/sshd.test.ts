@@ -6,12 +6,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
+import { missing, titled } from '../helpers/tools.js';
 import { standinPath, writeIncusState } from '../helpers/standins.js';
 
 let s: Sshd;
 const tmp = mkdtempSync(join(tmpdir(), 'offhost-sshd-test-'));
 const state = join(tmp, 'incus-state.json');
+const noSshd = missing('sshd');
 beforeAll(async () => {
+  if (noSshd) return;
   writeIncusState(state, { 'dev-linux-koda': 'RUNNING', 'dev-linux-gui': 'STOPPED' });
   s = await startSshd({ remoteEnv: { OFFHOST_TEST_MARK: 'on the vm side', PATH: `${standinPath()}:/usr/local/bin:/usr/bin:/bin`, OFFHOST_STANDIN_INCUS_STATE: state } });
 });
@@ -20,7 +23,7 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-describe('test sshd on loopback', () => {
+describe.skipIf(noSshd)(titled('test sshd on loopback', noSshd), () => {
   it('logs in by key through the Host alias and runs the command with the session environment', () => {
     const out = execFileSync('ssh', [s.alias, '--', 'echo "$OFFHOST_TEST_MARK"; id -un; pwd'], { env: s.env(), encoding: 'utf8' });
     expect(out.split('\n').slice(0, 2)).toEqual(['on the vm side', s.user]);
@@ -47,7 +50,7 @@ describe('test sshd on loopback', () => {
     expect(r.stderr).toContain('Permission denied');
   });
 
-  it('carries rsync (the ssh on PATH is the configured one)', () => {
+  it.skipIf(missing('rsync'))(titled('carries rsync (the ssh on PATH is the configured one)', missing('rsync')), () => {
     const src = join(tmp, 'src');
     const dst = join(tmp, 'vm', 'copy');
     mkdirSync(join(src, 'sub'), { recursive: true });

@@ -4,14 +4,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSshd, sshdAvailable, type Sshd } from '../helpers/sshd.js';
+import { startSshd, type Sshd } from '../helpers/sshd.js';
+import { missing, titled } from '../helpers/tools.js';
 import { ensureBuilt, g } from '../locks/lifecycle-helpers.js';
 import { RUN_EXIT } from '../../src/errors.js';
 import { kodaDir, laptop, records, runOn, verdict, type Laptop } from './loopback.js';
 
 let s: Sshd;
 const made: Laptop[] = [];
+const without = missing('sshd', 'rsync');
 beforeAll(async () => {
+  if (without) return;
   ensureBuilt();
   s = await startSshd();
 });
@@ -37,7 +40,7 @@ function edit(l: Laptop): void {
 
 const PROBE = 'make build-safe; cat new.txt; test -e gone.txt && echo gone-still-there; test -e build/ignored.o && echo ignored-copied; true';
 
-describe.skipIf(!sshdAvailable())('sync over a real sshd', () => {
+describe.skipIf(without)(titled('sync over a real sshd', without), () => {
   it('rsync: the VM builds the edited tree in a guest-local directory; the next run sends only what changed', async () => {
     const l = mk((v) => ({ sync: 'rsync', guest_dir: join(v.vm, 'src') }));
     const v1 = g(l.repo, 'rev-parse', 'HEAD').trim();

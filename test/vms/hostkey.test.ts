@@ -8,10 +8,12 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { missing, onPath, sshdPath, titled } from '../helpers/tools.js';
 import { cleanEnv, configure, ensureBuilt, g, offhost } from '../locks/lifecycle-helpers.js';
 
-const SSHD = '/usr/sbin/sshd';
-const have = existsSync(SSHD) && existsSync('/usr/bin/ssh-keyscan');
+const SSHD = sshdPath() ?? '/usr/sbin/sshd';
+const without = missing('sshd') ?? (onPath('ssh-keyscan') ? null : 'ssh-keyscan is not on PATH (.ci/run installs openssh-client)');
+const have = without === null;
 let dir: string;
 let sshd: ChildProcess | null = null;
 let fingerprint = '';
@@ -70,7 +72,7 @@ afterAll(() => {
 const config = (key: string) =>
   writeFileSync(join(repo, 'offhost.config.yaml'), `vms:\n  - { id: s.khost1.dev-linux-koda, backend: incus, host: khost1, instance: dev-linux-koda, host_key: "${key}" }\n`);
 
-describe.skipIf(!have)('vm status: the host key as pinned (real sshd on loopback)', () => {
+describe.skipIf(!have)(titled('vm status: the host key as pinned (real sshd on loopback)', without), () => {
   it('another key than the pinned one: refused with 248, nothing sent', async () => {
     config('SHA256:' + 'A'.repeat(43));
     const r = await offhost(['vm', 'status', 's.khost1.dev-linux-koda'], { cwd: repo, baseEnv: env });

@@ -1,9 +1,10 @@
-// offhost check [--json] [--cwd DIR] [--role R] [--config FILE] [--] COMMAND
+// offhost check [--format stylish|json] [--stdin] [--debug] [--cwd DIR] [--role R] [--config FILE] [--] COMMAND
 // Exit: 0 allow, 1 deny, 3 reroute, 2 usage or config error.
 import { EXIT } from '../../errors.js';
 import { formatHelp } from '../help.js';
 import type { Io } from '../io.js';
-import { GUARD_OPTION_HELP, guardCommandOptions, oneCommandLine } from '../common.js';
+import { GUARD_OPTION_HELP, commandLineFromStdin, guardCommandOptions, oneCommandLine, outputFormat } from '../common.js';
+import { debugTrace, traceDecision, traceGuard, traceLine } from '../debug-trace.js';
 import { colorEnabled, colorFlag, palette } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
 import type { Verdict } from '../../types.js';
@@ -38,16 +39,25 @@ export async function run(args: string[], io: Io): Promise<number> {
         description: 'Classifies one command line as offhost would before running it: allow, deny or reroute (with the\ncommand to run instead). Nothing runs.',
         options: GUARD_OPTION_HELP,
         exit: '0 allow, 1 deny, 3 reroute, 2 usage or config error.',
-        examples: ["offhost check 'make build-safe'", "offhost check --cwd engines/lang/koda --json 'make build-safe'"],
+        examples: ["offhost check 'make build-safe'", "offhost check --cwd engines/lang/koda --format json 'make build-safe'", "echo 'make kasm' | offhost check --stdin --debug"],
       }),
     );
     return EXIT.ok;
   }
-  const line = oneCommandLine(positionals, USAGE);
+  const format = outputFormat(values);
+  const line = values.stdin ? await commandLineFromStdin(io, positionals, USAGE) : oneCommandLine(positionals, USAGE);
   const opts = guardOptions(io);
   const cwd = opts.cwd;
+  const trace = values.debug ? debugTrace(io) : null;
+  if (trace) traceLine(trace, line, values.stdin ? 'standard input' : 'the argument');
   const guard = loadGuard(opts);
-  const v = withRunRewrite(guard.classify(line, { cwd }), line);
-  io.stdout(values.json ? verdictJson(v) : verdictText(line, v, colorEnabled(colorFlag(values), io)));
+  let v: Verdict;
+  if (trace) {
+    traceGuard(trace, guard, { cwd, env: io.env, role: values.role });
+    const explained = guard.explain(line, { cwd });
+    traceDecision(trace, explained.decision, explained.verdict);
+    v = withRunRewrite(explained.verdict, line);
+  } else v = withRunRewrite(guard.classify(line, { cwd }), line);
+  io.stdout(format === 'json' ? verdictJson(v) : verdictText(line, v, colorEnabled(colorFlag(values), io)));
   return exitFor(v);
 }

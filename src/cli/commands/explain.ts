@@ -1,9 +1,10 @@
-// offhost explain [--json] [--cwd DIR] [--role R] [--config FILE] [--] COMMAND
+// offhost explain [--format stylish|json] [--stdin] [--debug] [--cwd DIR] [--role R] [--config FILE] [--] COMMAND
 // The human view: every command that would run, its cwd, what it was found inside, and the rule.
 import { EXIT } from '../../errors.js';
 import { formatHelp } from '../help.js';
 import type { Io } from '../io.js';
-import { GUARD_OPTION_HELP, guardCommandOptions, oneCommandLine } from '../common.js';
+import { GUARD_OPTION_HELP, commandLineFromStdin, guardCommandOptions, oneCommandLine, outputFormat } from '../common.js';
+import { debugTrace, traceDecision, traceGuard, traceLine } from '../debug-trace.js';
 import { colorEnabled, colorFlag } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
 import { withRunRewrite } from '../run-rewrite.js';
@@ -26,14 +27,19 @@ export async function run(args: string[], io: Io): Promise<number> {
     );
     return EXIT.ok;
   }
-  const line = oneCommandLine(positionals, USAGE);
+  const format = outputFormat(values);
+  const line = values.stdin ? await commandLineFromStdin(io, positionals, USAGE) : oneCommandLine(positionals, USAGE);
   const opts = guardOptions(io);
   const cwd = opts.cwd;
+  const trace = values.debug ? debugTrace(io) : null;
+  if (trace) traceLine(trace, line, values.stdin ? 'standard input' : 'the argument');
   const guard = loadGuard(opts);
+  if (trace) traceGuard(trace, guard, { cwd, env: io.env, role: values.role });
   const explained = guard.explain(line, { cwd });
+  if (trace) traceDecision(trace, explained.decision, explained.verdict);
   const verdict = withRunRewrite(explained.verdict, line);
   const decision = explained.decision;
-  if (values.json) {
+  if (format === 'json') {
     io.stdout(JSON.stringify({ ...verdict, role: guard.role }, null, 2) + '\n');
     return exitFor(verdict);
   }

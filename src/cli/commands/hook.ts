@@ -16,7 +16,8 @@ import { copilotNeedsGuard, handleCopilot, refuseCopilotInput } from '../../adap
 import { handleWindsurf, refuseWindsurfInput, windsurfNeedsGuard } from '../../adapters/windsurf.js';
 import { handleOpenCode, openCodeNeedsGuard, refuseOpenCodeInput } from '../../adapters/opencode.js';
 import { type AuditSettings, tryAppendAudit } from '../../adapters/audit-log.js';
-import { type Classifier, classifyOnly, makeClassifier } from '../../adapters/classifier.js';
+import { type Classifier, INLINE_MAX, classifyOnly, makeClassifier } from '../../adapters/classifier.js';
+import { type Trace, debugTrace, traceDecision, traceGuard, traceLine } from '../debug-trace.js';
 
 const HANDLERS: Record<AgentName, (raw: string, classifyAt: (cwd: string) => Classify, opts: HookOptions) => HookReply> = {
   'claude-code': handleClaudeCode,
@@ -43,7 +44,7 @@ const REFUSE_INPUT: Record<AgentName, (reason: string) => HookReply> = {
 const STDIN_MAX = 8 * 1024 * 1024;
 
 // In the layout of every command's help (src/cli/help.ts), as a plain string: the hook is hot.
-const USAGE = `Usage: offhost hook AGENT [--mode rewrite|suggest] [--allow-rewrite] [--role laptop|vm|ci] [--config FILE]
+const USAGE = `Usage: offhost hook AGENT [--mode rewrite|suggest] [--allow-rewrite] [--role laptop|vm|ci] [--config FILE] [--debug]
 
 A pre-exec hook: reads the agent's event JSON on stdin and answers in its protocol. AGENT is one of
 ${AGENTS.join(', ')}
@@ -58,6 +59,8 @@ Options:
   --allow-rewrite    claude-code: answer a rewrite with allow instead of ask (the user opted in)
   --role <role>      laptop, vm or ci (default: $OFFHOST_ROLE, else detected)
   --config <file>    configuration file (default: offhost.config.yaml found upwards, plus the user config)
+  --debug            trace on stderr what offhost read and decided: the event, config files, role,
+                     checkout, each rule matched (agents show a hook's stderr in their logs)
   -h, --help         show this help
 
 Exit status: 0 answered (the decision is in the answer, in the agent's protocol); 2 blocked: the event could
@@ -73,6 +76,7 @@ interface Parsed {
   role?: string;
   config?: string;
   classifyOnly: boolean;
+  debug: boolean;
 }
 
 /**
@@ -80,7 +84,7 @@ interface Parsed {
  * agent issues, and loading commander costs about 5 ms of a start-up budget of a few ms.
  */
 function parseArgs(args: string[]): Parsed {
-  const p: Parsed = { allowRewrite: false, classifyOnly: false };
+  const p: Parsed = { allowRewrite: false, classifyOnly: false, debug: false };
   const value = (i: number, name: string): string => {
     const v = args[i + 1];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`option '${name}' needs a value`);
@@ -114,12 +118,15 @@ function parseArgs(args: string[]): Parsed {
       case '--classify-only':
         p.classifyOnly = true;
         break;
+      case '--debug':
+        p.debug = true;
+        break;
       case '-h':
       case '--help':
         p.help = true;
         break;
       default:
-        if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'${didYouMean(a, ['--mode', '--allow-rewrite', '--role', '--config', '--help'])}`);
+        if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'${didYouMean(a, ['--mode', '--allow-rewrite', '--role', '--config', '--debug', '--help'])}`);
         if (p.agent !== undefined) throw new UsageError(`unexpected argument '${a}'`);
         p.agent = a;
     }
@@ -201,7 +208,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   let reply: HookReply;
   const state: AnswerState = { classifier: null };
   try {
-    reply = await answer(agent, opts, role, p.config, io, state);
+    reply = await answer(agent, opts, role, p.config, io, state, p.debug ? debugTrace(io) : null);
   } catch (err) {
     // A bug must not turn into a silent pass: refuse in the agent's own terms.
     reply = REFUSE_INPUT[agent](`offhost failed: ${errorText(err)}`);
@@ -246,12 +253,13 @@ function auditSettings(state: AnswerState, cwd: string | null): AuditSettings {
   }
 }
 
-async function answer(agent: AgentName, opts: HookOptions, role: Role | undefined, configFile: string | undefined, io: Io, state: AnswerState): Promise<HookReply> {
+async function answer(agent: AgentName, opts: HookOptions, role: Role | undefined, configFile: string | undefined, io: Io, state: AnswerState, trace: Trace | null): Promise<HookReply> {
   const handler = HANDLERS[agent];
   // Both deadlines end before the timeout `offhost init` writes for this agent (it would run the tool).
   const deadlines = hookDeadlines(agent, io.env);
   if (deadlines.capped.length > 0) io.stderr(`offhost hook: ${deadlines.capped.join(', ')}: the agent stops the hook at its own timeout\n`);
   const input = await readStdinBounded(io, deadlines.stdinMs);
+  if (trace) trace('error' in input ? `event: not read: ${input.error}` : `event (${agent}, ${input.text.length} characters on stdin): ${input.text.length > 300 ? `${input.text.slice(0, 297)}...` : input.text}`);
   let reply: HookReply;
   if ('error' in input) {
     reply = REFUSE_INPUT[agent](input.error);
@@ -266,9 +274,11 @@ async function answer(agent: AgentName, opts: HookOptions, role: Role | undefine
         loadError = err;
       }
     }
+    if (trace && !classifier) trace(loadError ? `the guard could not be loaded: ${errorText(loadError)}` : 'the event runs no command: the guard is not loaded');
     const classifyAt = (cwd: string): Classify => {
       if (!classifier) throw loadError instanceof Error ? loadError : new Error(String(loadError ?? 'guard not loaded'));
-      return classifier.classifyAt(cwd);
+      const classify = classifier.classifyAt(cwd);
+      return trace ? tracedClassify(trace, classifier, cwd, classify, { env: io.env, role }) : classify;
     };
     state.classifier = classifier;
     const c = classifier;
@@ -276,4 +286,17 @@ async function answer(agent: AgentName, opts: HookOptions, role: Role | undefine
     reply = handler(input.text, classifyAt, { ...opts, settingsAt });
   }
   return reply;
+}
+
+/** classify, with the configuration it used and its decision traced (`--debug`). */
+function tracedClassify(trace: Trace, classifier: Classifier, projectCwd: string, classify: Classify, o: { env: NodeJS.ProcessEnv; role?: Role }): Classify {
+  const guard = classifier.guardAt?.(projectCwd);
+  if (guard) traceGuard(trace, guard, { cwd: projectCwd, env: o.env, role: o.role });
+  return (line, at) => {
+    traceLine(trace, line, `the event${at?.cwd && at.cwd !== projectCwd ? `, run in ${at.cwd}` : ''}`);
+    const verdict = classify(line, at);
+    // The per-command detail: explained again, only when tracing (the verdict given is the one above).
+    traceDecision(trace, guard && line.length <= INLINE_MAX ? guard.explain(line, at).decision : null, verdict);
+    return verdict;
+  };
 }
