@@ -8,6 +8,7 @@ import { colorEnabled, colorFlag } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
 import { withRunRewrite } from '../run-rewrite.js';
 import { exitFor, verdictText } from './check.js';
+import { standingLines, standingOf } from '../../config/standing.js';
 
 const USAGE = 'Usage: offhost explain [options] [--] COMMAND';
 
@@ -33,11 +34,14 @@ export async function run(args: string[], io: Io): Promise<number> {
   const explained = guard.explain(line, { cwd });
   const verdict = withRunRewrite(explained.verdict, line);
   const decision = explained.decision;
+  // Where offhost stands here: the checkout it sees, {root}, the rules bound to the checkout (issue 20).
+  const standing = standingOf(cwd, guard.config);
   if (values.json) {
-    io.stdout(JSON.stringify({ ...verdict, role: guard.role }, null, 2) + '\n');
+    const where = { dir: standing.physical, git: standing.git, checkout: standing.checkout, root: guard.config.root, ruleCwd: standing.ruleCwd ?? null, boundRules: standing.boundRules, looksLike: standing.looksLike };
+    io.stdout(JSON.stringify({ ...verdict, role: guard.role, where }, null, 2) + '\n');
     return exitFor(verdict);
   }
-  const out: string[] = [`role: ${guard.role}    config: ${guard.config.sources.join(' < ')}`, ''];
+  const out: string[] = [`role: ${guard.role}    config: ${guard.config.sources.join(' < ')}`, ...standingLines(standing, guard.config), ''];
   const cmds = decision?.commands ?? [];
   if (cmds.length === 0) out.push(decision ? 'No command runs.' : 'The line was not parsed.');
   cmds.forEach((c, i) => {
