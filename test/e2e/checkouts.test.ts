@@ -61,6 +61,7 @@ const LAYOUT_NAMES = [
   'a worktree beside it',
   'a clone elsewhere',
   'a symlink to the clone',
+  'a symlink to the canonical checkout',
   'a clone in a path with a space',
   "a bare repository's worktree",
 ];
@@ -96,17 +97,20 @@ beforeAll(() => {
   git(home, 'clone', '-q', '--bare', t.root, join(home, 'bare', 'koder.git'));
   git(join(home, 'bare', 'koder.git'), 'worktree', 'add', '-q', '-b', 'task', join(home, 'bare', 'task'));
   const l = (name: string, top: string, seenByVm = false): Layout => ({ name, top, physical: realpathSync(top), seenByVm });
-  const [canonical, inside, beside, clone, link, space, bare] = LAYOUT_NAMES as [string, string, string, string, string, string, string];
+  const [canonical, inside, beside, clone, link, canonicalLink, space, bare] = LAYOUT_NAMES as [string, string, string, string, string, string, string, string];
+  symlinkSync(t.root, join(home, 'koder-canonical'));
   layouts = [
     l(canonical, t.root, true),
     l(inside, join(t.root, '.claude', 'worktrees', 'agent-1'), true),
     l(beside, join(home, 'dev', 'koder-feature')),
     l(clone, join(home, 'src', 'koder')),
     l(link, join(home, 'koder-link')),
+    l(canonicalLink, join(home, 'koder-canonical'), true),
     l(space, join(home, 'My Projects', 'koder')),
     l(bare, join(home, 'bare', 'task')),
   ];
   expect(layouts[4]!.physical).toBe(layouts[3]!.physical);
+  expect(layouts[5]!.physical).toBe(t.root);
 });
 afterAll(() => t.cleanup());
 
@@ -140,11 +144,15 @@ describe('check and explain', () => {
       const where = JSON.parse(r.stdout).where;
       expect(where.checkout.top, l.name).toBe(l.physical);
       expect(where.root).toBe(t.root);
-      expect(where.ruleCwd, l.name).toBe(l.name === 'the canonical checkout' ? null : join(t.root, KODA));
+      expect(where.ruleCwd, l.name).toBe(l.physical === t.root ? null : join(t.root, KODA));
       expect(where.boundRules).toContain('koda-make');
       const text = offhost(['explain', 'make build-safe'], at(l, KODA)).stdout;
       expect(text).toContain(`monorepo checkout: ${l.physical} (`);
     }
+    // init says it too, so a new user learns whether the policy applies where they set it up.
+    const init = offhost(['init', '--agent', 'claude-code', '--project', layouts[2]!.top], t.home);
+    expect(init.status, init.stderr).toBe(0);
+    expect(init.stdout).toContain(`offhost sees monorepo checkout ${layouts[2]!.physical} (holds ${KODA}`);
     const outside = offhost(['explain', 'make build-safe'], t.elsewhere);
     expect(outside.status).toBe(0);
     expect(outside.stdout).toContain('monorepo checkout: none');
@@ -301,7 +309,7 @@ describe('scan and ci', () => {
 
   it('ci flags a heavy script a pull request adds, in every checkout', { timeout: 180_000 }, () => {
     layouts.forEach((l, i) => {
-      if (l.name === 'a symlink to the clone') return; // the clone's own row does it (one working tree)
+      if (layouts.findIndex((x) => x.physical === l.physical) < i) return; // a symlink: the real checkout's row does it (one working tree)
       const branch = git(l.top, 'rev-parse', '--abbrev-ref', 'HEAD').trim();
       if (branch === 'main') git(l.top, 'checkout', '-q', '-b', `pr-${i}`);
       const file = `${KODA}/ci-${i}.sh`;
