@@ -50,6 +50,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     const argv = cmd.argv.map((a, j) => (unknown.has(j) ? `<unknown:${a}>` : JSON.stringify(a))).join(' ');
     out.push(`${i + 1}. ${cmd.program ?? '<unknown program>'}  argv: ${argv}`);
     out.push(`   cwd: ${cmd.cwd ?? '<unknown>'}${Object.keys(cmd.env).length ? `   env: ${Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`);
+    if (cmd.ruleCwd !== undefined) out.push(`   the rules see it as: ${cmd.ruleCwd} (another checkout of the monorepo)`);
     if (cmd.via.length) out.push(`   found inside: ${cmd.via.join(' > ')}`);
     out.push(`   ${c.decision}${c.rule ? ` by ${c.rule.id} (${c.rule.policy})` : ''}${c.unknown ? ' [depends on something unknown]' : ''}: ${c.reason}`);
   });
