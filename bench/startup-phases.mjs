@@ -35,20 +35,24 @@ for (const b of builds) {
   b.bin = loader;
 }
 
+// A checkout of the monorepo other than the canonical one (a worktree beside it: issue 20), found by its marker.
+const worktreeCwd = join(home, 'dev', 'koder-feature', 'engines', 'lang', 'koda');
+mkdirSync(worktreeCwd, { recursive: true });
 const env = { PATH: process.env.PATH, HOME: home, OFFHOST_ROLE: 'laptop', OFFHOST_AUDIT_LOG: join(home, 'audit.jsonl') };
-const event = (command) => JSON.stringify({ session_id: 's', cwd, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
+const event = (command, dir = cwd) => JSON.stringify({ session_id: 's', cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
 const CASES = {
   hook: { args: ['hook', 'claude-code'], input: event('git status --short && grep -rn "TODO" src | head -20') },
   check: { args: ['check', 'cd ~/dev/koder/engines/lang/koda && make build-safe 2>&1 | tail -50'] },
   'check-allow': { args: ['check', 'git status --short'] },
   'hook-npx': { args: ['hook', 'claude-code'], input: event('timeout 120 npx vitest run test/unit --reporter=dot; echo "exit=$?"') },
+  'hook-worktree': { args: ['hook', 'claude-code'], input: event('git status --short && grep -rn "TODO" src | head -20', worktreeCwd), cwd: worktreeCwd },
 };
 const wanted = (process.env.CASES ?? 'hook,check,check-allow').split(',');
 const N = Number(process.env.N ?? 40);
 
 function once(b, c) {
   rmSync(out, { force: true });
-  const r = spawnSync(process.execPath, [b.bin, ...c.args], { input: c.input ?? '', env, cwd, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [b.bin, ...c.args], { input: c.input ?? '', env, cwd: c.cwd ?? cwd, encoding: 'utf8' });
   if (r.status !== 0 && r.status !== 3) throw new Error(`${b.name} ${c.args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return Number(readFileSync(out, 'utf8'));
 }

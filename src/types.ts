@@ -27,6 +27,12 @@ export interface SimpleCommand {
   unknownEnv?: string[];
   /** Effective working directory, absolute; null when it cannot be known (`cd "$DIR"`). */
   cwd: string | null;
+  /**
+   * In a checkout of the monorepo other than the canonical one (a worktree, another clone): the same place
+   * under `{root}`, where the rules' directories are written (src/config/checkout.ts). A rule's `cwd`
+   * condition holds when it holds for `cwd` or for this.
+   */
+  ruleCwd?: string;
   /** Wrappers and shells it was found inside, outermost first (`sudo`, `bash -c`, `xargs`, `$(…)`...). */
   via: string[];
   /** Span in the top-level line (for nested re-parsed scripts: the span of the outermost word holding it). */

@@ -7,6 +7,7 @@ import { resolveLayers, type ResolvedConfig } from './resolve.js';
 import { builtinLayer } from './builtin.js';
 import { resolveRole } from './role.js';
 import { makeCanonicalizer, memoPhysical } from './physical-paths.js';
+import { makeRuleSpace } from './checkout.js';
 
 export interface GuardOptions {
   cwd: string;
@@ -25,7 +26,8 @@ export function loadGuard(opts: GuardOptions): Guard<ResolvedConfig> {
   const config = loadConfig(opts.cwd.startsWith('/') ? { ...opts, cwd: physical(opts.cwd) } : opts);
   const role = resolveRole(opts.role, opts.env, config.role, opts.ciFromEnv === true);
   // Every directory is judged canonical (physical, then in the configuration's spelling): docs/SHIMS.md.
-  return makeGuard(config, role, { cwd: opts.cwd, env: opts.env, canonicalize: makeCanonicalizer(config, physical) });
+  // Every checkout of the monorepo is judged as the same place under {root} (src/config/checkout.ts).
+  return makeGuard(config, role, { cwd: opts.cwd, env: opts.env, canonicalize: makeCanonicalizer(config, physical), ruleSpace: makeRuleSpace(config, physical) });
 }
 
 /**
@@ -40,5 +42,6 @@ export function loadBuiltinGuard(opts: { cwd: string; env: NodeJS.ProcessEnv }):
     /* a bad OFFHOST_ROLE: judge as laptop */
   }
   const config = resolveLayers([builtinLayer()], opts.env);
-  return makeGuard(config, role, { cwd: opts.cwd, env: opts.env, canonicalize: makeCanonicalizer(config) });
+  const physical = memoPhysical();
+  return makeGuard(config, role, { cwd: opts.cwd, env: opts.env, canonicalize: makeCanonicalizer(config, physical), ruleSpace: makeRuleSpace(config, physical) });
 }

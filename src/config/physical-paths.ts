@@ -45,7 +45,14 @@ export function memoPhysical(): (p: string) => string {
 
 export type Canonicalize = (dir: string) => string;
 
-const under = (p: string, dir: string) => p === dir || p.startsWith(dir === '/' ? '/' : `${dir}/`);
+/**
+ * `p` is `dir` or lies under it. The one comparison of paths the guard's directories go through (a
+ * case-insensitive file system would change it here, and only here).
+ */
+export function isUnderPath(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir === '/' ? '/' : `${dir}/`);
+}
+const under = isUnderPath;
 
 /**
  * The canonical spelling of a directory for `config`: physical, then mapped back to the configured

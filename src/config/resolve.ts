@@ -6,7 +6,7 @@ import type { ConfigFile } from './schema.js';
 import type { CompiledRule } from '../policy/rule.js';
 import { hydrate, type Rule } from '../policy/match.js';
 import { ConfigError } from '../errors.js';
-import { dirname, join } from 'node:path';
+import { dirname as posixDirname, resolve as posixResolve } from 'node:path';
 
 /** One config file (or the built-in pack) with its rules compiled. JSON-serialisable. */
 export type Layer = Omit<ConfigFile, 'rules'> & { file: string; rules: CompiledRule[] };
@@ -17,7 +17,12 @@ export interface ResolvedConfig {
   /** Role set by a config file (the role resolution order is in src/config/role.ts). */
   role?: Role;
   home: string | null;
+  /** The canonical checkout of the monorepo (`{root}` in rules; R6: the VMs see it at this path). */
   root: string | null;
+  /** Every checkout the policy applies to whatever it holds: root first, then the `roots:` entries (absolute). */
+  roots: string[];
+  /** Files (relative to a checkout's top) whose presence makes a checkout the monorepo's (src/config/checkout.ts). */
+  markers: string[];
   /** `{name}` variables for cwd globs: home, root and every `paths` entry, expanded. */
   vars: Record<string, string>;
   vms: Map<string, VmSpec>;
@@ -41,13 +46,14 @@ function expandHome(p: string, home: string | null, file: string): string {
 }
 
 /**
- * `root` as a layer wrote it: absolute, `~/…` from HOME, or relative to the folder of the file that sets it
- * (a project file's `root: .` is the checkout, wherever it was cloned; fixtures/sample-checkout uses it).
+ * A checkout path from a config file: `~` expanded; a relative one is taken from the file's folder (a
+ * project config committed in the repository says `root: .`, and means the worktree it is read from).
  */
-function rootOf(raw: { value: string; file: string }, home: string | null): string {
-  const v = raw.value;
-  if (v.startsWith('/') || v === '~' || v.startsWith('~/') || !raw.file.startsWith('/')) return expandHome(v, home, raw.file);
-  return join(dirname(raw.file), v);
+function checkoutPath(p: string, home: string | null, file: string): string {
+  const e = expandHome(p, home, file);
+  if (e.startsWith('/')) return trimSlashes(e);
+  if (!file.startsWith('/')) throw new ConfigError(`'${p}' must be an absolute path or start with ~/`, file);
+  return trimSlashes(posixResolve(posixDirname(file), e));
 }
 
 // Start-up note: resolveLayers runs at every start, and a regular expression's first use costs its
@@ -110,6 +116,8 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   const home = env.HOME && env.HOME.startsWith('/') ? trimSlashes(env.HOME) : null;
   let role: Role | undefined;
   let rootRaw: { value: string; file: string } | null = null;
+  const rootsRaw: { value: string; file: string }[] = [];
+  const markers: string[] = [];
   const pathsRaw = new Map<string, { value: string; file: string }>();
   const vms = new Map<string, VmSpec>();
   const routesRaw = new Map<string, { vms: string[]; path_map?: PathMapping[]; description?: string; require?: RouteConfig['require']; scenario?: 'staging' | 'production'; file: string }>();
@@ -124,6 +132,8 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   for (const l of layers) {
     if (l.role) role = l.role;
     if (l.root) rootRaw = { value: l.root, file: l.file };
+    for (const r of l.roots ?? []) rootsRaw.push({ value: r, file: l.file });
+    for (const m of l.markers ?? []) if (!markers.includes(m)) markers.push(trimSlashes(m));
     for (const [k, v] of Object.entries(l.paths ?? {})) pathsRaw.set(k, { value: v, file: l.file });
     for (const vm of l.vms ?? []) vms.set(vm.id, vm as VmSpec);
     for (const [k, r] of Object.entries(l.routes ?? {})) routesRaw.set(k, { ...r, file: l.file });
@@ -156,8 +166,13 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
 
   const vars: Record<string, string> = {};
   if (home !== null) vars.home = home;
-  const root = rootRaw ? trimSlashes(rootOf(rootRaw, home)) : null;
+  const root = rootRaw ? checkoutPath(rootRaw.value, home, rootRaw.file) : null;
   if (root !== null) vars.root = root;
+  const roots: string[] = root !== null ? [root] : [];
+  for (const r of rootsRaw) {
+    const p = checkoutPath(r.value, home, r.file);
+    if (!roots.includes(p)) roots.push(p);
+  }
   // Paths may refer to root, home and each other in definition order.
   for (const [k, v] of pathsRaw) vars[k] = trimSlashes(substitute(expandHome(v.value, home, v.file), vars, v.file));
 
@@ -215,6 +230,8 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
     ...(role ? { role } : {}),
     home,
     root,
+    roots,
+    markers,
     vars,
     vms,
     routes,

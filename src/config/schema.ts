@@ -166,8 +166,16 @@ export const routeSchema = z
 export const configSchema = z
   .object({
     role: role.optional(),
-    /** The monorepo root (POLICY R6), `~` allowed. */
+    /**
+     * The canonical checkout of the monorepo (POLICY R6: the path the VMs see), `~` allowed; in a project
+     * config a relative path is taken from the file's folder (`root: .`). Rules' `{root}` names it; every
+     * other checkout of the monorepo is judged as the same place under it (src/config/checkout.ts).
+     */
     root: z.string().min(1).optional(),
+    /** More checkouts the policy applies to whatever they hold (a sparse checkout, a copy): added to the lower layers'. */
+    roots: z.array(z.string().min(1)).optional(),
+    /** Files (relative to a checkout's top) that mark a checkout as the monorepo's: added to the lower layers'. */
+    markers: z.array(z.string().min(1).regex(/^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+$/, 'a path relative to the checkout, without ..')).optional(),
     /** Path variables usable as `{name}` in rule cwd globs; `{root}` and `{home}` are always there. */
     paths: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.string().min(1)).optional(),
     vms: z.array(vmSchema).optional(),

@@ -48,15 +48,17 @@ export interface ClassifyAt {
   files?: FileAccess | false;
 }
 
-export function routeFor(config: GuardConfig, routeName: string, line: string, cwd: string): RouteRef {
+export function routeFor(config: GuardConfig, routeName: string, line: string, cwd: string, inCheckout = false): RouteRef {
   const route = config.routes.get(routeName);
   if (!route) throw new ConfigError(`no route named '${routeName}'`);
   const vmId = route.vms[0]!;
   const mappings = [...route.pathMap, ...config.pathMap];
   // The VM sees the monorepo (R6), not the rest of the laptop: a line started outside it (say in /tmp)
-  // starts at the monorepo root on the VM, where its absolute `cd`s still work.
+  // starts at the monorepo root on the VM, where its absolute `cd`s still work. A line started in another
+  // checkout (a worktree, a clone) keeps its own directory: sent to the canonical checkout it would build
+  // another checkout's files (`offhost run` then syncs that checkout, or refuses when the VM cannot see it).
   const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-  const seen = config.root === null || under(cwd, config.root) || mappings.some((m) => under(cwd, m.from));
+  const seen = inCheckout || config.root === null || under(cwd, config.root) || mappings.some((m) => under(cwd, m.from));
   const vmCwd = mapPath(seen ? cwd : config.root!, mappings);
   return { name: routeName, vm: vmId, cwd: vmCwd, command: lineOnVm(config, route, vmId, line, vmCwd) };
 }
@@ -86,12 +88,14 @@ export type Canonicalize = (dir: string) => string;
 export function makeGuard<C extends GuardConfig>(
   config: C,
   role: Role,
-  defaults: { cwd: string; env: NodeJS.ProcessEnv; files?: FileAccess | false; canonicalize?: Canonicalize },
+  defaults: { cwd: string; env: NodeJS.ProcessEnv; files?: FileAccess | false; canonicalize?: Canonicalize; ruleSpace?: (dir: string) => string | undefined },
 ): Guard<C> {
   // Every directory judged is canonical, so a symlinked checkout, an agent's getcwd() and a shell's $PWD
   // get one verdict, and the VM gets the configured spelling. The core does no I/O: the doors' loader
   // passes the canonicalizer (identity when none is given).
   const canon: Canonicalize = defaults.canonicalize ?? ((d) => d);
+  // A directory in another checkout of the monorepo, as the rules name it (src/config/checkout.ts).
+  const ruleSpace = defaults.ruleSpace;
   // How the walker reads an unknown program's arguments (src/shell/guess.ts): from a word a rule names,
   // unless the policy keeps the program here as it is (an allow rule, or a catalogue VM's template script
   // such as `win.sh sh "…"`, which runs its argument on the VM).
@@ -113,7 +117,12 @@ export function makeGuard<C extends GuardConfig>(
       const script = parse(line);
       const files = at?.files ?? defaults.files ?? diskFiles();
       commands = commandsOf(script, line, { cwd, env: { HOME: config.home ?? env.HOME, OLDPWD: env.OLDPWD }, policy, ...(files ? { files } : {}) });
-      for (const c of commands) if (c.cwd !== null && c.cwd.startsWith('/')) c.cwd = canon(c.cwd);
+      for (const c of commands) {
+        if (c.cwd === null || !c.cwd.startsWith('/')) continue;
+        const alias = ruleSpace?.(c.cwd);
+        c.cwd = canon(c.cwd);
+        if (alias !== undefined) c.ruleCwd = alias;
+      }
     } catch (err) {
       if (err instanceof UnreadableScriptError) return { verdict: denied('unreadable-script', `${err.reason}.`), decision: null };
       if (err instanceof ParseError) return { verdict: denied('parse-error', `the command line cannot be parsed: ${err.message}`), decision: null };
@@ -130,7 +139,7 @@ export function makeGuard<C extends GuardConfig>(
     }
     let route: RouteRef;
     try {
-      route = routeFor(config, d.route!, line, canon(cwd));
+      route = routeFor(config, d.route!, line, canon(cwd), ruleSpace?.(cwd) !== undefined);
     } catch (err) {
       // A route that cannot be rendered must never let the heavy command run here.
       return { verdict: denied(d.rule ?? 'route-error', `${d.reason} But its route cannot be used: ${(err as Error).message}`, cmds), decision: d };

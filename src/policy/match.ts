@@ -189,7 +189,7 @@ function matchTri(m: Matcher, cmd: SimpleCommand): Tri {
   }
   if (m.cwd) {
     if (cmd.cwd === null) r = 'maybe';
-    else if (!any(m.cwd, cmd.cwd)) return 'no';
+    else if (!any(m.cwd, cmd.cwd) && (cmd.ruleCwd === undefined || !any(m.cwd, cmd.ruleCwd))) return 'no';
   }
   if (m.env) {
     for (const [k, tests] of m.env) {

@@ -45,6 +45,7 @@ import { newNonce, pgidFile, supervisorScript } from './remote.js';
 import { processTreeSession } from './session.js';
 import { backendEnv, localEnv } from '../shims/env.js';
 import { SIGNAL_STATUS, SignalHub } from './signals.js';
+import { unseenCheckout } from './checkout.js';
 
 export interface RunOptions {
   line: string;
@@ -181,6 +182,14 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   const realCwd = realpathSync(cwd);
   const repo = (await findRepo(realCwd)) ?? (config.root ? await findRepo(config.root) : null);
   if (!repo) throw new RunStop('config-error', `${cwd} is in no git repository (and no configured root is one): offhost run syncs and verifies a repository's tree`);
+  // A shared-mount VM that cannot see this checkout (a worktree or clone elsewhere) is no candidate (src/run/checkout.ts).
+  let unseen: string | null = null;
+  for (const [id, s] of [...specs]) {
+    const why = syncMode(s) === 'shared' ? unseenCheckout(s, repo.root, [...(routeCfg?.pathMap ?? []), ...config.pathMap]) : null;
+    if (why !== null) (unseen ??= why), specs.delete(id);
+  }
+  if (specs.size === 0) throw new RunStop('source-mismatch', unseen!);
+  candidates2.splice(0, candidates2.length, ...candidates2.filter((id) => specs.has(id)));
   const modes = new Set([...specs.values()].map(syncMode));
   const exclude = [...specs.values()][0]!.sync_exclude ?? DEFAULT_SYNC_EXCLUDE;
   let commitDir: string | null = null;

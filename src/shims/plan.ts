@@ -20,7 +20,7 @@ import { builtinLayer } from '../config/builtin.js';
 import { configFiles } from '../config/discover.js';
 import { loadConfig } from '../config/load-config.js';
 import { loadLayer } from '../config/layer-loader.js';
-import { physicalPath } from '../config/physical-paths.js';
+import { isUnderPath, physicalPath } from '../config/physical-paths.js';
 import { programFor } from '../shell/programs/index.js';
 
 /** Runtimes, shells and general launchers: named by rules for what they run, never shimmed. */
@@ -43,6 +43,11 @@ export interface FastDir {
   physical: string;
   /** It existed then (a later `-ef` check notices a symlink moved; a missing one must still be missing). */
   existed: boolean;
+  /**
+   * Its path under `{root}` (`engines/lang/koda`): every other checkout of the monorepo has it too
+   * (src/config/checkout.ts), so a working directory ending in it, or under one, goes to the judge as well.
+   */
+  inCheckout?: string;
 }
 
 /**
@@ -318,7 +323,15 @@ function fastPathFor(rules: Compiled[], name: string, vars: Record<string, strin
     if (n === null) return null;
     need = union(need, n);
   }
-  return { ...need, dirs: need.dirs.map(fastDir) };
+  const dirs = need.dirs.map(fastDir);
+  const root = vars.root;
+  for (const d of dirs) {
+    if (root === undefined || !isUnderPath(d.spelled, root)) continue;
+    // `{root}/**` itself: any directory may be in some checkout, so no directory is known to be safe.
+    if (d.spelled === root) return null;
+    d.inCheckout = d.spelled.slice(root.length + 1);
+  }
+  return { ...need, dirs };
 }
 
 function pathNames(env: NodeJS.ProcessEnv): string[] {

@@ -139,7 +139,7 @@ ${f.dirs
   .map((d) =>
     [
       d.existed ? `  [[ ${q(d.spelled)} -ef ${q(d.physical)} ]] || __oh_fast=` : `  [[ -e ${q(d.spelled)} ]] && __oh_fast=`,
-      `  case $__oh_cwd in ${q(d.physical)}*|${q(d.spelled)}*) __oh_fast= ;; esac`,
+      `  case $__oh_cwd in ${q(d.physical)}*|${q(d.spelled)}*${d.inCheckout ? `|*/${q(d.inCheckout)}*` : ''}) __oh_fast= ;; esac`,
     ].join('\n'),
   )
   .join('\n')}

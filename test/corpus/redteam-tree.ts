@@ -115,6 +115,9 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   cpSync(join(STANDINS, '_record'), join(shell, 'headless_shell'));
   cpSync(join(STANDINS, '_record'), join(app, 'Google Chrome'));
   sh('git init -q -b main . && git add -A && git commit -qm one && echo two >> README.md && git commit -qam two', root);
+  // A second checkout of the monorepo (issue 20): a clone at ~/src/koder, and ~/koder-link -> it.
+  mkdirSync(join(home, 'src'));
+  sh(`git clone -q ${quote(root)} src/koder && ln -s src/koder koder-link`, home);
   const bin = join(base, 'bin');
   mkdirSync(bin);
   for (const h of HEAVY) symlinkSync(join(STANDINS, '_record'), join(bin, h));

@@ -9,6 +9,7 @@ import { colorEnabled, colorFlag } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
 import { withRunRewrite } from '../run-rewrite.js';
 import { exitFor, verdictText } from './check.js';
+import { standingLines, standingOf } from '../../config/standing.js';
 
 const USAGE = 'Usage: offhost explain [options] [--] COMMAND';
 
@@ -39,11 +40,14 @@ export async function run(args: string[], io: Io): Promise<number> {
   if (trace) traceDecision(trace, explained.decision, explained.verdict);
   const verdict = withRunRewrite(explained.verdict, line);
   const decision = explained.decision;
+  // Where offhost stands here: the checkout it sees, {root}, the rules bound to the checkout (issue 20).
+  const standing = standingOf(cwd, guard.config);
   if (format === 'json') {
-    io.stdout(JSON.stringify({ ...verdict, role: guard.role }, null, 2) + '\n');
+    const where = { dir: standing.physical, git: standing.git, checkout: standing.checkout, root: guard.config.root, ruleCwd: standing.ruleCwd ?? null, boundRules: standing.boundRules, looksLike: standing.looksLike };
+    io.stdout(JSON.stringify({ ...verdict, role: guard.role, where }, null, 2) + '\n');
     return exitFor(verdict);
   }
-  const out: string[] = [`role: ${guard.role}    config: ${guard.config.sources.join(' < ')}`, ''];
+  const out: string[] = [`role: ${guard.role}    config: ${guard.config.sources.join(' < ')}`, ...standingLines(standing, guard.config), ''];
   const cmds = decision?.commands ?? [];
   if (cmds.length === 0) out.push(decision ? 'No command runs.' : 'The line was not parsed.');
   cmds.forEach((c, i) => {
@@ -52,6 +56,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     const argv = cmd.argv.map((a, j) => (unknown.has(j) ? `<unknown:${a}>` : JSON.stringify(a))).join(' ');
     out.push(`${i + 1}. ${cmd.program ?? '<unknown program>'}  argv: ${argv}`);
     out.push(`   cwd: ${cmd.cwd ?? '<unknown>'}${Object.keys(cmd.env).length ? `   env: ${Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`);
+    if (cmd.ruleCwd !== undefined) out.push(`   the rules see it as: ${cmd.ruleCwd} (another checkout of the monorepo)`);
     if (cmd.via.length) out.push(`   found inside: ${cmd.via.join(' > ')}`);
     out.push(`   ${c.decision}${c.rule ? ` by ${c.rule.id} (${c.rule.policy})` : ''}${c.unknown ? ' [depends on something unknown]' : ''}: ${c.reason}`);
   });

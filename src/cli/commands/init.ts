@@ -18,6 +18,24 @@ async function personalSettingsWritten(agent: string, project: string, env: Node
   return join(env.HOME, t.personal);
 }
 
+/**
+ * Says which checkout of the monorepo offhost sees in the project (issue 20): a new user learns there
+ * whether the policy applies here, and is warned when the project looks like the monorepo while it does not.
+ */
+async function sayWhereOffhostStands(io: Io, project: string): Promise<void> {
+  const { loadConfig } = await import('../../config/load-config.js');
+  const { checkoutCheck } = await import('../../config/standing.js');
+  let c;
+  try {
+    c = checkoutCheck(project, io.env, loadConfig({ cwd: project, env: io.env }));
+  } catch {
+    return; // a config that does not load: `offhost doctor` says where
+  }
+  io.stdout(`${c.ok ? 'offhost sees' : 'WARNING:'} ${c.detail}
+${c.fix ? `  ${c.fix}
+` : ''}`);
+}
+
 interface Opts {
   husky?: boolean;
   agent?: string;
@@ -80,6 +98,7 @@ export async function run(args: string[], io: Io): Promise<number> {
       wiring.recordUse(io.env, { kind: 'agent-settings', agent: o.agent, path: personal }, repo);
       io.stdout(`${wiring.recordedLine(io.env, personal, repo)}\n`);
     }
+    if (status === EXIT.ok && !o.dryRun) await sayWhereOffhostStands(io, project);
     return status;
   }
   if (o.shell !== undefined) {
@@ -90,5 +109,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const opts: { noticesDir?: string; dryRun?: boolean } = {};
   if (o.noticesDir !== undefined) opts.noticesDir = o.noticesDir;
   if (o.dryRun) opts.dryRun = true;
-  return initHusky(io, opts);
+  const status = await initHusky(io, opts);
+  if (status === EXIT.ok && !o.dryRun) await sayWhereOffhostStands(io, io.cwd);
+  return status;
 }
