@@ -6,7 +6,7 @@
 // (./outcome.ts); nothing after a stop runs, and a stop after the hold still releases it (after the
 // remote work has stopped) and still leaves a record.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, realpathSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, fstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, type WriteStream } from 'node:fs';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -43,11 +43,15 @@ import { toolPreflight, vmPreflight } from './preflight.js';
 import { newRunId, parseOsRelease, recordText, runDir, stateDir, writeRecord, type RunRecord } from './record.js';
 import { newNonce, pgidFile, supervisorScript } from './remote.js';
 import { processTreeSession } from './session.js';
+import { commandArgv } from './command.js';
 import { backendEnv, localEnv } from '../shims/env.js';
 import { SIGNAL_STATUS, SignalHub } from './signals.js';
 
 export interface RunOptions {
+  /** The shell line the guard judges (the typed line, or the typed argv quoted: ./command.ts). */
   line: string;
+  /** Several words were typed: this argv runs as it is, without a shell. */
+  argv?: string[];
   session?: string;
   ai?: string;
   reason?: string;
@@ -118,7 +122,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   });
   const v = guard.classify(o.line, { cwd, env: io.env });
   if (v.decision === 'allow') {
-    const code = await runHere(o.line, cwd, localEnv(io, guard.config.rules, guard.role), signals);
+    const code = await runHere(io, commandArgv(o), cwd, localEnv(io, guard.config.rules, guard.role), signals);
     return signals.first ? SIGNAL_STATUS[signals.first] : code;
   }
   if (v.decision === 'deny') {
@@ -165,6 +169,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     if (rest.length) io.stderr(`${rest.join('\n')}\n`);
     throw new RunStop(stop.outcome, first, stop.exit);
   }
+  // A signal during the preflight (its probes run synchronously: the handler runs once they return) is an
+  // interruption, whatever the probes then said.
+  await interruptedBefore(signals, 'during the VM preflight');
   for (const n of stop.notes) say(io, n);
   for (const id of [...specs.keys()]) if (!stop.usable.includes(id)) specs.delete(id);
   const candidates2 = [...specs.keys()];
@@ -174,7 +181,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, [...(routeCfg?.pathMap ?? []), ...config.pathMap]) } : {};
     say(io, v.reason);
     const { runFresh } = await import('../vms/sandbox.js');
-    return runFresh(spec, { argv: ['bash', '-c', o.line], cwd: route.cwd, env }, { env: io.env, stdout: io.stdout, stderr: io.stderr, fetch: o.fetch ?? [], fetchTo: resolve(cwd, o.fetchTo ?? 'offhost-results'), now: io.clock.now() });
+    return runFresh(spec, { argv: commandArgv(o), cwd: route.cwd, env }, { env: io.env, stdout: io.stdout, stderr: io.stderr, fetch: o.fetch ?? [], fetchTo: resolve(cwd, o.fetchTo ?? 'offhost-results'), now: io.clock.now() });
   }
 
   // The source: the repository holding cwd (else the configured monorepo root).
@@ -200,6 +207,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     commitDir = mkdtempSync(join(tmpdir(), 'offhost-commit-'));
     state = await commitSourceState(repo, sha, commitDir, exclude, lockDirs);
   } else state = working;
+  await interruptedBefore(signals, 'while reading the source state');
+  stdinNote(io, o);
 
   const session = o.session ?? io.env.OFFHOST_SESSION ?? processTreeSession('run', io.env);
   const ai = o.ai ?? io.env.OFFHOST_AI ?? 'human';
@@ -233,7 +242,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       ...(o.commit !== undefined ? { requestedCommit: o.commit } : {}),
     },
     vm: null,
-    command: { line: o.line, argv: ['bash', '-c', o.line], cwd: route.cwd, env: {} },
+    command: { line: o.line, argv: commandArgv(o), cwd: route.cwd, env: {} },
     log: logFile,
   };
   writeRecord(io.env, rec);
@@ -293,6 +302,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       throw err;
     }
     const placed = place(spec, mode, config, route, repo.root, realCwd, state, cwd);
+    // The session the command runs under (docs/VMS.md): the guard on the VM knows whose lock it is.
+    placed.env = { ...placed.env, OFFHOST_SESSION: session, OFFHOST_RUN: runId };
     rec.vm.dir = placed.dir;
     rec.command.cwd = placed.cwd;
     rec.command.env = placed.env;
@@ -307,7 +318,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       }
     } catch (err) {
       if (err instanceof SyncError) {
-        if (HOST_KEY_FAILURE.test(err.message)) throw new RunStop('host-key-mismatch', err.message);
+        if (HOST_KEY_FAILURE.test(err.message)) throw new RunStop('host-key-mismatch', await hostKeyText(spec, err.message, io.env));
         throw new RunStop('sync-failed', `${err.message}\nNothing was run.`);
       }
       throw err;
@@ -419,7 +430,7 @@ async function execute(
     fingerprint: state.fingerprint,
     ...(git ? { git } : {}),
     ...(mode === 'rsync' ? { rsyncState: `${placed.dir}.offhost-files` } : {}),
-    line: o.line,
+    argv: commandArgv(o),
     env: placed.env,
     stdin: o.stdin === true,
     graceSeconds: graceS,
@@ -496,7 +507,7 @@ async function judge(
   if (!pre.hello) {
     if (r.stop?.kind === 'signal') return stopped('interrupted', 'interrupted before the VM was reached; nothing was run');
     const err = r.stderrHead.trim();
-    if (HOST_KEY_FAILURE.test(err)) return stopped('host-key-mismatch', `ssh refused the host key of ${c.spec.host ?? c.spec.instance}: ${lastLines(err)}. Nothing was run.`);
+    if (HOST_KEY_FAILURE.test(err)) return stopped('host-key-mismatch', await hostKeyText(c.spec, err, io.env));
     return stopped('vm-not-found', `could not reach ${c.spec.id} (${c.spec.backend}${c.spec.host ? ` via ${c.spec.host}` : ''}${c.spec.instance ? `, ${c.spec.instance}` : ''}): ${lastLines(err) || `exit ${r.local.code ?? r.local.signal}`}. Nothing was run.`);
   }
   switch (pre.end) {
@@ -570,10 +581,37 @@ async function fetchBack(io: Io, spec: VmSpec, vmCwd: string, paths: string[], i
   return out;
 }
 
-/** allow: runs here with bash, signals passed on; the status is the command's. */
-function runHere(line: string, cwd: string, env: NodeJS.ProcessEnv, signals: SignalHub): Promise<number> {
-  return new Promise((res, rej) => {
-    const child = spawn('bash', ['-c', line], { cwd, env, stdio: 'inherit' });
+/** A stop with `interrupted` (130/143/129) when a signal came before this point. */
+async function interruptedBefore(signals: SignalHub, when: string): Promise<void> {
+  // Signal handlers run from the event loop: let a pending one run first.
+  await new Promise<void>((r) => setImmediate(r));
+  if (signals.first) throw new RunStop('interrupted', `${signals.first} ${when}; nothing was run, no lock was taken`, SIGNAL_STATUS[signals.first]);
+}
+
+/** Said once: the command's stdin is /dev/null unless --stdin, so input piped to offhost goes nowhere. */
+function stdinNote(io: Io, o: RunOptions): void {
+  if (o.stdin) return;
+  let piped = false;
+  try {
+    const st = fstatSync(0);
+    piped = st.isFIFO() || st.isFile() || st.isSocket();
+  } catch {
+    return;
+  }
+  if (piped) say(io, 'note: standard input is a pipe or a file, and it is not sent to the command (it reads /dev/null); pass --stdin to send it');
+}
+
+/** The host-key refusal in the words `vm status` uses (src/vms/preflight.ts). */
+async function hostKeyText(spec: VmSpec, sshStderr: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const { hostKeyRefused } = await import('../vms/preflight.js');
+  const c = hostKeyRefused(spec, sshStderr, env);
+  return `${c.detail}. Nothing was run.${c.fix ? `\nfix: ${c.fix}` : ''}`;
+}
+
+/** allow: runs here (bash -c LINE, or the typed argv without a shell), signals passed on; the status is the command's. */
+function runHere(io: Io, argv: string[], cwd: string, env: NodeJS.ProcessEnv, signals: SignalHub): Promise<number> {
+  return new Promise((res) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: 'inherit' });
     signals.listen((sig) => {
       try {
         child.kill(sig);
@@ -581,7 +619,13 @@ function runHere(line: string, cwd: string, env: NodeJS.ProcessEnv, signals: Sig
         /* gone */
       }
     });
-    child.on('error', rej);
+    child.on('error', (err) => {
+      // As a shell (and env, sudo) says it: not found 127, found but not runnable 126.
+      const code = (err as NodeJS.ErrnoException).code;
+      say(io, `${argv[0]}: ${code === 'ENOENT' ? 'command not found' : err.message}`);
+      signals.listen(null);
+      res(code === 'ENOENT' ? 127 : 126);
+    });
     child.on('close', (code, signal) => {
       signals.listen(null);
       const SIGNO: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };

@@ -35,8 +35,8 @@ export interface RemotePlan {
   git?: { bare: string; commit: string };
   /** rsync mode: where the previous file list is kept (to delete what the laptop deleted). */
   rsyncState?: string;
-  /** The command: bash -c LINE with env added. */
-  line: string;
+  /** The command's argv (bash -c LINE for a typed line), run with env added. */
+  argv: string[];
   env: Record<string, string>;
   /** The command reads the rest of offhost's stdin (else /dev/null; the watcher reads the stream). */
   stdin: boolean;
@@ -58,7 +58,7 @@ export function pgidFile(nonce: string): string {
 /** The POSIX sh script (one word for `sh -c`). */
 export function supervisorScript(p: RemotePlan): string {
   const q = quote;
-  const cmd = execWords(['bash', '-c', p.line], p.env).map(q).join(' ');
+  const cmd = execWords(p.argv, p.env).map(q).join(' ');
   const grace = Math.max(1, Math.round(p.graceSeconds));
   const lines = [
     `N=${q(p.nonce)}`,
