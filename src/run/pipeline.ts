@@ -41,7 +41,8 @@ import { acquireHold, type Hold } from './hold.js';
 import { OUTCOME_EXIT, RunStop, verdictLine, type Outcome, type Verdict } from './outcome.js';
 import { toolPreflight, vmPreflight } from './preflight.js';
 import { newRunId, parseOsRelease, recordText, runDir, stateDir, writeRecord, type RunRecord } from './record.js';
-import { newNonce, pgidFile, supervisorScript } from './remote.js';
+import { jobOf, newNonce, pgidFile, supervisorScript } from './remote.js';
+import { confirmStopped, remoteOnce } from './reap.js';
 import { processTreeSession } from './session.js';
 import { commandArgv } from './command.js';
 import { backendEnv, localEnv } from '../shims/env.js';
@@ -212,7 +213,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
   const session = o.session ?? io.env.OFFHOST_SESSION ?? processTreeSession('run', io.env);
   const ai = o.ai ?? io.env.OFFHOST_AI ?? 'human';
-  const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(o.push !== undefined ? { push: o.push } : {}) }, true);
+  const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true);
   const runId = newRunId(new Date());
   const dir = runDir(io.env, runId);
   mkdirSync(dir, { recursive: true });
@@ -250,9 +251,13 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   // 4. hold
   say(io, v.reason);
   const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
+  // The run's job on the VM is named before the hold, so that its claim can say which job to stop if
+  // this process dies (src/locks/holder-process.ts).
+  const nonce = newNonce();
   const got = await acquireHold(ctx, {
     candidates: candidates2,
     runId,
+    job: jobOf(nonce),
     reason: o.reason ?? `offhost run ${runId} (${v.rule ?? 'reroute'}): ${o.line.length > 200 ? `${o.line.slice(0, 197)}...` : o.line}`,
     command: o.line,
     ttlMinutes: ttl,
@@ -327,7 +332,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
     // 6. execute (verify, then run, in one session)
     const attempt = () =>
-      execute(io, o, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined);
+      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined);
     let r = await attempt();
     if (!signals.interrupted && ((mode === 'rsync' && r.preamble.end === 'nodir') || (mode === 'git' && (r.preamble.end === 'fail' || r.preamble.end === 'mismatch') && gitCommit && verifiedCommit(sd, spec, placed.dir) === gitCommit))) {
       // The cache said the VM had the copy, the VM says otherwise: send it in full, once.
@@ -360,6 +365,15 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     if (pre.uname !== undefined) rec.vm.uname = pre.uname;
     if (pre.osRelease.length) rec.vm.osRelease = parseOsRelease(pre.osRelease);
     const verdict = await judge(io, r, { mode, placed, state, spec, signals, sd, hold });
+    if (r.strays.found.length) {
+      // What the command left outside its group (found by its marker) was stopped at its end, or it was
+      // not and the VM stays held (docs/RUN.md).
+      rec.leftBehind = { processes: r.strays.found, unstopped: r.strays.unstopped, action: r.strays.unstopped.length ? 'kept-held' : 'stopped' };
+      say(io, r.strays.unstopped.length
+        ? `the command left processes on the VM that could not be stopped (${r.strays.unstopped.join(', ')} of ${r.strays.found.join(', ')}); the VM stays held`
+        : `the command left processes on the VM outside its process group; stopped at its end: ${r.strays.found.join(', ')}`);
+      if (r.strays.unstopped.length) verdict.remoteStopped = false;
+    }
     if (pre.end === 'go' && mode === 'rsync') rememberVerified(sd, spec, placed.dir, state.manifest);
     if (pre.end === 'go' && mode === 'git' && gitCommit) rememberVerifiedCommit(sd, spec, placed.dir, gitCommit);
     if (pre.end === 'go' && o.fetch?.length) {
@@ -409,6 +423,7 @@ function place(spec: VmSpec, mode: SyncMode, config: ResolvedConfig, route: { cw
 async function execute(
   io: Io,
   o: RunOptions,
+  nonce: string,
   spec: VmSpec,
   mode: SyncMode,
   placed: Placed,
@@ -420,7 +435,6 @@ async function execute(
   graceS: number,
   git: { bare: string; commit: string } | undefined,
 ): Promise<SessionResult & { nonce: string }> {
-  const nonce = newNonce();
   const script = supervisorScript({
     nonce,
     mode,
@@ -463,32 +477,6 @@ async function execute(
       await remoteOnce(spec, io, `p=$(cat ${pgidFile(nonce)} 2>/dev/null) && kill -s ${sig} -- "-$p"`);
     },
   }).then((r) => Object.assign(r, { nonce }));
-}
-
-/** Runs a small sh script on the VM in a new session; resolves with its status and output. */
-function remoteOnce(spec: VmSpec, io: Io, script: string, stdout?: (b: Buffer) => void): Promise<{ code: number | null; out: string; err: string }> {
-  const line = renderJob(spec, { argv: ['sh', '-c', script], cwd: '/', env: {} });
-  return new Promise((res) => {
-    const child = spawn('bash', ['-c', line], { cwd: io.cwd, env: backendEnv(io.env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (stdout ? stdout(d) : (out += d)));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      res({ code, out, err });
-    });
-    child.on('error', () => res({ code: null, out, err }));
-  });
-}
-
-/** After a session that ended without the command's status: is the command's group gone? Stops it if not. */
-async function confirmStopped(spec: VmSpec, io: Io, nonce: string): Promise<boolean> {
-  const pg = pgidFile(nonce);
-  const check = `p=$(cat ${pg} 2>/dev/null) || { echo gone; exit 0; }; if kill -s 0 -- "-$p" 2>/dev/null; then kill -s TERM -- "-$p" 2>/dev/null; sleep 2; kill -s KILL -- "-$p" 2>/dev/null; sleep 0.5; if kill -s 0 -- "-$p" 2>/dev/null; then echo alive; else rm -f ${pg}; echo stopped; fi; else rm -f ${pg}; echo gone; fi`;
-  const r = await remoteOnce(spec, io, check);
-  return r.code === 0 && /^(gone|stopped)$/m.test(r.out);
 }
 
 async function judge(
