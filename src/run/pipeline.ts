@@ -14,7 +14,8 @@ import { isOffhostError } from '../errors.js';
 import type { Io } from '../cli/io.js';
 import { loadGuard } from '../config/load-guard.js';
 import { mapPath, renderJob, type VmSpec } from '../routes/index.js';
-import { connectionSshOptions, HOST_KEY_FAILURE, HostKeyError, pinnedSshOptions } from '../routes/hostkey.js';
+import { HOST_KEY_FAILURE, HostKeyError } from '../routes/hostkey.js';
+import { vmSshOptions } from '../routes/multiplex.js';
 import { commitSourceState, DEFAULT_SYNC_EXCLUDE, diffManifests, diffText, dirtyText, findRepo, readSourceState, type SourceState } from '../routes/source.js';
 import {
   forgetVerified,
@@ -45,6 +46,7 @@ import { jobOf, newNonce, pgidFile, supervisorScript } from './remote.js';
 import { confirmStopped, remoteOnce } from './reap.js';
 import { processTreeSession } from './session.js';
 import { commandArgv } from './command.js';
+import { ownExecutable } from '../cli/own-executable.js';
 import { backendEnv, localEnv } from '../shims/env.js';
 import { SIGNAL_STATUS, SignalHub } from './signals.js';
 
@@ -100,6 +102,15 @@ export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
     process.exitCode = OUTCOME_EXIT['internal-error'];
   };
   process.once('beforeExit', drained);
+  // A bug that escapes every step (an error event nobody listened to): the verdict says so, and the process
+  // ends at once. Its claim's process is then gone, so the next offhost command on this host frees the VM
+  // (src/locks/holder-process.ts), and the VM's job stops at the end of its input.
+  const crashed = (err: Error) => {
+    io.stderr(verdictLine({ outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: null, detail: `offhost run failed unexpectedly (${err.stack ?? String(err)}); it exits now: the job on the VM stops when its connection ends, and the next offhost command on this host frees the VM` }, o.json === true));
+    process.exit(OUTCOME_EXIT['internal-error']);
+  };
+  // Only as the offhost executable: a test calling run() in its own process keeps its own handler.
+  if (ownExecutable() !== null) process.once('uncaughtException', crashed);
   try {
     return await steps(io, o, signals);
   } catch (err) {
@@ -108,11 +119,29 @@ export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
     return finish(io, o, { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: null, detail: (err as Error).stack ?? String(err) });
   } finally {
     process.off('beforeExit', drained);
+    process.off('uncaughtException', crashed);
     signals.dispose();
   }
 }
 
+/**
+ * Test hook (test/run/faults.test.ts): OFFHOST_TEST_FAULT=STEP makes that step fail as a bug would, so a
+ * test can check the status and the lock after a failure at each step.
+ */
+export const FAULT_STEPS = ['classify', 'preflight', 'source', 'hold', 'sync', 'execute', 'async', 'record', 'release'] as const;
+function fault(io: Io, step: (typeof FAULT_STEPS)[number]): void {
+  if (io.env.OFFHOST_TEST_FAULT !== step) return;
+  if (step === 'async') {
+    setImmediate(() => {
+      throw new Error('injected fault: an error event nobody listens to (OFFHOST_TEST_FAULT=async)');
+    });
+    return;
+  }
+  throw new Error(`injected fault at step ${step} (OFFHOST_TEST_FAULT)`);
+}
+
 async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number> {
+  fault(io, 'classify');
   const cwd = o.cwd ? resolve(io.cwd, o.cwd) : io.cwd;
   // 1. classify
   const guard = loadGuard({
@@ -155,12 +184,27 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
   // 3. preflight: tools here, then the VMs (src/vms/gate.ts: isolation as required, the cheap VM checks),
   // before anything is locked
+  fault(io, 'preflight');
   for (const spec of specs.values()) {
     const stop = toolPreflight(spec, io.env);
     if (stop) {
       say(io, v.reason);
       throw new RunStop(stop.outcome, stop.message);
     }
+  }
+  // The ssh options of every connection of the run, the preflight's included (one shared master:
+  // src/routes/multiplex.ts; the pinned host key checked from the first connection on).
+  for (const spec of specs.values()) {
+    try {
+      spec.sshOptions = await vmSshOptions(spec, io.env, stateDir(io.env));
+    } catch (err) {
+      if (err instanceof HostKeyError) {
+        say(io, v.reason);
+        throw new RunStop(err.kind === 'mismatch' ? 'host-key-mismatch' : 'preflight-failed', `${err.message}${err.kind === 'mismatch' ? '' : ' Nothing was run; no lock was taken.'}`);
+      }
+      throw err;
+    }
+    config.vms.set(spec.id, { ...config.vms.get(spec.id)!, sshOptions: spec.sshOptions });
   }
   const stop = vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true });
   if (!stop.ok) {
@@ -198,6 +242,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   const settings = settingsFrom(config, io.env);
   const nd = (settings.noticesDir ?? 'meta/context/notices').replace(/\/+$/, '');
   const lockDirs = [`${nd}/vm-active/`, `${nd}/vm-active-archive/`, `${nd}/active/`, `${nd}/archive/`];
+  fault(io, 'source');
   const working = await readSourceState(repo, exclude, lockDirs);
   if (o.commit !== undefined) {
     if (modes.has('shared')) throw new RunStop('config-error', `--commit needs a VM with sync: git or rsync; ${[...specs.keys()].join(', ')} share the laptop's working tree`);
@@ -254,6 +299,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   // The run's job on the VM is named before the hold, so that its claim can say which job to stop if
   // this process dies (src/locks/holder-process.ts).
   const nonce = newNonce();
+  fault(io, 'hold');
   const got = await acquireHold(ctx, {
     candidates: candidates2,
     runId,
@@ -266,18 +312,35 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     cancelled: () => signals.interrupted,
     progress: (l) => say(io, l),
   });
-  const end = async (verdict: Verdict, hold: Hold | null, remoteStopped = true): Promise<number> => {
+  let ending: Verdict | null = null;
+  const end = async (verdict0: Verdict, hold: Hold | null, remoteStopped = true): Promise<number> => {
+    // Called once; a failure while ending (the record, the release) is reported, and never skips the release.
+    if (ending) return finish(io, o, { ...ending, run: runId });
+    let verdict: Verdict = (ending = verdict0);
     rec.ended = new Date().toISOString();
     rec.outcome = verdict.outcome;
     rec.status = verdict.status;
     rec.exit = verdict.exit;
     rec.detail = verdict.detail;
-    writeRecord(io.env, rec);
+    try {
+      fault(io, 'record');
+      writeRecord(io.env, rec);
+    } catch (err) {
+      verdict = { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: verdict.status, detail: `the run's record could not be written (${(err as Error).message}); the run itself: ${verdict.outcome}, ${verdict.detail}` };
+    }
     await new Promise<void>((r) => log.end(r));
     if (commitDir) rmSync(commitDir, { recursive: true, force: true });
     if (hold) {
-      if (remoteStopped) say(io, await hold.release(recordText(rec)));
-      else say(io, `NOT releasing ${hold.vm}: the remote work could not be confirmed stopped; the lock stays until its ttl (check the VM, then \`offhost lock release ${hold.vm}\`)`);
+      if (!remoteStopped) say(io, `NOT releasing ${hold.vm}: the remote work could not be confirmed stopped; the lock stays until its ttl (check the VM, then \`offhost lock release ${hold.vm}\`)`);
+      else {
+        try {
+          fault(io, 'release');
+          say(io, await hold.release(recordText(rec)));
+        } catch (err) {
+          say(io, `could not release ${hold.vm} (${(err as Error).message}); once this process has ended, the next offhost command on this host frees it (this run's claim names a process that is gone)`);
+          verdict = { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: verdict.status, detail: `the lock could not be released: ${(err as Error).message}; the run itself: ${verdict.outcome}, ${verdict.detail}` };
+        }
+      }
     }
     return finish(io, o, { ...verdict, run: runId, ...(rec.vm ? { vm: rec.vm.id } : {}) });
   };
@@ -298,14 +361,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
   try {
     if (signals.interrupted) throw new RunStop('interrupted', 'interrupted before the command started; nothing was run', SIGNAL_STATUS[signals.first!]);
+    fault(io, 'sync');
     // 5. sync + verify (the verification happens in the execute session itself)
     const sd = stateDir(io.env);
-    try {
-      spec.sshOptions = [...(await pinnedSshOptions(spec, io.env, sd)), ...connectionSshOptions(spec)];
-    } catch (err) {
-      if (err instanceof HostKeyError) throw new RunStop(err.kind === 'mismatch' ? 'host-key-mismatch' : 'vm-not-found', err.message);
-      throw err;
-    }
     const placed = place(spec, mode, config, route, repo.root, realCwd, state, cwd);
     // The session the command runs under (docs/VMS.md): the guard on the VM knows whose lock it is.
     placed.env = { ...placed.env, OFFHOST_SESSION: session, OFFHOST_RUN: runId };
@@ -333,6 +391,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     // 6. execute (verify, then run, in one session)
     const attempt = () =>
       execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined);
+    fault(io, 'execute');
+    fault(io, 'async');
     let r = await attempt();
     if (!signals.interrupted && ((mode === 'rsync' && r.preamble.end === 'nodir') || (mode === 'git' && (r.preamble.end === 'fail' || r.preamble.end === 'mismatch') && gitCommit && verifiedCommit(sd, spec, placed.dir) === gitCommit))) {
       // The cache said the VM had the copy, the VM says otherwise: send it in full, once.

@@ -9,7 +9,7 @@ import type { ResolvedConfig } from '../config/resolve.js';
 import type { Claim } from '../locks/lock-types.js';
 import type { JobReaper } from '../locks/holder-process.js';
 import { renderJob, type VmSpec } from '../routes/index.js';
-import { connectionSshOptions, pinnedSshOptions } from '../routes/hostkey.js';
+import { vmSshOptions } from '../routes/multiplex.js';
 import { backendEnv } from '../shims/env.js';
 import { stateDir } from './record.js';
 import { pgidFile, strayFunctions } from './remote.js';
@@ -69,7 +69,7 @@ export function jobReaper(config: ResolvedConfig, io: Pick<Io, 'cwd' | 'env'>): 
     if (!claim.job) return { gone: true, detail: 'it named no job on the VM' };
     const spec: VmSpec = { ...base };
     try {
-      spec.sshOptions = [...(await pinnedSshOptions(spec, io.env, stateDir(io.env))), ...connectionSshOptions(spec)];
+      spec.sshOptions = await vmSshOptions(spec, io.env, stateDir(io.env));
     } catch (err) {
       return { gone: false, detail: (err as Error).message };
     }
