@@ -4,6 +4,7 @@
 import { UsageError } from '../errors.js';
 import type { Role } from '../types.js';
 import { didYouMean } from './suggest.js';
+import { quoteArgv } from '../routes/quote.js';
 
 interface OptionSpec {
   type: 'boolean' | 'string';
@@ -116,10 +117,14 @@ export async function commandLineFromStdin(io: { readStdin: () => Promise<string
 }
 
 /** The one COMMAND argument (a whole command line). */
+/**
+ * The line `check`/`explain` judge, by `offhost run`'s rule (src/run/command.ts): one word is a shell
+ * line; several words are an argv, judged as the line that quotes each word once.
+ */
 export function oneCommandLine(positionals: string[], usage: string): string {
   if (positionals.length === 1) return positionals[0]!;
   if (positionals.length === 0) throw new UsageError(`missing COMMAND\n${usage}`);
-  throw new UsageError(`give the command line as ONE argument, quoted: offhost check 'make build-safe' (got ${positionals.length} arguments)\n${usage}`);
+  return quoteArgv(positionals);
 }
 
 /** The options `check` and `explain` share, parsed, and the guard they ask for. */

@@ -12,6 +12,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { isCanonicalVmId, vmIdProblem } from '../locks/schema.js';
 import { openLockStore, type LockStore } from '../locks/store.js';
+import { freeEndedRuns } from '../locks/end-runs.js';
 import * as life from '../locks/lifecycle.js';
 import { isLockLost, type Holder } from '../locks/holder.js';
 import type { LockTarget } from '../locks/record.js';
@@ -165,6 +166,8 @@ export async function contextFor(io: Io, o: CommonOpts, needSession: boolean): P
   if (needSession) ({ session, ai } = checkSession(session, ai));
   const clock = clockFor(o.now, io);
   const store = await storeFor(io, cwd, settings, clock, o.push ?? settings.push);
+  // Runs of this host whose process is gone free their VM now (src/locks/end-runs.ts, issue 24).
+  await freeEndedRuns(store, session ?? 'unknown', async () => (await import('../run/reap.js')).jobReaper(loadConfig(o.config === undefined ? { cwd, env: io.env } : { cwd, env: io.env, configFile: o.config }), io), (l) => io.stderr(`offhost lock: ${l}\n`));
   const ctx: LifecycleContext = { store, clock, session: session ?? 'unknown', ai: ai ?? 'human', log: (l) => io.stderr(`offhost lock: ${l}\n`), claims: new Map() };
   return { ctx, settings };
 }

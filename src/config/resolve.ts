@@ -27,6 +27,8 @@ export interface ResolvedConfig {
   vars: Record<string, string>;
   vms: Map<string, VmSpec>;
   routes: Map<string, RouteConfig>;
+  /** Config files' redefinitions of built-in routes, and what each route requires now (`doctor`). */
+  routeOverrides?: RouteOverride[];
   pathMap: PathMapping[];
   rules: Rule[];
   hook: { mode?: 'rewrite' | 'suggest'; allowRewrite?: boolean };
@@ -112,6 +114,26 @@ export function substitute(p: string, vars: Record<string, string>, file: string
   return out + p.slice(from);
 }
 
+const BUILTIN_FILE = '<built-in>';
+
+/** A config file's redefinition of a built-in route (`offhost doctor` lists them). */
+export interface RouteOverride {
+  route: string;
+  file: string;
+  builtinRequire: RouteConfig['require'] | undefined;
+  /** What the route requires now. */
+  require: RouteConfig['require'] | undefined;
+  /** `weaken_builtin_require: true`: the entry's own require replaced the built-in one. */
+  weakened: boolean;
+}
+
+/** The built-in demands, each kept as it is; the override may only add what the built-in leaves open. */
+function keepRequire(base: RouteConfig['require'] | undefined, mine: RouteConfig['require'] | undefined): RouteConfig['require'] | undefined {
+  if (!base) return mine;
+  const out = { ...(mine ?? {}), ...base };
+  return Object.keys(out).length ? out : undefined;
+}
+
 export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): ResolvedConfig {
   const home = env.HOME && env.HOME.startsWith('/') ? trimSlashes(env.HOME) : null;
   let role: Role | undefined;
@@ -120,7 +142,9 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
   const markers: string[] = [];
   const pathsRaw = new Map<string, { value: string; file: string }>();
   const vms = new Map<string, VmSpec>();
-  const routesRaw = new Map<string, { vms: string[]; path_map?: PathMapping[]; description?: string; require?: RouteConfig['require']; scenario?: 'staging' | 'production'; file: string }>();
+  const routesRaw = new Map<string, { vms: string[]; path_map?: PathMapping[]; description?: string; require?: RouteConfig['require']; weaken_builtin_require?: boolean; scenario?: 'staging' | 'production'; file: string }>();
+  const builtinRoutes = new Map<string, RouteConfig['require'] | undefined>();
+  const routeOverrides: RouteOverride[] = [];
   let pathMap: { list: PathMapping[]; file: string } = { list: [], file: '<built-in>' };
   const rules: CompiledRule[] = [];
   const disabled = new Map<string, string>();
@@ -136,7 +160,19 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
     for (const m of l.markers ?? []) if (!markers.includes(m)) markers.push(trimSlashes(m));
     for (const [k, v] of Object.entries(l.paths ?? {})) pathsRaw.set(k, { value: v, file: l.file });
     for (const vm of l.vms ?? []) vms.set(vm.id, vm as VmSpec);
-    for (const [k, r] of Object.entries(l.routes ?? {})) routesRaw.set(k, { ...r, file: l.file });
+    for (const [k, r] of Object.entries(l.routes ?? {})) {
+      if (l.file === BUILTIN_FILE) builtinRoutes.set(k, r.require);
+      else if (builtinRoutes.has(k)) {
+        // Overriding a built-in route never weakens the isolation it requires, unless the entry says so.
+        const base = builtinRoutes.get(k);
+        const kept = r.weaken_builtin_require ? r.require : keepRequire(base, r.require);
+        routeOverrides.push({ route: k, file: l.file, builtinRequire: base, require: kept, weakened: r.weaken_builtin_require === true });
+        routesRaw.set(k, { ...r, ...(kept ? { require: kept } : {}), file: l.file });
+        if (!kept) delete routesRaw.get(k)!.require;
+        continue;
+      }
+      routesRaw.set(k, { ...r, file: l.file });
+    }
     if (l.path_map) pathMap = { list: l.path_map, file: l.file };
     for (const id of l.disable ?? []) disabled.set(id, l.file);
     for (const r of l.rules) {
@@ -235,6 +271,7 @@ export function resolveLayers(layers: Layer[], env: NodeJS.ProcessEnv): Resolved
     vars,
     vms,
     routes,
+    ...(routeOverrides.length ? { routeOverrides } : {}),
     pathMap: pathMap.list.map((m) => ({ from: substitute(expandHome(m.from, home, pathMap.file), vars, pathMap.file), to: m.to })),
     rules: active.map((r) => lazyHydrate(r, vars)),
     hook,

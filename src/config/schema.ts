@@ -158,6 +158,11 @@ export const routeSchema = z
     path_map: pathMap.optional(),
     description: z.string().optional(),
     require: requireSchema.optional(),
+    /**
+     * Redefining a built-in route keeps the built-in route's `require` (R1: heavy work runs on a remote VM)
+     * unless this is true: the named opt-in to replace it with this entry's `require` (or none).
+     */
+    weaken_builtin_require: z.boolean().optional(),
     /** POLICY R2: a stg-/prd- VM only on a route that declares its staging or production scenario. */
     scenario: z.enum(['staging', 'production']).optional(),
   })

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Claim, LockRecord } from './lock-types.js';
 import { parseUtc } from './schema.js';
+import { holderGone, jobConfirmedGone } from './holder-process.js';
 
 export interface ClaimSpec {
   /** Default: a fresh random id. */
@@ -12,29 +13,35 @@ export interface ClaimSpec {
   /** Default: this host. */
   host?: string;
   command: string;
+  /** Default: this process's start time and the host's boot id (./holder-process.ts). */
+  start?: string;
+  boot?: string;
+  /** The run's job on the VM. */
+  job?: string;
 }
 
 export function newClaimId(): string {
   return `run-${randomBytes(5).toString('hex')}`;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
- * Why a claim is dead, or null when it may still be running: on this host its process is gone; on another
- * host (which offhost cannot probe) its last heartbeat is older than the lock's ttl plus the skew margin.
+ * Why a claim is dead, or null when it may still be running: on this host its process is gone (and its
+ * job on the VM, when it names one, was confirmed gone: holder-process.ts); on another host (which
+ * offhost cannot probe), or when that job could not be confirmed gone, its last heartbeat is older than
+ * the lock's ttl plus the skew margin.
  */
 export function deadClaim(c: Claim, rec: LockRecord, now: Date, host: string, skewSeconds: number): string | null {
-  if (c.host === host) return Number.isInteger(c.pid) && c.pid > 0 && pidAlive(c.pid) ? null : `its process ${c.pid} on ${host} no longer runs`;
   const last = (c.heartbeat ?? c.started).getTime();
-  return now.getTime() - last > rec.ttlMinutes * 60_000 + skewSeconds * 1000 ? `no heartbeat from ${c.host} since ${new Date(last).toISOString()}` : null;
+  const aged = now.getTime() - last > rec.ttlMinutes * 60_000 + skewSeconds * 1000;
+  if (c.host === host) {
+    const gone = holderGone(c, host);
+    if (!gone) return null;
+    if (!c.job) return gone;
+    const confirmed = jobConfirmedGone(c.id);
+    if (confirmed) return `${gone}; ${confirmed}`;
+    return aged ? `${gone}, and no heartbeat since ${new Date(last).toISOString()}` : null;
+  }
+  return aged ? `no heartbeat from ${c.host} since ${new Date(last).toISOString()}` : null;
 }
 
 /** The record without its dead claims, and what was removed (for `lock status`). */
@@ -60,6 +67,7 @@ export function parseClaims(raw: unknown): Claim[] {
     const claim: Claim = { id: o.id, pid: o.pid, host: o.host, command: typeof o.command === 'string' ? o.command : '', started };
     const hb = typeof o.heartbeat === 'string' ? parseUtc(o.heartbeat) : null;
     if (hb) claim.heartbeat = hb;
+    for (const k of ['start', 'boot', 'job'] as const) if (typeof o[k] === 'string' || typeof o[k] === 'number') claim[k] = String(o[k]);
     out.push(claim);
   }
   return out;

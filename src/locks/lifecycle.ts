@@ -4,6 +4,7 @@
 import { hostname } from 'node:os';
 import { LockError } from '../errors.js';
 import { deadClaim, newClaimId, pruneClaims, type ClaimSpec } from './claims.js';
+import { endedRunsIn, holderIdentity, type EndedRun } from './holder-process.js';
 import { DEFAULT_SKEW_SECONDS } from './expiry.js';
 import { holderOf, LockLostError, type Holder } from './holder.js';
 import { legacyHolder, legacyLocks } from './legacy.js';
@@ -86,9 +87,19 @@ function archived(rec: LockRecord, extra: string): string {
 }
 
 function dropDead(s: LockStore, rec: LockRecord, now: Date): LockRecord {
+  return dropDeadEnded(s, rec, now).rec;
+}
+
+/**
+ * dropDead, and why the lock itself has ended: it was held only by runs' claims (not `offhost lock
+ * acquire`) and the last of them is dead (its process gone: holder-process.ts). Such a lock frees the VM
+ * at once, archived with the reason, instead of holding it for the rest of its ttl.
+ */
+function dropDeadEnded(s: LockStore, rec: LockRecord, now: Date): { rec: LockRecord; ended: string | null } {
   const { rec: kept, removed } = pruneClaims(rec, now, hostname(), skewOf(s));
   for (const r of removed) s.note(`removed dead ${r}`);
-  return kept;
+  const ended = !kept.explicit && rec.claims.length > 0 && kept.claims.length === 0 ? `the run holding it has ended without releasing it: ${removed.join('; ')}` : null;
+  return { rec: kept, ended };
 }
 
 /** Acquire a VM or component lock, or add a run's claim to the session's lock. */
@@ -104,7 +115,7 @@ export async function acquire(s: LockStore, a: AcquireArgs): Promise<AcquireResu
   const claimId = a.claim ? (a.claim.id ?? newClaimId()) : null;
   return s.transact<AcquireOutcome>(async (snap) => {
     const now = toSecond(s.clock.now());
-    const claim: Claim[] = a.claim ? [{ id: claimId!, pid: a.claim.pid ?? process.pid, host: a.claim.host ?? hostname(), command: a.claim.command, started: now }] : [];
+    const claim: Claim[] = a.claim ? [newClaim(a.claim, claimId!, now)] : [];
     const base = { target: name, session: a.session };
     const fresh: LockRecord = {
       target: t,
@@ -123,8 +134,11 @@ export async function acquire(s: LockStore, a: AcquireArgs): Promise<AcquireResu
       if (legacy && legacy.session !== a.session && legacy.state !== 'expired') return { result: { status: 'held', target: name, holder: legacy } };
       return { result: { status: 'acquired', target: name, file: path, archived: null, claim: claimId }, changes: new Map([[path, renderRecord(fresh)]]), action: 'lock', ...base };
     }
-    cur = dropDead(s, cur, now);
+    const dropped = dropDeadEnded(s, cur, now);
+    cur = dropped.rec;
     const holder = holderOf(cur, path, now, s.opts.remote ? 'remote' : 'ref', skewOf(s));
+    if (dropped.ended) holder.state = 'expired';
+    if (dropped.ended) holder.why = dropped.ended;
     if (holder.state === 'future') {
       if (cur.session !== a.session) return { result: { status: 'held', target: name, holder } };
       throw new LockError(`${holder.why}; this session's lock cannot be renewed while the clock disagrees by more than the skew margin; nothing was changed`, path);
@@ -314,16 +328,14 @@ export async function gc(s: LockStore, a: { session: string }): Promise<GcResult
       } catch {
         continue;
       }
-      const st = stateOf(rec, now, skewOf(s));
+      const dropped = dropDeadEnded(s, rec, now);
+      const st = dropped.ended ? { state: 'expired' as const, why: dropped.ended } : stateOf(rec, now, skewOf(s));
       if (st.state === 'expired') {
         const arch = archiveOf(t);
         changes.set(p, null);
         changes.set(arch, archived(rec, note('expired', s, a.session, now, 'offhost lock gc', st.why)));
         done.push({ file: p, archive: arch, session: rec.session, why: st.why });
-      } else {
-        const kept = dropDead(s, rec, now);
-        if (kept !== rec) changes.set(p, renderRecord(kept));
-      }
+      } else if (dropped.rec !== rec) changes.set(p, renderRecord(dropped.rec));
     }
     for (const l of await legacyLocks(s, snap, now)) {
       if (!l.holder || !l.text || snap.files.has(l.path)) continue;
@@ -339,6 +351,64 @@ export async function gc(s: LockStore, a: { session: string }): Promise<GcResult
     }
     return { result: { archived: done, migrated }, changes, action: 'gc', target: `${done.length + migrated.length} lock(s)`, session: a.session };
   });
+}
+
+/** A claim as the store keeps it: the spec's fields, this process and host by default, with what proves its process gone. */
+function newClaim(c: ClaimSpec, id: string, now: Date): Claim {
+  const pid = c.pid ?? process.pid;
+  const ident = c.start !== undefined || c.boot !== undefined ? { ...(c.start ? { start: c.start } : {}), ...(c.boot ? { boot: c.boot } : {}) } : (c.host ?? hostname()) === hostname() ? holderIdentity(pid) : {};
+  return { id, pid, host: c.host ?? hostname(), command: c.command, started: now, ...ident, ...(c.job ? { job: c.job } : {}) };
+}
+
+/**
+ * Frees what runs that ended left held (their process gone, their remote job confirmed gone:
+ * holder-process.ts): drops their claims, and archives, with the reason, each lock only they held. The
+ * step every offhost command on this host takes when it opens the store (src/cli/lock-context.ts).
+ */
+export async function endRuns(s: LockStore, a: { session: string }): Promise<Committed & { archived: { file: string; archive: string; session: string; why: string }[] }> {
+  return s.transact(async (snap) => {
+    const now = toSecond(s.clock.now());
+    const changes = new Map<string, string | null>();
+    const done: { file: string; archive: string; session: string; why: string }[] = [];
+    const names = await snap.archiveNames();
+    const taken = (p: string) => names.has(p) || changes.has(p);
+    for (const [p] of snap.files) {
+      const t = targetFromPath(s, p);
+      if (!t) continue;
+      let rec: LockRecord;
+      try {
+        rec = recordAt(s, snap, t, p)!;
+      } catch {
+        continue;
+      }
+      const { rec: kept, ended } = dropDeadEnded(s, rec, now);
+      if (ended) {
+        const arch = t.kind === 'vm' ? archiveLockPath(t.vm, now, 'expired', taken, s.nd) : componentArchivePath(t.slug, now, 'expired', taken, s.nd);
+        changes.set(p, null);
+        changes.set(arch, archived(rec, note('expired', s, a.session, now, 'offhost (an ended run)', ended)));
+        done.push({ file: p, archive: arch, session: rec.session, why: ended });
+      } else if (kept !== rec) changes.set(p, renderRecord(kept));
+    }
+    return { result: { archived: done }, changes, action: 'end runs', target: `${done.length} lock(s)`, session: a.session };
+  });
+}
+
+/** Same-host claims whose process is gone but whose remote job is not confirmed gone yet (to reap first). */
+export async function endedRuns(s: LockStore): Promise<EndedRun[]> {
+  const r = await s.transact(async (snap) => {
+    const out: EndedRun[] = [];
+    for (const [p] of snap.files) {
+      const t = targetFromPath(s, p);
+      if (!t || t.kind !== 'vm') continue;
+      try {
+        out.push(...endedRunsIn(t.vm, recordAt(s, snap, t, p)!.claims));
+      } catch {
+        /* unreadable: not ours to judge here */
+      }
+    }
+    return { result: { runs: out } };
+  }, { readOnly: true });
+  return r.runs;
 }
 
 export interface WaitOptions {

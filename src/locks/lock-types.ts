@@ -10,6 +10,11 @@ export interface Claim {
   command: string;
   started: Date;
   heartbeat?: Date;
+  /** The process's start time and the host's boot id when it was made (holder-process.ts). */
+  start?: string;
+  boot?: string;
+  /** The run's job on the VM (its marker there), to make sure it is gone once the process is. */
+  job?: string;
 }
 
 /** The R3 fields of a lock (src/types.ts Lock), for any target, with the store's own fields. */

@@ -48,6 +48,9 @@ export function stateOf(r: LockRecord, now: Date, skewSeconds?: number): { state
 function claimYaml(c: Claim): Record<string, string | number> {
   const o: Record<string, string | number> = { id: c.id, pid: c.pid, host: c.host, command: c.command, started: formatUtc(c.started) };
   if (c.heartbeat) o.heartbeat = formatUtc(c.heartbeat);
+  if (c.start) o.start = c.start;
+  if (c.boot) o.boot = c.boot;
+  if (c.job) o.job = c.job;
   return o;
 }
 

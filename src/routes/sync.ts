@@ -86,6 +86,9 @@ function spawnCollect(cmd: string, args: string[], opts: { cwd: string; env: Nod
     let err = '';
     child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
     child.on('error', (e) => rej(new SyncError(`${what}: ${e.message}`)));
+    // A program that ends before reading all its input (rsync failing at once) makes the write fail with
+    // EPIPE: its exit status, on 'close', is the error to report.
+    child.stdin.on('error', () => undefined);
     child.on('close', (code, sig) => {
       if (code === 0) res();
       else rej(new SyncError(`${what} failed (${sig ?? `exit ${code}`}): ${err.trim() || 'no message'}`));

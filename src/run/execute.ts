@@ -38,6 +38,8 @@ export interface SessionResult {
   manifest: string;
   /** The command's status as the VM script reported it; null when it never arrived. */
   status: number | null;
+  /** Processes it left outside its group (PID:NAME), and those that could not be stopped. */
+  strays: { found: string[]; unstopped: string[] };
   local: { code: number | null; signal: string | null };
   stop: StopReason | null;
   /** The local ssh had to be killed (the session did not end by itself). */
@@ -137,6 +139,7 @@ export function runSession(o: SessionOptions): Promise<SessionResult> {
         preamble: reader.preamble,
         manifest: reader.manifestText,
         status: reader.exitStatus,
+        strays: reader.strays,
         local: { code, signal },
         stop,
         killedLocally,

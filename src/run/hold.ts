@@ -30,6 +30,8 @@ export interface HoldRequest {
   reason: string;
   /** The exact command, for the lock body and the claim while it runs (R3). */
   command: string;
+  /** The run's job on the VM (its marker), recorded in the claim. */
+  job?: string;
   ttlMinutes: number;
   heartbeatMs: number;
   /** Wait while held (by another session or another run of this one). */
@@ -73,7 +75,7 @@ export async function acquireHold(ctx: HoldContext, req: HoldRequest): Promise<H
     r = await life.acquireFirstFree(
       ctx.store,
       req.candidates.map((vm) => ({ vm })),
-      { session: ctx.session, ai: ctx.ai, reason: req.reason, ttlMinutes: req.ttlMinutes, claim: { command: req.command, pid: process.pid, host: hostname() }, body: lockBody(req) },
+      { session: ctx.session, ai: ctx.ai, reason: req.reason, ttlMinutes: req.ttlMinutes, claim: { command: req.command, pid: process.pid, host: hostname(), ...(req.job ? { job: req.job } : {}) }, body: lockBody(req) },
       req.wait && {
         ...req.wait,
         onWait: (last) => {

@@ -6,7 +6,7 @@
 // (./outcome.ts); nothing after a stop runs, and a stop after the hold still releases it (after the
 // remote work has stopped) and still leaves a record.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, realpathSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, fstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, type WriteStream } from 'node:fs';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -14,7 +14,8 @@ import { isOffhostError } from '../errors.js';
 import type { Io } from '../cli/io.js';
 import { loadGuard } from '../config/load-guard.js';
 import { mapPath, renderJob, type VmSpec } from '../routes/index.js';
-import { connectionSshOptions, HOST_KEY_FAILURE, HostKeyError, pinnedSshOptions } from '../routes/hostkey.js';
+import { HOST_KEY_FAILURE, HostKeyError } from '../routes/hostkey.js';
+import { vmSshOptions } from '../routes/multiplex.js';
 import { commitSourceState, DEFAULT_SYNC_EXCLUDE, diffManifests, diffText, dirtyText, findRepo, readSourceState, type SourceState } from '../routes/source.js';
 import {
   forgetVerified,
@@ -41,14 +42,20 @@ import { acquireHold, type Hold } from './hold.js';
 import { OUTCOME_EXIT, RunStop, verdictLine, type Outcome, type Verdict } from './outcome.js';
 import { toolPreflight, vmPreflight } from './preflight.js';
 import { newRunId, parseOsRelease, recordText, runDir, stateDir, writeRecord, type RunRecord } from './record.js';
-import { newNonce, pgidFile, supervisorScript } from './remote.js';
+import { jobOf, newNonce, pgidFile, supervisorScript } from './remote.js';
+import { confirmStopped, remoteOnce } from './reap.js';
 import { processTreeSession } from './session.js';
+import { commandArgv } from './command.js';
+import { ownExecutable } from '../cli/own-executable.js';
 import { backendEnv, localEnv } from '../shims/env.js';
 import { SIGNAL_STATUS, SignalHub } from './signals.js';
 import { unseenCheckout } from './checkout.js';
 
 export interface RunOptions {
+  /** The shell line the guard judges (the typed line, or the typed argv quoted: ./command.ts). */
   line: string;
+  /** Several words were typed: this argv runs as it is, without a shell. */
+  argv?: string[];
   session?: string;
   ai?: string;
   reason?: string;
@@ -96,6 +103,15 @@ export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
     process.exitCode = OUTCOME_EXIT['internal-error'];
   };
   process.once('beforeExit', drained);
+  // A bug that escapes every step (an error event nobody listened to): the verdict says so, and the process
+  // ends at once. Its claim's process is then gone, so the next offhost command on this host frees the VM
+  // (src/locks/holder-process.ts), and the VM's job stops at the end of its input.
+  const crashed = (err: Error) => {
+    io.stderr(verdictLine({ outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: null, detail: `offhost run failed unexpectedly (${err.stack ?? String(err)}); it exits now: the job on the VM stops when its connection ends, and the next offhost command on this host frees the VM` }, o.json === true));
+    process.exit(OUTCOME_EXIT['internal-error']);
+  };
+  // Only as the offhost executable: a test calling run() in its own process keeps its own handler.
+  if (ownExecutable() !== null) process.once('uncaughtException', crashed);
   try {
     return await steps(io, o, signals);
   } catch (err) {
@@ -104,11 +120,29 @@ export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
     return finish(io, o, { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: null, detail: (err as Error).stack ?? String(err) });
   } finally {
     process.off('beforeExit', drained);
+    process.off('uncaughtException', crashed);
     signals.dispose();
   }
 }
 
+/**
+ * Test hook (test/run/faults.test.ts): OFFHOST_TEST_FAULT=STEP makes that step fail as a bug would, so a
+ * test can check the status and the lock after a failure at each step.
+ */
+export const FAULT_STEPS = ['classify', 'preflight', 'source', 'hold', 'sync', 'execute', 'async', 'record', 'release'] as const;
+function fault(io: Io, step: (typeof FAULT_STEPS)[number]): void {
+  if (io.env.OFFHOST_TEST_FAULT !== step) return;
+  if (step === 'async') {
+    setImmediate(() => {
+      throw new Error('injected fault: an error event nobody listens to (OFFHOST_TEST_FAULT=async)');
+    });
+    return;
+  }
+  throw new Error(`injected fault at step ${step} (OFFHOST_TEST_FAULT)`);
+}
+
 async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number> {
+  fault(io, 'classify');
   const cwd = o.cwd ? resolve(io.cwd, o.cwd) : io.cwd;
   // 1. classify
   const guard = loadGuard({
@@ -119,7 +153,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   });
   const v = guard.classify(o.line, { cwd, env: io.env });
   if (v.decision === 'allow') {
-    const code = await runHere(o.line, cwd, localEnv(io, guard.config.rules, guard.role), signals);
+    const code = await runHere(io, commandArgv(o), cwd, localEnv(io, guard.config.rules, guard.role), signals);
     return signals.first ? SIGNAL_STATUS[signals.first] : code;
   }
   if (v.decision === 'deny') {
@@ -151,12 +185,27 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
   // 3. preflight: tools here, then the VMs (src/vms/gate.ts: isolation as required, the cheap VM checks),
   // before anything is locked
+  fault(io, 'preflight');
   for (const spec of specs.values()) {
     const stop = toolPreflight(spec, io.env);
     if (stop) {
       say(io, v.reason);
       throw new RunStop(stop.outcome, stop.message);
     }
+  }
+  // The ssh options of every connection of the run, the preflight's included (one shared master:
+  // src/routes/multiplex.ts; the pinned host key checked from the first connection on).
+  for (const spec of specs.values()) {
+    try {
+      spec.sshOptions = await vmSshOptions(spec, io.env, stateDir(io.env));
+    } catch (err) {
+      if (err instanceof HostKeyError) {
+        say(io, v.reason);
+        throw new RunStop(err.kind === 'mismatch' ? 'host-key-mismatch' : 'preflight-failed', `${err.message}${err.kind === 'mismatch' ? '' : ' Nothing was run; no lock was taken.'}`);
+      }
+      throw err;
+    }
+    config.vms.set(spec.id, { ...config.vms.get(spec.id)!, sshOptions: spec.sshOptions });
   }
   const stop = vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true });
   if (!stop.ok) {
@@ -166,6 +215,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     if (rest.length) io.stderr(`${rest.join('\n')}\n`);
     throw new RunStop(stop.outcome, first, stop.exit);
   }
+  // A signal during the preflight (its probes run synchronously: the handler runs once they return) is an
+  // interruption, whatever the probes then said.
+  await interruptedBefore(signals, 'during the VM preflight');
   for (const n of stop.notes) say(io, n);
   for (const id of [...specs.keys()]) if (!stop.usable.includes(id)) specs.delete(id);
   const candidates2 = [...specs.keys()];
@@ -175,7 +227,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     const env: Record<string, string> = config.home ? { HOME: mapPath(config.home, [...(routeCfg?.pathMap ?? []), ...config.pathMap]) } : {};
     say(io, v.reason);
     const { runFresh } = await import('../vms/sandbox.js');
-    return runFresh(spec, { argv: ['bash', '-c', o.line], cwd: route.cwd, env }, { env: io.env, stdout: io.stdout, stderr: io.stderr, fetch: o.fetch ?? [], fetchTo: resolve(cwd, o.fetchTo ?? 'offhost-results'), now: io.clock.now() });
+    return runFresh(spec, { argv: commandArgv(o), cwd: route.cwd, env }, { env: io.env, stdout: io.stdout, stderr: io.stderr, fetch: o.fetch ?? [], fetchTo: resolve(cwd, o.fetchTo ?? 'offhost-results'), now: io.clock.now() });
   }
 
   // The source: the repository holding cwd (else the configured monorepo root).
@@ -199,6 +251,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   const settings = settingsFrom(config, io.env);
   const nd = (settings.noticesDir ?? 'meta/context/notices').replace(/\/+$/, '');
   const lockDirs = [`${nd}/vm-active/`, `${nd}/vm-active-archive/`, `${nd}/active/`, `${nd}/archive/`];
+  fault(io, 'source');
   const working = await readSourceState(repo, exclude, lockDirs);
   if (o.commit !== undefined) {
     if (modes.has('shared')) throw new RunStop('config-error', `--commit needs a VM with sync: git or rsync; ${[...specs.keys()].join(', ')} share the laptop's working tree`);
@@ -209,10 +262,12 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     commitDir = mkdtempSync(join(tmpdir(), 'offhost-commit-'));
     state = await commitSourceState(repo, sha, commitDir, exclude, lockDirs);
   } else state = working;
+  await interruptedBefore(signals, 'while reading the source state');
+  stdinNote(io, o);
 
   const session = o.session ?? io.env.OFFHOST_SESSION ?? processTreeSession('run', io.env);
   const ai = o.ai ?? io.env.OFFHOST_AI ?? 'human';
-  const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(o.push !== undefined ? { push: o.push } : {}) }, true);
+  const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true);
   const runId = newRunId(new Date());
   const dir = runDir(io.env, runId);
   mkdirSync(dir, { recursive: true });
@@ -242,7 +297,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       ...(o.commit !== undefined ? { requestedCommit: o.commit } : {}),
     },
     vm: null,
-    command: { line: o.line, argv: ['bash', '-c', o.line], cwd: route.cwd, env: {} },
+    command: { line: o.line, argv: commandArgv(o), cwd: route.cwd, env: {} },
     log: logFile,
   };
   writeRecord(io.env, rec);
@@ -250,9 +305,14 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   // 4. hold
   say(io, v.reason);
   const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
+  // The run's job on the VM is named before the hold, so that its claim can say which job to stop if
+  // this process dies (src/locks/holder-process.ts).
+  const nonce = newNonce();
+  fault(io, 'hold');
   const got = await acquireHold(ctx, {
     candidates: candidates2,
     runId,
+    job: jobOf(nonce),
     reason: o.reason ?? `offhost run ${runId} (${v.rule ?? 'reroute'}): ${o.line.length > 200 ? `${o.line.slice(0, 197)}...` : o.line}`,
     command: o.line,
     ttlMinutes: ttl,
@@ -261,18 +321,35 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     cancelled: () => signals.interrupted,
     progress: (l) => say(io, l),
   });
-  const end = async (verdict: Verdict, hold: Hold | null, remoteStopped = true): Promise<number> => {
+  let ending: Verdict | null = null;
+  const end = async (verdict0: Verdict, hold: Hold | null, remoteStopped = true): Promise<number> => {
+    // Called once; a failure while ending (the record, the release) is reported, and never skips the release.
+    if (ending) return finish(io, o, { ...ending, run: runId });
+    let verdict: Verdict = (ending = verdict0);
     rec.ended = new Date().toISOString();
     rec.outcome = verdict.outcome;
     rec.status = verdict.status;
     rec.exit = verdict.exit;
     rec.detail = verdict.detail;
-    writeRecord(io.env, rec);
+    try {
+      fault(io, 'record');
+      writeRecord(io.env, rec);
+    } catch (err) {
+      verdict = { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: verdict.status, detail: `the run's record could not be written (${(err as Error).message}); the run itself: ${verdict.outcome}, ${verdict.detail}` };
+    }
     await new Promise<void>((r) => log.end(r));
     if (commitDir) rmSync(commitDir, { recursive: true, force: true });
     if (hold) {
-      if (remoteStopped) say(io, await hold.release(recordText(rec)));
-      else say(io, `NOT releasing ${hold.vm}: the remote work could not be confirmed stopped; the lock stays until its ttl (check the VM, then \`offhost lock release ${hold.vm}\`)`);
+      if (!remoteStopped) say(io, `NOT releasing ${hold.vm}: the remote work could not be confirmed stopped; the lock stays until its ttl (check the VM, then \`offhost lock release ${hold.vm}\`)`);
+      else {
+        try {
+          fault(io, 'release');
+          say(io, await hold.release(recordText(rec)));
+        } catch (err) {
+          say(io, `could not release ${hold.vm} (${(err as Error).message}); once this process has ended, the next offhost command on this host frees it (this run's claim names a process that is gone)`);
+          verdict = { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: verdict.status, detail: `the lock could not be released: ${(err as Error).message}; the run itself: ${verdict.outcome}, ${verdict.detail}` };
+        }
+      }
     }
     return finish(io, o, { ...verdict, run: runId, ...(rec.vm ? { vm: rec.vm.id } : {}) });
   };
@@ -293,15 +370,12 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
   try {
     if (signals.interrupted) throw new RunStop('interrupted', 'interrupted before the command started; nothing was run', SIGNAL_STATUS[signals.first!]);
+    fault(io, 'sync');
     // 5. sync + verify (the verification happens in the execute session itself)
     const sd = stateDir(io.env);
-    try {
-      spec.sshOptions = [...(await pinnedSshOptions(spec, io.env, sd)), ...connectionSshOptions(spec)];
-    } catch (err) {
-      if (err instanceof HostKeyError) throw new RunStop(err.kind === 'mismatch' ? 'host-key-mismatch' : 'vm-not-found', err.message);
-      throw err;
-    }
     const placed = place(spec, mode, config, route, repo.root, realCwd, state, cwd);
+    // The session the command runs under (docs/VMS.md): the guard on the VM knows whose lock it is.
+    placed.env = { ...placed.env, OFFHOST_SESSION: session, OFFHOST_RUN: runId };
     rec.vm.dir = placed.dir;
     rec.command.cwd = placed.cwd;
     rec.command.env = placed.env;
@@ -316,7 +390,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       }
     } catch (err) {
       if (err instanceof SyncError) {
-        if (HOST_KEY_FAILURE.test(err.message)) throw new RunStop('host-key-mismatch', err.message);
+        if (HOST_KEY_FAILURE.test(err.message)) throw new RunStop('host-key-mismatch', await hostKeyText(spec, err.message, io.env));
         throw new RunStop('sync-failed', `${err.message}\nNothing was run.`);
       }
       throw err;
@@ -325,7 +399,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
     // 6. execute (verify, then run, in one session)
     const attempt = () =>
-      execute(io, o, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined);
+      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined);
+    fault(io, 'execute');
+    fault(io, 'async');
     let r = await attempt();
     if (!signals.interrupted && ((mode === 'rsync' && r.preamble.end === 'nodir') || (mode === 'git' && (r.preamble.end === 'fail' || r.preamble.end === 'mismatch') && gitCommit && verifiedCommit(sd, spec, placed.dir) === gitCommit))) {
       // The cache said the VM had the copy, the VM says otherwise: send it in full, once.
@@ -358,6 +434,15 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     if (pre.uname !== undefined) rec.vm.uname = pre.uname;
     if (pre.osRelease.length) rec.vm.osRelease = parseOsRelease(pre.osRelease);
     const verdict = await judge(io, r, { mode, placed, state, spec, signals, sd, hold });
+    if (r.strays.found.length) {
+      // What the command left outside its group (found by its marker) was stopped at its end, or it was
+      // not and the VM stays held (docs/RUN.md).
+      rec.leftBehind = { processes: r.strays.found, unstopped: r.strays.unstopped, action: r.strays.unstopped.length ? 'kept-held' : 'stopped' };
+      say(io, r.strays.unstopped.length
+        ? `the command left processes on the VM that could not be stopped (${r.strays.unstopped.join(', ')} of ${r.strays.found.join(', ')}); the VM stays held`
+        : `the command left processes on the VM outside its process group; stopped at its end: ${r.strays.found.join(', ')}`);
+      if (r.strays.unstopped.length) verdict.remoteStopped = false;
+    }
     if (pre.end === 'go' && mode === 'rsync') rememberVerified(sd, spec, placed.dir, state.manifest);
     if (pre.end === 'go' && mode === 'git' && gitCommit) rememberVerifiedCommit(sd, spec, placed.dir, gitCommit);
     if (pre.end === 'go' && o.fetch?.length) {
@@ -407,6 +492,7 @@ function place(spec: VmSpec, mode: SyncMode, config: ResolvedConfig, route: { cw
 async function execute(
   io: Io,
   o: RunOptions,
+  nonce: string,
   spec: VmSpec,
   mode: SyncMode,
   placed: Placed,
@@ -418,7 +504,6 @@ async function execute(
   graceS: number,
   git: { bare: string; commit: string } | undefined,
 ): Promise<SessionResult & { nonce: string }> {
-  const nonce = newNonce();
   const script = supervisorScript({
     nonce,
     mode,
@@ -428,7 +513,7 @@ async function execute(
     fingerprint: state.fingerprint,
     ...(git ? { git } : {}),
     ...(mode === 'rsync' ? { rsyncState: `${placed.dir}.offhost-files` } : {}),
-    line: o.line,
+    argv: commandArgv(o),
     env: placed.env,
     stdin: o.stdin === true,
     graceSeconds: graceS,
@@ -463,32 +548,6 @@ async function execute(
   }).then((r) => Object.assign(r, { nonce }));
 }
 
-/** Runs a small sh script on the VM in a new session; resolves with its status and output. */
-function remoteOnce(spec: VmSpec, io: Io, script: string, stdout?: (b: Buffer) => void): Promise<{ code: number | null; out: string; err: string }> {
-  const line = renderJob(spec, { argv: ['sh', '-c', script], cwd: '/', env: {} });
-  return new Promise((res) => {
-    const child = spawn('bash', ['-c', line], { cwd: io.cwd, env: backendEnv(io.env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (stdout ? stdout(d) : (out += d)));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      res({ code, out, err });
-    });
-    child.on('error', () => res({ code: null, out, err }));
-  });
-}
-
-/** After a session that ended without the command's status: is the command's group gone? Stops it if not. */
-async function confirmStopped(spec: VmSpec, io: Io, nonce: string): Promise<boolean> {
-  const pg = pgidFile(nonce);
-  const check = `p=$(cat ${pg} 2>/dev/null) || { echo gone; exit 0; }; if kill -s 0 -- "-$p" 2>/dev/null; then kill -s TERM -- "-$p" 2>/dev/null; sleep 2; kill -s KILL -- "-$p" 2>/dev/null; sleep 0.5; if kill -s 0 -- "-$p" 2>/dev/null; then echo alive; else rm -f ${pg}; echo stopped; fi; else rm -f ${pg}; echo gone; fi`;
-  const r = await remoteOnce(spec, io, check);
-  return r.code === 0 && /^(gone|stopped)$/m.test(r.out);
-}
-
 async function judge(
   io: Io,
   r: SessionResult & { nonce?: string },
@@ -505,7 +564,7 @@ async function judge(
   if (!pre.hello) {
     if (r.stop?.kind === 'signal') return stopped('interrupted', 'interrupted before the VM was reached; nothing was run');
     const err = r.stderrHead.trim();
-    if (HOST_KEY_FAILURE.test(err)) return stopped('host-key-mismatch', `ssh refused the host key of ${c.spec.host ?? c.spec.instance}: ${lastLines(err)}. Nothing was run.`);
+    if (HOST_KEY_FAILURE.test(err)) return stopped('host-key-mismatch', await hostKeyText(c.spec, err, io.env));
     return stopped('vm-not-found', `could not reach ${c.spec.id} (${c.spec.backend}${c.spec.host ? ` via ${c.spec.host}` : ''}${c.spec.instance ? `, ${c.spec.instance}` : ''}): ${lastLines(err) || `exit ${r.local.code ?? r.local.signal}`}. Nothing was run.`);
   }
   switch (pre.end) {
@@ -579,10 +638,37 @@ async function fetchBack(io: Io, spec: VmSpec, vmCwd: string, paths: string[], i
   return out;
 }
 
-/** allow: runs here with bash, signals passed on; the status is the command's. */
-function runHere(line: string, cwd: string, env: NodeJS.ProcessEnv, signals: SignalHub): Promise<number> {
-  return new Promise((res, rej) => {
-    const child = spawn('bash', ['-c', line], { cwd, env, stdio: 'inherit' });
+/** A stop with `interrupted` (130/143/129) when a signal came before this point. */
+async function interruptedBefore(signals: SignalHub, when: string): Promise<void> {
+  // Signal handlers run from the event loop: let a pending one run first.
+  await new Promise<void>((r) => setImmediate(r));
+  if (signals.first) throw new RunStop('interrupted', `${signals.first} ${when}; nothing was run, no lock was taken`, SIGNAL_STATUS[signals.first]);
+}
+
+/** Said once: the command's stdin is /dev/null unless --stdin, so input piped to offhost goes nowhere. */
+function stdinNote(io: Io, o: RunOptions): void {
+  if (o.stdin) return;
+  let piped = false;
+  try {
+    const st = fstatSync(0);
+    piped = st.isFIFO() || st.isFile() || st.isSocket();
+  } catch {
+    return;
+  }
+  if (piped) say(io, 'note: standard input is a pipe or a file, and it is not sent to the command (it reads /dev/null); pass --stdin to send it');
+}
+
+/** The host-key refusal in the words `vm status` uses (src/vms/preflight.ts). */
+async function hostKeyText(spec: VmSpec, sshStderr: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const { hostKeyRefused } = await import('../vms/preflight.js');
+  const c = hostKeyRefused(spec, sshStderr, env);
+  return `${c.detail}. Nothing was run.${c.fix ? `\nfix: ${c.fix}` : ''}`;
+}
+
+/** allow: runs here (bash -c LINE, or the typed argv without a shell), signals passed on; the status is the command's. */
+function runHere(io: Io, argv: string[], cwd: string, env: NodeJS.ProcessEnv, signals: SignalHub): Promise<number> {
+  return new Promise((res) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: 'inherit' });
     signals.listen((sig) => {
       try {
         child.kill(sig);
@@ -590,7 +676,13 @@ function runHere(line: string, cwd: string, env: NodeJS.ProcessEnv, signals: Sig
         /* gone */
       }
     });
-    child.on('error', rej);
+    child.on('error', (err) => {
+      // As a shell (and env, sudo) says it: not found 127, found but not runnable 126.
+      const code = (err as NodeJS.ErrnoException).code;
+      say(io, `${argv[0]}: ${code === 'ENOENT' ? 'command not found' : err.message}`);
+      signals.listen(null);
+      res(code === 'ENOENT' ? 127 : 126);
+    });
     child.on('close', (code, signal) => {
       signals.listen(null);
       const SIGNO: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };

@@ -59,6 +59,8 @@ export interface RunRecord {
   } | null;
   command: { line: string; argv: string[]; cwd: string; env: Record<string, string> };
   lock?: { file: string; took: boolean };
+  /** Processes the command left on the VM outside its process group (marker sweep): stopped, or the VM kept held. */
+  leftBehind?: { processes: string[]; unstopped: string[]; action: 'stopped' | 'kept-held' };
   log: string;
   fetched?: string[];
 }

@@ -35,8 +35,8 @@ export interface RemotePlan {
   git?: { bare: string; commit: string };
   /** rsync mode: where the previous file list is kept (to delete what the laptop deleted). */
   rsyncState?: string;
-  /** The command: bash -c LINE with env added. */
-  line: string;
+  /** The command's argv (bash -c LINE for a typed line), run with env added. */
+  argv: string[];
   env: Record<string, string>;
   /** The command reads the rest of offhost's stdin (else /dev/null; the watcher reads the stream). */
   stdin: boolean;
@@ -50,6 +50,28 @@ export function newNonce(): string {
   return `@offhost-${randomBytes(8).toString('hex')}`;
 }
 
+/** The run's job id on the VM: the marker every process the command starts carries (OFFHOST_JOB). */
+export function jobOf(nonce: string): string {
+  return nonce.slice('@offhost-'.length);
+}
+
+/**
+ * POSIX sh functions over the marker (Linux /proc; GNU or busybox grep with -z): `strays` lists the pids
+ * whose environment holds OFFHOST_JOB=J (what the command started, setsid'd and daemons included, unless
+ * it cleared its environment); `stop_strays` TERMs them, KILLs what is left after the grace period, and
+ * sets LEFT to `stray=PID:NAME,… unstopped=PID,…` (empty when none was found).
+ */
+export function strayFunctions(job: string, graceSeconds: number): string[] {
+  const ticks = Math.max(1, Math.round(graceSeconds)) * 10;
+  return [
+    `J=${quote(job)}`,
+    'strays() { [ -d /proc/self ] || return 0; grep -lzxF "OFFHOST_JOB=$J" /proc/[0-9]*/environ 2>/dev/null | sed -e "s|^/proc/||" -e "s|/environ\$||" | grep -vx -e "$$" -e self; }',
+    'stop_strays() { LEFT=; s=$(strays | tr "\n" " "); [ -n "${s% }" ] || return 0; n=; for p in $s; do c=$(cat /proc/$p/comm 2>/dev/null); n="$n,$p:$(printf %s "$c" | tr -c "A-Za-z0-9._-" _)"; done; ' +
+      `kill -s TERM $s 2>/dev/null; i=0; while [ -n "$(strays)" ] && [ $i -lt ${ticks} ]; do sleep 0.1; i=$((i+1)); done; ` +
+      'l=$(strays | tr "\n" " "); if [ -n "${l% }" ]; then kill -s KILL $l 2>/dev/null; sleep 0.3; l=$(strays | tr "\n" ","); fi; LEFT="stray=${n#,} unstopped=${l%,}"; LEFT=${LEFT% }; }',
+  ];
+}
+
 /** Where the VM keeps the command's process-group id while it runs (for a kill from another session). */
 export function pgidFile(nonce: string): string {
   return `/tmp/offhost-run${nonce.slice('@offhost'.length)}.pgid`;
@@ -58,11 +80,13 @@ export function pgidFile(nonce: string): string {
 /** The POSIX sh script (one word for `sh -c`). */
 export function supervisorScript(p: RemotePlan): string {
   const q = quote;
-  const cmd = execWords(['bash', '-c', p.line], p.env).map(q).join(' ');
+  // Every process the command starts inherits the marker (unless it clears its environment).
+  const cmd = execWords(p.argv, { ...p.env, OFFHOST_JOB: jobOf(p.nonce) }).map(q).join(' ');
   const grace = Math.max(1, Math.round(p.graceSeconds));
   const lines = [
     `N=${q(p.nonce)}`,
     'say() { printf "%s %s\\n" "$N" "$*"; }',
+    ...strayFunctions(jobOf(p.nonce), p.graceSeconds),
     'say hello',
     'say uname "$(uname -srm 2>/dev/null)"',
     'for f in /etc/os-release /usr/lib/os-release; do if [ -r "$f" ]; then while IFS= read -r l || [ -n "$l" ]; do say os "$l"; done < "$f"; break; fi; done',
@@ -114,17 +138,21 @@ export function supervisorScript(p: RemotePlan): string {
     ...(p.stdin
       ? ['w=']
       : [
-          `( while IFS= read -r s; do case $s in INT|TERM|HUP|KILL) kill -s "$s" -- "-$pid" 2>/dev/null;; esac; done; kill -s TERM -- "-$pid" 2>/dev/null; sleep ${grace}; kill -s KILL -- "-$pid" 2>/dev/null ) <&3 >/dev/null 2>&1 &`,
+          // At end of input (offhost or the connection gone) the group and every process with the marker go.
+          `( while IFS= read -r s; do case $s in INT|TERM|HUP|KILL) kill -s "$s" -- "-$pid" 2>/dev/null;; esac; done; kill -s TERM -- "-$pid" 2>/dev/null; x=$(strays); [ -n "$x" ] && kill -s TERM $x 2>/dev/null; sleep ${grace}; kill -s KILL -- "-$pid" 2>/dev/null; x=$(strays); [ -n "$x" ] && kill -s KILL $x 2>/dev/null ) <&3 >/dev/null 2>&1 &`,
           'w=$!',
         ]),
     'exec 3<&-',
     'wait "$pid"; st=$?',
     // Whatever the command left behind in its group goes with it: the VM is held only while work runs.
     `if kill -s 0 -- "-$pid" 2>/dev/null; then kill -s TERM -- "-$pid" 2>/dev/null; i=0; while kill -s 0 -- "-$pid" 2>/dev/null && [ $i -lt ${grace * 10} ]; do sleep 0.1; i=$((i+1)); done; kill -s KILL -- "-$pid" 2>/dev/null; fi`,
+    // What left the group (setsid, daemons) but carries the marker counts as the run too: stopped here,
+    // and named on the exit line; what survives KILL keeps the VM held (the laptop reads `unstopped=`).
+    'stop_strays',
     '[ -n "$w" ] && kill "$w" 2>/dev/null',
     'rm -f "$PG"',
     // No newline before it: the nonce is found wherever it starts, so the command's output is kept exactly.
-    'printf "%s exit %s\\n" "$N" "$st"',
+    'printf "%s exit %s %s\\n" "$N" "$st" "$LEFT"',
     'exit "$st"',
   );
   return lines.join('\n');
@@ -153,6 +181,8 @@ export interface Preamble {
 export class StreamReader {
   readonly preamble: Preamble = { hello: false, osRelease: [], manifest: [] };
   exitStatus: number | null = null;
+  /** Processes the command left outside its group (found by the marker): stopped, or not. */
+  strays: { found: string[]; unstopped: string[] } = { found: [], unstopped: [] };
   private pre = '';
   private inPreamble = true;
   private held = '';
@@ -236,7 +266,12 @@ export class StreamReader {
     if (at !== -1) {
       const end = s.indexOf('\n', at + this.marker.length);
       if (end !== -1) {
-        const status = Number(s.slice(at + this.marker.length, end));
+        const [st = '', ...extra] = s.slice(at + this.marker.length, end).split(' ');
+        const status = Number(st);
+        for (const e of extra) {
+          if (e.startsWith('stray=') && e.length > 6) this.strays.found = e.slice(6).split(',');
+          if (e.startsWith('unstopped=') && e.length > 10) this.strays.unstopped = e.slice(10).split(',');
+        }
         if (at > 0) this.out(Buffer.from(s.slice(0, at), 'latin1'));
         this.held = '';
         this.exitStatus = Number.isInteger(status) ? status : null;

@@ -18,12 +18,12 @@ export const SSH_PROBE_OPTIONS = ['-o', 'BatchMode=yes', '-o', 'ConnectTimeout=1
 
 /** The laptop argv that runs `argv` on the VM's host. */
 export function hostArgv(vm: VmSpec, argv: readonly string[]): string[] {
-  return vm.host ? ['ssh', ...SSH_PROBE_OPTIONS, vm.host, '--', ...argv.map(quote)] : [...argv];
+  return vm.host ? ['ssh', ...SSH_PROBE_OPTIONS, ...(vm.sshOptions ?? []), vm.host, '--', ...argv.map(quote)] : [...argv];
 }
 
 /** The laptop argv that runs a POSIX sh `script` on the VM's host (one shell parses it there). */
 export function hostScriptArgv(vm: VmSpec, script: string): string[] {
-  return vm.host ? ['ssh', ...SSH_PROBE_OPTIONS, vm.host, '--', script] : ['sh', '-c', script];
+  return vm.host ? ['ssh', ...SSH_PROBE_OPTIONS, ...(vm.sshOptions ?? []), vm.host, '--', script] : ['sh', '-c', script];
 }
 
 export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000): HostResult {

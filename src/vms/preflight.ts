@@ -12,6 +12,7 @@ import { EXIT } from '../errors.js';
 import { BACKENDS, probeBackend, renderJob } from '../routes/index.js';
 import { quote } from '../routes/quote.js';
 import type { VmSpec } from '../routes/types.js';
+import { HOST_KEY_FAILURE } from '../routes/hostkey.js';
 import { firstLine, hostScriptArgv, runOnHost, sshFailed, type HostResult } from './host.js';
 import { diskAt, findInstance, incusType } from './incus.js';
 import { describeVm } from './isolation.js';
@@ -137,6 +138,26 @@ function hostKeyCheck(vm: VmSpec, env: NodeJS.ProcessEnv): Check {
   };
 }
 
+/**
+ * ssh refused the host's key (its banner, or "Host key verification failed"): the same check, status
+ * (248) and words as `vm status`, whichever command met it. With a pinned key, the host is scanned for
+ * what it presents now; without one, the key ssh knows for it (known_hosts) is not the one offered.
+ */
+export function hostKeyRefused(vm: VmSpec, sshStderr: string, env: NodeJS.ProcessEnv): Check {
+  if (vm.host && vm.host_key) {
+    const c = hostKeyCheck(vm, env);
+    if (!c.ok && c.status === EXIT.hostKeyMismatch) return c;
+  }
+  const host = vm.host ?? vm.instance ?? vm.id;
+  return {
+    name: 'host key',
+    ok: false,
+    status: EXIT.hostKeyMismatch,
+    detail: `${host} presents ${vm.host_key ? 'a host key that is not the pinned ' + vm.host_key : 'a host key that is not the one ssh knows for it (known_hosts)'}: nothing was sent to it (ssh: ${firstLine(sshStderr.replace(/^@+.*\n/gm, '')) || 'Host key verification failed'})`,
+    fix: `do not connect. If ${host} was reinstalled, confirm its new key out of band (on its console: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub) and update ${vm.host_key ? 'host_key in the catalogue' : 'known_hosts (ssh-keygen -R)'}; otherwise someone may be in the way`,
+  };
+}
+
 /** Runs the preflight of one VM. */
 export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: boolean }): PreflightReport {
   const checks: Check[] = [];
@@ -157,7 +178,7 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
     const inst = vm.instance ?? '';
     const script = `incus list --format json ${quote(inst)} && echo ${MARK} && incus exec ${quote(inst)} -- sh -c ${quote(guestProbe(vm, opts.full))}`;
     const r = runOnHost(hostScriptArgv(vm, script), env, 120_000);
-    if (sshFailed(vm, r)) return report(vm, [...checks, unreachable(vm, r)]);
+    if (sshFailed(vm, r)) return report(vm, [...checks, unreachable(vm, r, env)]);
     checks.push({ name: 'host', ok: true, detail: vm.host ? `${vm.host} answers over ssh` : 'incus runs here' });
     const [listOut = '', guestOut = ''] = r.stdout.split(`${MARK}\n`);
     let found;
@@ -221,10 +242,13 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
   const line = renderJob(vm, { argv: ['sh', '-c', guestProbe(vm, opts.full)], cwd: '/', env: {} });
   const r = runOnHost(['bash', '-c', line], env, 120_000);
   if (r.status !== 0) {
+    if (HOST_KEY_FAILURE.test(r.stderr)) {
+      checks.push(hostKeyRefused(vm, r.stderr, env));
+      return report(vm, checks);
+    }
     checks.push({
       name: 'guest',
       ok: false,
-      ...(r.status === 255 ? {} : {}),
       detail: `could not run a probe in ${vm.id} (exit ${r.status}): ${firstLine(r.stderr) || 'no message'}`,
       fix: vm.backend === 'template' ? `run the driver by hand (\`${line}\`) and follow its setup guidance (docs/VMS.md)` : `check that the ${vm.backend} instance ${vm.instance ?? ''} exists and runs`,
     });
@@ -235,7 +259,8 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
   return report(vm, checks);
 }
 
-function unreachable(vm: VmSpec, r: HostResult): Check {
+function unreachable(vm: VmSpec, r: HostResult, env: NodeJS.ProcessEnv): Check {
+  if (HOST_KEY_FAILURE.test(r.stderr)) return hostKeyRefused(vm, r.stderr, env);
   return {
     name: 'host',
     ok: false,

@@ -49,7 +49,7 @@ describe('the VM script, run by /bin/sh here', () => {
     expect(st.files).toContain('./untracked new.txt');
     expect(st.files).not.toContain('./ignored/x');
     const nonce = newNonce();
-    const script = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: join(repo, 'sub dir'), listBytes: st.list.length, fingerprint: st.fingerprint, line: 'pwd; echo "$EXTRA"', env: { EXTRA: 'x y' }, stdin: false, graceSeconds: 1 });
+    const script = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: join(repo, 'sub dir'), listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['bash', '-c', 'pwd; echo "$EXTRA"'], env: { EXTRA: 'x y' }, stdin: false, graceSeconds: 1 });
     const r = runScript(script, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list]));
     const lines = r.stdout.split('\n');
     expect(lines).toContain(`${nonce} fp ${st.fingerprint}`);
@@ -64,7 +64,7 @@ describe('the VM script, run by /bin/sh here', () => {
     writeFileSync(join(repo, 'plain.txt'), 'changed\n');
     chmodSync(join(repo, 'run.sh'), 0o644);
     const nonce = newNonce();
-    const script = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, line: `touch ${tmp}/ran`, env: {}, stdin: false, graceSeconds: 1 });
+    const script = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['bash', '-c', `touch ${tmp}/ran`], env: {}, stdin: false, graceSeconds: 1 });
     const out: Buffer[] = [];
     const reader = new StreamReader(nonce, (b) => out.push(b));
     reader.push(Buffer.from(runScript(script, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list])).stdout));
@@ -77,7 +77,7 @@ describe('the VM script, run by /bin/sh here', () => {
 
   it('a backend that does not pass stdin on is refused before anything runs', () => {
     const nonce = newNonce();
-    const script = supervisorScript({ nonce, mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', line: `touch ${tmp}/ran-nostdin`, env: {}, stdin: false, graceSeconds: 1 });
+    const script = supervisorScript({ nonce, mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', argv: ['bash', '-c', `touch ${tmp}/ran-nostdin`], env: {}, stdin: false, graceSeconds: 1 });
     expect(runScript(script, Buffer.alloc(0)).stdout).toContain(`${nonce} nostdin\n`);
   });
 });
@@ -113,7 +113,7 @@ describe('the signal-default launcher', () => {
   // On a VM whose env(1) has no --default-signal (coreutils before 8.31) the script falls back to perl: the
   // perl code must reach perl intact (a `$` the script's own double quotes expand would break it).
   it('falls back to perl with working code when env has no --default-signal', () => {
-    const script = supervisorScript({ nonce: newNonce(), mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', line: 'true', env: {}, stdin: false, graceSeconds: 1 });
+    const script = supervisorScript({ nonce: newNonce(), mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', argv: ['bash', '-c', 'true'], env: {}, stdin: false, graceSeconds: 1 });
     const launcher = script.split('\n').find((l) => l.includes('--default-signal=INT,QUIT true'));
     expect(launcher).toBeDefined();
     const forced = launcher!.replace('if env --default-signal=INT,QUIT true 2>/dev/null', 'if false').replace(/say missing [^;]*;/, 'echo missing;');

@@ -19,6 +19,7 @@ import type { Io } from '../io.js';
 import { configFiles } from '../../config/discover.js';
 import { loadConfig } from '../../config/load-config.js';
 import { checkoutCheck } from '../../config/standing.js';
+import { routeOverrideItems } from '../../vms/route-overrides.js';
 import { parse } from '../../shell/parser.js';
 import { commandsOf } from '../../shell/commands.js';
 import { runGitSync } from '../../git/run.js';
@@ -147,6 +148,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     const c = loadConfig({ cwd: io.cwd, env });
     items.push({ area: 'config', ok: true, detail: `${files.length ? files.join(', ') : 'built-in rules only'}: ${c.rules.length} rules, ${c.vms.size} VMs, ${c.routes.size} routes` });
     items.push(checkoutCheck(io.cwd, env, c));
+    for (const o of routeOverrideItems(c)) items.push({ area: 'routes', ...o });
   } catch (err) {
     items.push({ area: 'config', ok: false, detail: (err as Error).message, fix: 'fix that line; `offhost rules` shows the rules once it loads' });
   }

@@ -6,11 +6,12 @@ import { EXIT, RUN_EXIT } from '../../errors.js';
 import type { Io } from '../io.js';
 import { formatHelp } from '../help.js';
 import { runPipeline, type RunOptions } from '../../run/pipeline.js';
+import { commandOf } from '../../run/command.js';
 
 const USAGE = formatHelp({
-  usage: ['offhost run [options] -- COMMAND'],
+  usage: ['offhost run [options] -- LINE', 'offhost run [options] -- PROGRAM [ARG...]'],
   description:
-    "Classifies COMMAND as `offhost check` does. allow: runs it here. deny: refuses. reroute: holds the route's VM (its lock and a claim of this run), brings the VM's copy of the source up to date and verifies it, runs the command there with signals passed on, records the run (`offhost runs`), releases the VM, and exits with the command's own status, or with one of offhost's outcomes. The last line on stderr always says which (--json: as JSON).",
+    "One word after -- is a shell line (run by bash -c); several words are an argv, passed word for word (as sudo, env or timeout do), here and on the VM. Classifies the command as `offhost check` does. allow: runs it here. deny: refuses. reroute: holds the route's VM (its lock and a claim of this run), brings the VM's copy of the source up to date and verifies it, runs the command there with signals passed on, records the run (`offhost runs`), releases the VM, and exits with the command's own status, or with one of offhost's outcomes. The last line on stderr always says which (--json: as JSON).",
   options: [
     ["--session S", "lock session (default: $OFFHOST_SESSION, else one per process tree)"],
     ["--ai A", "agent name (default: $OFFHOST_AI, else human)"],
@@ -36,6 +37,7 @@ const USAGE = formatHelp({
   exit: "the command's own status when it ran; else one of offhost's outcomes, 240-252 (240 refused, 241 VM held, 246 sync failed, 247 config error, 250 timed out, ...: docs/RUN.md has them all).",
   examples: [
     "offhost run -- 'make build-safe'",
+    "offhost run -- make build-safe 'KODA_FLAGS=-O2 -g'",
     "offhost run --reason 'e2e of the koda engine' --wait -- 'cd engines/lang/koda && make e2e'",
     "offhost run --commit HEAD --fetch build/report.xml -- 'make test'",
   ],
@@ -84,9 +86,10 @@ function parse(args: string[], io: Io): RunOptions {
   }
   const words = dd === -1 ? cmd.args : [...cmd.args, ...args.slice(dd + 1)];
   if (words.length === 0) throw new UsageStop('missing COMMAND');
-  const o = cmd.opts<Omit<RunOptions, 'line' | 'fetch'>>();
+  const o = cmd.opts<Omit<RunOptions, 'line' | 'fetch' | 'argv'>>();
   checkNumbers(o as Record<string, unknown>);
-  return { ...o, line: words.join(' '), ...(fetch.length ? { fetch } : {}) };
+  // One word is a shell line; several are an argv, passed on word for word (as sudo, env, timeout do).
+  return { ...o, ...commandOf(words), ...(fetch.length ? { fetch } : {}) };
 }
 
 class UsageStop extends Error {}

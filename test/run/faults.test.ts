@@ -1,0 +1,108 @@
+// A failure at each step of `offhost run` returns a documented status and leaves the VM free (issue 24),
+// against a real sshd on loopback: OFFHOST_TEST_FAULT=STEP makes that step fail as a bug would (src/run/
+// pipeline.ts), `async` as an error event nobody listens to (the rsync `write EPIPE` that crashed runs);
+// and a real rsync failure that breaks its input pipe (EPIPE) is sync-failed (246), not a crash.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSshd, sshdAvailable, type Sshd } from '../helpers/sshd.js';
+import { BIN, ensureBuilt, g } from '../locks/lifecycle-helpers.js';
+import { LOOP_ACTIVE, kodaDir, laptop, onVm, runOn, until, verdict, type Laptop } from './loopback.js';
+import { FAULT_STEPS } from '../../src/run/pipeline.js';
+
+let s: Sshd;
+const made: Laptop[] = [];
+beforeAll(async () => {
+  ensureBuilt();
+  if (sshdAvailable()) s = await startSshd();
+});
+afterAll(async () => {
+  for (const l of made) l.cleanup();
+  await s?.stop();
+});
+
+const active = (l: Laptop) => spawnSync('git', ['-C', l.repo, 'cat-file', '-e', `refs/offhost/locks:${LOOP_ACTIVE}`]).status === 0;
+
+function sleeping(arg: string): boolean {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const st = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (st.slice(st.lastIndexOf(')') + 2)[0] !== 'Z' && readFileSync(`/proc/${d}/cmdline`, 'utf8') === `sleep\0${arg}\0`) return true;
+    } catch {
+      /* gone */
+    }
+  }
+  return false;
+}
+
+describe.skipIf(!sshdAvailable())('a failure at each step', () => {
+  it('every step named by the hook exists in the pipeline (the list the test walks)', () => {
+    expect([...FAULT_STEPS]).toEqual(['classify', 'preflight', 'source', 'hold', 'sync', 'execute', 'async', 'record', 'release']);
+    const src = readFileSync(join(__dirname, '../../src/run/pipeline.ts'), 'utf8');
+    for (const step of FAULT_STEPS) expect(src, step).toContain(`fault(io, '${step}')`);
+  });
+
+  it.each(FAULT_STEPS.filter((x) => x !== 'async'))('%s: internal-error (252) with the reason; the VM is free afterwards', async (step) => {
+    const l = laptop(s, {}, { session: `fault-${step}` });
+    made.push(l);
+    const marker = join(l.out, 'ran');
+    const r = await runOn(l, ['--json', '--', onVm(`touch ${marker}`)], { env: { OFFHOST_TEST_FAULT: step } });
+    expect(r.code, r.stderr).toBe(252);
+    const v = verdict(r);
+    expect(v.outcome).toBe('internal-error');
+    expect(r.stderr).toMatch(new RegExp(`injected fault at step ${step}`));
+    // The command ran only when the fault came after it.
+    expect(existsSync(marker)).toBe(step === 'record' || step === 'release');
+    if (step === 'release') {
+      // The release itself failed: the lock is still there while nobody looks; the next offhost command
+      // on this host sees that the claim's process is gone and frees it.
+      expect(active(l)).toBe(true);
+      const st = spawnSync(process.execPath, [BIN, 'lock', 'status'], { cwd: l.repo, env: l.env, encoding: 'utf8' });
+      expect(st.stderr).toMatch(/freed s\.khost1\.dev-linux-loop \(held by session fault-release\)/);
+    }
+    expect(active(l)).toBe(false);
+    // And another session gets the VM at once.
+    const next = await runOn(l, ['--json', '--session', `after-${step}`, '--', onVm('true')]);
+    expect(verdict(next).outcome, next.stderr).toBe('exit');
+  }, 180_000);
+
+  it('async (an error event nobody listens to, mid-command): 252 at once, the job on the VM stops, the VM is freed', async () => {
+    const l = laptop(s, {}, { session: 'fault-async' });
+    made.push(l);
+    const r = await runOn(l, ['--json', '--', onVm('exec sleep 97.5')], { env: { OFFHOST_TEST_FAULT: 'async' } });
+    expect(r.code, r.stderr).toBe(252);
+    expect(verdict(r).outcome).toBe('internal-error');
+    expect(verdict(r).detail).toMatch(/failed unexpectedly .*nobody listens to/);
+    await until(() => !sleeping('97.5'), 30_000);
+    const next = await runOn(l, ['--json', '--session', 'after-async', '--', onVm('echo free')]);
+    expect(verdict(next).outcome, next.stderr).toBe('exit');
+    expect(next.stdout).toBe('free\n');
+  }, 180_000);
+
+  it('rsync failing before it reads its file list (write EPIPE): sync-failed (246), nothing ran, the lock released', async () => {
+    const l = laptop(s, (vm) => ({ sync: 'rsync', guest_dir: join(vm, 'src') }));
+    made.push(l);
+    // A file list far larger than a pipe's buffer, so writing it to an rsync that has gone fails.
+    const many = join(kodaDir(l), 'many');
+    mkdirSync(many);
+    for (let i = 0; i < 4000; i++) writeFileSync(join(many, `file-with-a-long-name-${String(i).padStart(5, '0')}.txt`), `${i}\n`);
+    g(l.repo, 'add', '.');
+    g(l.repo, 'commit', '-qm', 'many files');
+    // An rsync that fails at once without reading its input (as a real one does on a bad option or host).
+    const bin = join(l.base, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'rsync'), '#!/bin/sh\necho "rsync: connection unexpectedly closed (stand-in)" >&2\nexit 12\n');
+    chmodSync(join(bin, 'rsync'), 0o755);
+    const marker = join(l.out, 'ran');
+    for (let i = 0; i < 3; i++) {
+      const r = await runOn(l, ['--json', '--', onVm(`touch ${marker}`)], { env: { PATH: `${bin}:${l.env.PATH}` } });
+      expect(r.code, r.stderr).toBe(246);
+      expect(verdict(r).outcome).toBe('sync-failed');
+      expect(r.stderr).not.toMatch(/EPIPE|Unhandled/);
+      expect(existsSync(marker)).toBe(false);
+      expect(active(l)).toBe(false);
+    }
+  }, 300_000);
+});
