@@ -46,25 +46,27 @@ export async function readRef(repo: Repo, ref: string): Promise<string | null> {
 }
 
 /** What a ref is: absent, a commit, or broken (and why, for a person). */
-export type RefState = { state: 'absent' } | { state: 'commit'; sha: string } | { state: 'broken'; why: string; sha?: string };
+export type RefState = ({ state: 'absent' } | { state: 'commit'; sha: string } | { state: 'broken'; why: string; sha?: string }) & { has?: boolean[] };
 
 /**
  * Tells an absent ref from a broken one, which readRef cannot: a ref file that is not an object id, an id
- * whose object is missing, or an object that is not a commit (a blob, a tree, a tag of one).
+ * whose object is missing, or an object that is not a commit (a blob, a tree, a tag of one). `also`: other
+ * objects to look up in the same call (`has` says which exist).
  */
-export async function inspectRef(repo: Repo, ref: string): Promise<RefState> {
+export async function inspectRef(repo: Repo, ref: string, also: string[] = []): Promise<RefState> {
   // The common case in one process: the ref names a commit whose tree is here.
-  const fast = await runGit(['cat-file', '--batch-check'], call(repo, { input: `${ref}\n${ref}^{tree}\n` }));
-  const [head, tree] = fast.stdout.toString('utf8').split('\n');
+  const fast = await runGit(['cat-file', '--batch-check'], call(repo, { input: `${ref}\n${ref}^{tree}\n${also.map((a) => `${a}\n`).join('')}` }));
+  const [head, tree, ...rest] = fast.stdout.toString('utf8').split('\n');
+  const has = also.map((_, i) => !/ missing$/.test(rest[i] ?? ' missing'));
   const m = /^([0-9a-f]{40,64}) commit \d+$/.exec(head ?? '');
-  if (fast.code === 0 && m && /^[0-9a-f]{40,64} tree \d+$/.test(tree ?? '') && !/broken ref/i.test(fast.stderr)) return { state: 'commit', sha: m[1]! };
+  if (fast.code === 0 && m && /^[0-9a-f]{40,64} tree \d+$/.test(tree ?? '') && !/broken ref/i.test(fast.stderr)) return { state: 'commit', sha: m[1]!, has };
   const r = await runGit(['rev-parse', '--verify', ref], call(repo));
   const sha = r.stdout.toString('utf8').trim();
   if (r.code !== 0 || !sha) {
     if (/ignoring broken ref|reference broken|bad ref/i.test(`${r.stderr}${fast.stderr}`)) return { state: 'broken', why: `${ref} holds something that is not an object id (a garbage ref file)` };
-    return { state: 'absent' };
+    return { state: 'absent', has };
   }
-  return objectState(repo, ref, sha);
+  return { ...(await objectState(repo, ref, sha)), has };
 }
 
 /** The state of the object a ref names (`sha`): a commit whose tree is there, or broken. */
@@ -344,4 +346,16 @@ export function classifyPushFailure(stdout: string, stderr: string, remote: stri
     return { outcome: 'refused', message: `the remote ${remote} refused the push of ${ref} (${why})${said.length ? `; it said: ${said.slice(0, 6).join(' / ')}` : ''}` };
   }
   throw new GitError(`git push ${remote} ${ref} failed: ${stderr.trim().split('\n')[0] ?? 'no message'}`);
+}
+
+/**
+ * Copies the objects of `commit` that `to` lacks from `from` (two repositories on this machine): one
+ * `pack-objects --revs` there, one `unpack-objects` here; `have` are commits `to` holds already (their
+ * objects are left out). Cheaper than a fetch (no negotiation, no upload-pack), for the few objects of a
+ * lock change.
+ */
+export async function copyObjects(from: Repo, to: Repo, commit: string, have: (string | null)[]): Promise<void> {
+  const revs = `${commit}\n${have.filter((h): h is string => Boolean(h)).map((h) => `^${h}\n`).join('')}`;
+  const pack = await gitOk(['pack-objects', '--revs', '--stdout', '-q'], call(from, { input: revs }));
+  await gitOk(['unpack-objects', '-q'], call(to, { input: pack }));
 }

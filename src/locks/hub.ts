@@ -94,23 +94,32 @@ export async function remoteUrl(repo: Repo, name: string): Promise<string | null
   return r.code === 0 && url ? url : null;
 }
 
-/** The name of this clone's remote whose URL is `url` (for its credentials and messages), else the URL. */
-export async function remoteNamed(repo: Repo, url: string): Promise<string> {
+/**
+ * The remote of this clone to use for locks shared through `url` (named `name` by the clone that started
+ * sharing): the remote with that URL; else the remote of that name (repointed since: its new URL is
+ * followed); else the URL itself.
+ */
+export async function remoteNamed(repo: Repo, url: string, name?: string): Promise<string> {
   const r = await runGit(['remote', '-v'], cwdOf(repo));
+  const names = new Set<string>();
   for (const line of r.stdout.toString('utf8').split('\n')) {
-    const [name, u] = line.split(/\s+/);
-    if (name && u === url) return name;
+    const [n, u] = line.split(/\s+/);
+    if (n && u === url) return n;
+    if (n) names.add(n);
   }
-  return url;
+  return name && names.has(name) ? name : url;
 }
 
-/** The marker's text: the remote's URL, and whether the user store's live locks were copied there. */
-export function markerText(url: string, joined: boolean): string {
-  return `${url}\n${joined ? 'joined\n' : ''}`;
+/** The marker's text: the remote's URL and name, and whether the user store's live locks were copied there. */
+export function markerText(url: string, name: string, joined: boolean): string {
+  return `${url}\nname=${name}\n${joined ? 'joined\n' : ''}`;
 }
 
-export function parseMarker(data: Buffer | undefined): { url: string; joined: boolean } | null {
+export function parseMarker(data: Buffer | undefined): { url: string; name?: string; joined: boolean } | null {
   if (!data) return null;
-  const [url, flag] = data.toString('utf8').split('\n');
-  return url ? { url, joined: flag === 'joined' } : null;
+  const lines = data.toString('utf8').split('\n');
+  const url = lines[0];
+  if (!url) return null;
+  const name = lines.find((l) => l.startsWith('name='))?.slice(5);
+  return { url, ...(name ? { name } : {}), joined: lines.includes('joined') };
 }

@@ -13,7 +13,7 @@ import { buildCommit, casRef, fetchRef, inspectRef, objectState, openRepoAt, pus
 import { runGit } from '../git/run.js';
 import { archiveLockPath, componentArchivePath } from './paths.js';
 import { formatUtc } from './schema.js';
-import { remoteNamed, SHARED_THROUGH } from './hub.js';
+import { parseMarker, remoteNamed, SHARED_THROUGH } from './hub.js';
 import { LOCK_REF, type LockStore } from './store.js';
 
 export interface RepairResult {
@@ -107,8 +107,8 @@ export async function repair(s: LockStore, a: { session: string }): Promise<Repa
   // A user store whose locks moved to a remote (its marker): the remote is the store to repair.
   if (s.mode === 'user') {
     const m = await runGit(['cat-file', 'blob', `${LOCK_REF}:${SHARED_THROUGH}`], { cwd: s.opts.remote!, ...(s.repo.env ? { env: s.repo.env } : {}) });
-    const url = m.code === 0 ? m.stdout.toString('utf8').split('\n')[0] : '';
-    if (url) s.opts.remote = await remoteNamed(s.repo, url);
+    const marker = m.code === 0 ? parseMarker(m.stdout) : null;
+    if (marker) s.opts.remote = await remoteNamed(s.repo, marker.url, marker.name);
   }
   const hub = s.opts.remote ?? null;
   let hubTip: string | null = null;

@@ -14,6 +14,7 @@ import type { Clock } from '../types.js';
 import {
   buildCommit,
   casRef,
+  copyObjects,
   fetchRef,
   hasObject,
   inspectRef,
@@ -84,7 +85,7 @@ export interface Snapshot {
   /** The blob id of each active file (a version: any heartbeat changes it). */
   versions: Map<string, string>;
   /** In the user store: the marker saying the locks are shared through a remote now. */
-  movedTo: { url: string; joined: boolean } | null;
+  movedTo: { url: string; name?: string; joined: boolean } | null;
 }
 
 /** What a decision returns: a result, and the file changes that make it true (none: nothing to write). */
@@ -184,11 +185,26 @@ export class LockStore {
     );
   }
 
-  /** The snapshot of a tip. */
-  async snapshot(tip: string | null): Promise<Snapshot> {
+  private storeRepo: Repo | null = null;
+  /** What the last base() read: the hub's tip and this clone's copy then (user mode). */
+  private lastBase: { tip: string | null; local: string | null } | null = null;
+
+  /**
+   * The repository whose lock ref this store decides on and builds commits in: the user store itself in
+   * user mode (a bare repository on this machine: no push or fetch inside the retry loop), else the clone.
+   */
+  db(): Repo {
+    if (this.mode !== 'user') return this.repo;
+    const dir = this.opts.remote!;
+    if (!this.storeRepo || this.storeRepo.gitDir !== dir) this.storeRepo = { root: null, gitDir: dir, commonDir: dir, ...(this.repo.env ? { env: this.repo.env } : {}) };
+    return this.storeRepo;
+  }
+
+  /** The snapshot of a tip (in `repo`, default the store's db). */
+  async snapshot(tip: string | null, repo: Repo = this.db()): Promise<Snapshot> {
     let tree: Awaited<ReturnType<typeof readTree>>;
     try {
-      tree = await readTree(this.repo, tip, [this.dirs.active, this.dirs.components, '.offhost']);
+      tree = await readTree(repo, tip, [this.dirs.active, this.dirs.components, '.offhost']);
     } catch (err) {
       throw this.broken(`${this.where} points at commit ${tip}, whose tree cannot be read (${(err as Error).message.split('\n')[0]})`);
     }
@@ -205,7 +221,6 @@ export class LockStore {
     for (const [p, f] of tree.files) {
       if (p === SHARED_THROUGH) marker = f.data;
       if (p.startsWith('.offhost/')) continue;
-      // A file deeper than the folder itself (`vm-active/x/lock-a.md`) is no lock of the policy's layout.
       m.set(p, f.data);
       versions.set(p, f.sha);
     }
@@ -215,10 +230,10 @@ export class LockStore {
       versions,
       movedTo: parseMarker(marker),
       archiveNames: async () => {
-        if (!names) names = (await readTree(this.repo, tip, [], [this.dirs.archive, this.dirs.componentArchive])).names;
+        if (!names) names = (await readTree(repo, tip, [], [this.dirs.archive, this.dirs.componentArchive])).names;
         return names;
       },
-      read: (paths: string[]) => readPaths(this.repo, tip, paths),
+      read: (paths: string[]) => readPaths(repo, tip, paths),
     };
   }
 
@@ -229,8 +244,9 @@ export class LockStore {
     return st.state === 'commit' ? st.sha : null;
   }
 
-  /** The tip the next decision is based on: the hub's (fetched) when there is one, else the local ref. */
+  /** The tip the next decision is based on, in db(): the user store's, the remote's (fetched), or this clone's. */
   private async base(): Promise<string | null> {
+    if (this.mode === 'user') return this.userBase();
     const local = await this.localTip();
     if (!this.opts.remote) return local;
     const remote = this.opts.remote;
@@ -258,9 +274,9 @@ export class LockStore {
         if (/missing/.test(st.why) && i < 3) continue; // moved between ls-remote and fetch
         throw this.broken(`${this.where}: ${st.why.replace(`${LOCK_REF} `, '')}`);
       }
-      if (local !== tip && local !== null && !(await this.isAncestor(local, tip))) {
+      if (local !== tip && local !== null && !(await this.isAncestor(this.repo, local, tip))) {
         // This clone has lock history the hub lacks: its live locks are copied there first, never hidden.
-        if (await this.join(await this.snapshot(local), `this clone's local lock history`)) continue;
+        if (await this.join(await this.snapshot(local, this.repo), `this clone's local lock history`)) continue;
       }
       if (local !== tip) await this.follow(local, tip);
       return tip;
@@ -268,9 +284,76 @@ export class LockStore {
     throw new LockError(`${this.where} kept moving while offhost fetched it; nothing was changed, try again`);
   }
 
-  private async isAncestor(a: string, b: string): Promise<boolean> {
-    const anc = await runGit(['merge-base', '--is-ancestor', a, b], { cwd: this.repo.gitDir, ...(this.repo.env ? { env: this.repo.env } : {}) });
+  /** The user store's tip; this clone's history the store never had is copied in first (never hidden). */
+  private async userBase(): Promise<string | null> {
+    const store = this.db();
+    for (let i = 0; i < 50; i++) {
+      const local = await this.localTip();
+      const st = await inspectRef(store, LOCK_REF, local ? [`${local}^{commit}`] : []);
+      if (st.state === 'broken') throw this.broken(`the user store's ${st.why}`);
+      const tip = st.state === 'commit' ? st.sha : null;
+      this.lastBase = { tip, local };
+      if (local === null || local === tip || st.has?.[0]) return tip;
+      if (tip === null) {
+        // The store is new: this clone's lock history (from before its locks were shared) becomes its history.
+        const r = await pushLease(this.repo, store.gitDir, LOCK_REF, local, null);
+        if (r.outcome === 'ok') this.sharing.push(`this clone's lock history is now the history of the user store ${store.gitDir}`);
+        if (r.outcome === 'refused') throw new LockPushRefusedError(`${r.message}; nothing was changed`);
+        continue;
+      }
+      await this.join(await this.snapshot(local, this.repo), `this clone's local lock history`);
+      // Joined (or nothing to join): this clone's copy follows the store, its own history kept aside.
+      const now = await inspectRef(store, LOCK_REF);
+      if (now.state === 'commit') {
+        await copyObjects(store, this.repo, now.sha, []);
+        await this.follow(local, now.sha);
+      }
+      if ((await readRef(this.repo, LOCK_REF)) === (now.state === 'commit' ? now.sha : null)) return now.state === 'commit' ? now.sha : null;
+    }
+    throw new LockError(`${this.where} kept moving while offhost read it; nothing was changed, try again`);
+  }
+
+  /**
+   * In user mode: this clone's copy follows the user store's tip (so git show/log and the view work here).
+   * `known`: this clone's copy as base() read it (skips a read), when the caller knows it.
+   */
+  private async followStore(tip: string | null, known?: string | null): Promise<void> {
+    if (this.mode !== 'user' || tip === null) return;
+    const local = known !== undefined ? known : await readRef(this.repo, LOCK_REF);
+    if (local === tip) return;
+    if (!(await hasObject(this.repo, tip))) await copyObjects(this.db(), this.repo, tip, [local]);
+    await this.follow(local, tip, known !== undefined && this.lastBase?.tip === local);
+  }
+
+  private async isAncestor(repo: Repo, a: string, b: string): Promise<boolean> {
+    const anc = await runGit(['merge-base', '--is-ancestor', a, b], { cwd: repo.gitDir, ...(repo.env ? { env: repo.env } : {}) });
     return anc.code === 0;
+  }
+
+  /** The hub's tip and a snapshot of it, for join: the remote's (fetched) or the user store's. */
+  private async hubSnapshot(): Promise<Snapshot> {
+    if (this.mode === 'user') {
+      const st = await inspectRef(this.db(), LOCK_REF);
+      if (st.state === 'broken') throw this.broken(`the user store's ${st.why}`);
+      return this.snapshot(st.state === 'commit' ? st.sha : null);
+    }
+    const tip = await remoteRef(this.repo, this.opts.remote!, LOCK_REF);
+    if (tip && !(await hasObject(this.repo, tip))) await fetchRef(this.repo, this.opts.remote!, LOCK_REF);
+    return this.snapshot(tip, this.repo);
+  }
+
+  /** Swaps the hub's ref from `old` to `next` (built in db()): compare-and-swap, push with a lease. */
+  private async swap(next: string, old: string | null, why: string): Promise<'ok' | 'moved'> {
+    if (this.mode === 'remote') {
+      const r = await pushLease(this.repo, this.opts.remote!, LOCK_REF, next, old);
+      if (r.outcome === 'refused') throw new LockPushRefusedError(`${r.message}; nothing was changed, and offhost does not retry a refusal`);
+      if (r.outcome === 'ok') {
+        const local = await readRef(this.repo, LOCK_REF);
+        if (local === old || local === null) await casRef(this.repo, LOCK_REF, next, local, `offhost: ${why}`, (w) => this.note(w));
+      }
+      return r.outcome;
+    }
+    return casRef(this.db(), LOCK_REF, next, old, `offhost: ${why}`, (w) => this.note(w));
   }
 
   /**
@@ -278,13 +361,9 @@ export class LockStore {
    * skipping a lock the hub already archived (same session and start). True when it wrote something.
    */
   async join(from: Snapshot, what: string): Promise<boolean> {
-    const remote = this.opts.remote;
-    if (!remote || from.files.size === 0) return false;
+    if (this.mode === 'clone' || from.files.size === 0) return false;
     for (let i = 0; i < 50; i++) {
-      const tip = await remoteRef(this.repo, remote, LOCK_REF);
-      if (tip && !(await hasObject(this.repo, tip))) await fetchRef(this.repo, remote, LOCK_REF);
-      const hub = await this.snapshot(tip);
-      const archivedHolds = new Set<string>();
+      const hub = await this.hubSnapshot();
       const names = [...(await hub.archiveNames())];
       const adds = new Map<string, string>();
       for (const [p, data] of from.files) {
@@ -294,62 +373,64 @@ export class LockStore {
         if (!hold) continue;
         const stem = p.slice(p.lastIndexOf('/') + 1).replace(/\.md$/, '');
         const candidates = names.filter((n) => n.slice(n.lastIndexOf('/') + 1).startsWith(`${stem}-`));
+        const archivedHolds = new Set<string>();
         if (candidates.length) for (const b of (await hub.read(candidates)).values()) archivedHolds.add(holdOf(b.toString('utf8')) ?? '');
         if (archivedHolds.has(hold)) continue;
         adds.set(p, text);
       }
       if (adds.size === 0) return false;
-      const commit = await buildCommit(this.repo, tip, adds, `offhost: join ${adds.size} lock(s) from ${what}`, { name: 'offhost (join)', email: `offhost@${this.host}` });
-      const r = await pushLease(this.repo, remote, LOCK_REF, commit, tip);
-      if (r.outcome === 'refused') throw new LockPushRefusedError(`${r.message}; nothing was changed`);
-      if (r.outcome === 'ok') {
+      const db = this.mode === 'user' ? this.db() : this.repo;
+      const commit = await buildCommit(db, hub.tip, adds, `offhost: join ${adds.size} lock(s) from ${what}`, { name: 'offhost (join)', email: `offhost@${this.host}` });
+      if ((await this.swap(commit, hub.tip, 'join')) === 'ok') {
         this.sharing.push(`copied ${[...adds.keys()].join(', ')} from ${what} into ${this.where}, so that no holder is hidden`);
         return true;
       }
-      await sleep(5 + Math.random() * 50);
+      await sleep(backoff(i));
     }
     throw new LockError(`${this.where} kept moving while offhost copied ${what} into it; nothing was changed, try again`);
   }
 
   /** Moves the local ref to the hub's tip; a local history the hub does not have is kept aside. */
-  private async follow(local: string | null, tip: string): Promise<void> {
-    if (local && !(await this.isAncestor(local, tip))) {
+  private async follow(local: string | null, tip: string, descends = false): Promise<void> {
+    if (local && !descends && !(await this.isAncestor(this.repo, local, tip))) {
       const aside = `refs/offhost/diverged/${this.clock.now().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
       await casRef(this.repo, aside, local, null, 'offhost: local lock history not on the hub');
-      this.note(`the local lock history had commits ${this.where} does not have; its live locks were copied there and the history is kept at ${aside}`);
+      this.note(`this clone's copy of ${LOCK_REF} had history ${this.where} does not have (its live locks were copied there); it is kept at ${aside}`);
     }
-    await casRef(this.repo, LOCK_REF, tip, local, 'offhost: follow the hub', (w) => this.note(w));
+    const r = await casRef(this.repo, LOCK_REF, tip, local, 'offhost: follow the hub', (w) => this.note(w));
+    void r; // 'moved': another process of this clone followed first
   }
 
   /**
    * In the user store: the marker says the repository's locks are shared through a remote now. Copies the
    * user store's live locks there (once: the marker then says `joined`), and turns this store to the remote.
    */
-  private async adopt(snap: Snapshot, url: string, joined: boolean): Promise<void> {
-    const userStore = this.opts.remote!;
+  private async adopt(snap: Snapshot, marker: { url: string; name?: string; joined: boolean }): Promise<void> {
+    const { url, joined } = marker;
+    const store = this.db();
     if (this.opts.hub?.forbidRemote) {
       throw new LockError(
-        `this repository's locks are shared through the remote ${url} (the user store ${userStore} says so): --no-push (or OFFHOST_LOCK_PUSH=0) would take a lock no other clone sees, so it is refused; nothing was changed. Drop --no-push`,
+        `this repository's locks are shared through the remote ${url} (the user store ${store.gitDir} says so): --no-push (or OFFHOST_LOCK_PUSH=0) would take a lock no other clone sees, so it is refused; nothing was changed. Drop --no-push`,
       );
     }
-    const name = await remoteNamed(this.repo, url);
+    const name = await remoteNamed(this.repo, url, marker.name);
     this.opts.remote = name;
     if (!joined) {
-      await this.join(snap, `the user store ${userStore}`);
+      await this.join(snap, `the user store ${store.gitDir}`);
       // Marked joined on the user store (a compare-and-swap; losing it only means another process did it).
-      const done = await buildCommit(this.repo, snap.tip, new Map([[SHARED_THROUGH, markerText(url, true)]]), 'offhost: locks shared through the remote (joined)', { name: 'offhost (share)', email: `offhost@${this.host}` });
-      await pushLease(this.repo, userStore, LOCK_REF, done, snap.tip).catch(() => undefined);
+      const done = await buildCommit(store, snap.tip, new Map([[SHARED_THROUGH, markerText(url, marker.name ?? name, true)]]), 'offhost: locks shared through the remote (joined)', { name: 'offhost (share)', email: `offhost@${this.host}` });
+      await casRef(store, LOCK_REF, done, snap.tip, 'offhost: joined').catch(() => undefined);
     }
   }
 
   /** In the user store: writes the marker that moves this repository's locks to `remoteName`. */
   private async markShared(snap: Snapshot, remoteName: string): Promise<'ok' | 'moved'> {
     const url = await this.remoteUrlOf(remoteName);
-    const commit = await buildCommit(this.repo, snap.tip, new Map([[SHARED_THROUGH, markerText(url, false)]]), `offhost: locks shared through ${url}`, { name: 'offhost (share)', email: `offhost@${this.host}` });
-    const r = await pushLease(this.repo, this.opts.remote!, LOCK_REF, commit, snap.tip);
-    if (r.outcome === 'refused') throw new LockPushRefusedError(`${r.message}; nothing was changed`);
-    if (r.outcome === 'ok') this.sharing.push(`this repository's locks are shared through ${remoteName} (${url}) from now on, for every clone on this machine (marked in ${this.opts.remote})`);
-    return r.outcome;
+    const store = this.db();
+    const commit = await buildCommit(store, snap.tip, new Map([[SHARED_THROUGH, markerText(url, remoteName, false)]]), `offhost: locks shared through ${url}`, { name: 'offhost (share)', email: `offhost@${this.host}` });
+    const r = await casRef(store, LOCK_REF, commit, snap.tip, 'offhost: shared through a remote');
+    if (r === 'ok') this.sharing.push(`this repository's locks are shared through ${remoteName} (${url}) from now on, for every clone on this machine (marked in ${store.gitDir})`);
+    return r;
   }
 
   private async remoteUrlOf(name: string): Promise<string> {
@@ -377,10 +458,10 @@ export class LockStore {
         tip = await this.localTip();
         this.note(`the remote ${this.opts.remote} could not be read (${(err as Error).message.split('\n')[0]}): showing this clone's copy of ${LOCK_REF}`);
       }
-      const snap = await this.snapshot(tip);
+      const snap = await this.snapshot(tip, this.mode === 'remote' ? this.repo : this.db());
       if (this.mode === 'user') {
         if (snap.movedTo) {
-          await this.adopt(snap, snap.movedTo.url, snap.movedTo.joined);
+          await this.adopt(snap, snap.movedTo);
           continue;
         }
         const want = this.opts.hub?.wantRemote && this.opts.hub.shareRemote;
@@ -391,32 +472,20 @@ export class LockStore {
       }
       const plan = await decide(snap);
       if (!plan.changes || plan.changes.size === 0) {
+        await this.followStore(snap.tip, this.lastBase?.tip === snap.tip ? this.lastBase.local : undefined).catch(() => undefined);
         await this.view(snap.files, snap.tip);
         return { ...plan.result, commit: null, pushed: false };
       }
       let commit: string;
-      try {
-        commit = await buildCommit(this.repo, tip, plan.changes, this.message(plan), { name: `offhost (${plan.session ?? 'lock'})`, email: `offhost@${this.host}` });
-      } catch (err) {
-        throw this.unchanged(err);
-      }
       let swapped: 'ok' | 'moved';
       try {
-        if (this.opts.remote) {
-          const r = await pushLease(this.repo, this.opts.remote, LOCK_REF, commit, tip);
-          if (r.outcome === 'refused') throw new LockPushRefusedError(`${r.message}; nothing was changed, and offhost does not retry a refusal`);
-          swapped = r.outcome;
-          if (swapped === 'ok') {
-            const local = await readRef(this.repo, LOCK_REF);
-            if (local === tip || local === null) await casRef(this.repo, LOCK_REF, commit, local, `offhost: ${plan.action ?? 'change'}`, (w) => this.note(w));
-          }
-        } else {
-          swapped = await casRef(this.repo, LOCK_REF, commit, tip, `offhost: ${plan.action ?? 'change'}`, (w) => this.note(w));
-        }
+        commit = await buildCommit(this.db(), tip, plan.changes, this.message(plan), { name: `offhost (${plan.session ?? 'lock'})`, email: `offhost@${this.host}` });
+        swapped = await this.swap(commit, tip, plan.action ?? 'change');
       } catch (err) {
         throw this.unchanged(err);
       }
       if (swapped === 'ok') {
+        await this.followStore(commit, this.lastBase?.tip === tip ? this.lastBase.local : undefined).catch((err: Error) => this.note(`this clone's copy of ${LOCK_REF} could not follow the user store (${err.message.split('\n')[0]}); the next lock command retries`));
         const files = new Map(snap.files);
         for (const [p, c] of plan.changes) {
           if (!p.startsWith(`${this.dirs.active}/`) && !p.startsWith(`${this.dirs.components}/`)) continue;
