@@ -102,6 +102,7 @@ export function mayTakeOver(s: LockStore, snap: Snapshot, path: string, rec: Loc
   let seenForMs = 0;
   const version = snap.versions.get(path);
   if (h.state !== 'live' && version && s.opts.sightingsDir) {
+    // Only a lock that is not live needs watching: a live one changes or expires first.
     seenForMs = firstSighting(s.opts.sightingsDir, s.opts.hub?.identity ?? s.repo.commonDir, path, version, s.monotonic).agoMs;
   }
   let gone: string | null = null;

@@ -2,9 +2,10 @@
 // is expired by its timestamps; those timestamps come from the holder's clock, so for a lock written on
 // another host they are not enough (docs/LOCKS.md "Time"):
 //
+//   holder proven gone         -> yes at once, live or not (the seam: LockStoreOptions.holderGone, e.g.
+//                                 its process on this host no longer runs; offhost run's liveness check
+//                                 plugs in here)
 //   live                       -> no
-//   holder proven gone         -> yes at once (the seam: LockStoreOptions.holderGone, e.g. its process
-//                                 on this host no longer runs; offhost run's liveness check plugs in here)
 //   expired, written here      -> yes (this machine's own clock wrote and judges it)
 //   expired or future, written
 //   elsewhere (or unknown)     -> yes only once this machine has seen that exact version unchanged for
@@ -39,8 +40,8 @@ export function observationMs(ttlMinutes: number, skewSeconds: number): number {
 }
 
 export function takeoverDecision(i: TakeoverInput): Takeover {
-  if (i.state === 'live') return { take: false, why: i.why };
   if (i.gone) return { take: true, why: `${i.why}; ${i.gone}` };
+  if (i.state === 'live') return { take: false, why: i.why };
   if (i.state === 'expired' && i.lockHost !== undefined && i.lockHost === i.thisHost) return { take: true, why: i.why };
   const need = observationMs(i.ttlMinutes, i.skewSeconds);
   const from = i.lockHost === undefined ? 'a host it does not name' : `host ${i.lockHost}`;
