@@ -410,7 +410,7 @@ export class LockStore {
     const store = this.db();
     if (this.opts.hub?.forbidRemote) {
       throw new LockError(
-        `this repository's locks are shared through the remote ${url} (the user store ${store.gitDir} says so): --no-push (or OFFHOST_LOCK_PUSH=0) would take a lock no other clone sees, so it is refused; nothing was changed. Drop --no-push`,
+        `this repository's locks are shared through the remote ${url} (the user store ${store.gitDir} says so): --no-push would take a lock no other clone sees, so it is refused; nothing was changed. Drop --no-push`,
       );
     }
     const name = await remoteNamed(this.repo, url, marker.name);
