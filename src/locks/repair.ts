@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LockError } from '../errors.js';
 import { parseCatFileBatch, catFileInput, parseLsTree } from '../git/plumbing.js';
-import { buildCommit, casRef, fetchRef, inspectRef, objectState, openRepoAt, pushLease, remoteRef, type Repo, type RefState } from '../git/ref-tree.js';
+import { buildCommit, casRef, fetchRef, inspectRef, objectState, pushLease, remoteRef, type Repo, type RefState } from '../git/ref-tree.js';
 import { runGit } from '../git/run.js';
 import { archiveLockPath, componentArchivePath } from './paths.js';
 import { formatUtc } from './schema.js';
@@ -114,7 +114,7 @@ export async function repair(s: LockStore, a: { session: string }): Promise<Repa
   let hubTip: string | null = null;
   if (hub && s.mode === 'user') {
     // The user store is a repository on this machine: repaired in place, like a clone.
-    const store = await openRepoAt(hub, s.repo.env);
+    const store = s.db();
     const st = await inspectRef(store, LOCK_REF);
     const bad = st.state === 'broken' ? st.why : st.state === 'commit' ? await treeProblem(s, store, st.sha) : null;
     if (bad) {

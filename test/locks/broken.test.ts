@@ -4,7 +4,7 @@
 // hang guard.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIVE, REF, VM, archives, bareWithClones, cleanEnv, ensureBuilt, g, offhost, read, sessionEnv, tempRepo, userStores } from './lifecycle-helpers.js';
 
@@ -31,7 +31,7 @@ async function withLock(): Promise<{ dir: string; store: string }> {
 
 /** A commit whose tree puts `entry` (mode, type-less object id) at `path`, on top of the tip of `repo`'s lock ref. */
 function commitWithEntry(repo: string, path: string, mode: string, sha: string): string {
-  const env = { ...cleanEnv(), GIT_INDEX_FILE: join(repo, 'test-index') };
+  const env = { ...cleanEnv(), GIT_INDEX_FILE: join(repo, 'test-index'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' };
   execFileSync('git', ['read-tree', REF], { cwd: repo, env });
   execFileSync('git', ['update-index', '--add', '--cacheinfo', `${mode},${sha},${path}`], { cwd: repo, env });
   const tree = execFileSync('git', ['write-tree'], { cwd: repo, env }).toString().trim();
@@ -68,8 +68,11 @@ describe('a broken store is an error, at once, with a distinct status', () => {
     [
       "a lock file's blob missing",
       (store) => {
-        const c = commitWithEntry(store, 'meta/context/notices/vm-active/lock-s.khost1.dev-linux-other.md', '100644', 'ab'.repeat(20));
+        // A lock file whose blob is then lost (its loose object removed, as a broken disk or a bad gc would).
+        const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: store, input: 'lost lock\n', env: cleanEnv() }).toString().trim();
+        const c = commitWithEntry(store, 'meta/context/notices/vm-active/lock-s.khost1.dev-linux-other.md', '100644', blob);
         g(store, 'update-ref', REF, c);
+        rmSync(join(store, 'objects', blob.slice(0, 2), blob.slice(2)));
       },
       /is missing/,
     ],
