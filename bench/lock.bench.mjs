@@ -1,5 +1,8 @@
-// `offhost lock acquire` + `offhost lock release` as whole processes (node start-up, git commits, and with
-// --push a fetch and a push to a local bare remote), in a temp repository. Prints the median and spread.
+// `offhost lock acquire` + `offhost lock release` as whole processes (node start-up, git commits), in each
+// of the stores (docs/LOCKS.md "Which clones share a lock"): a clone's own ref (a repository with no commit
+// yet), the per-user store every clone of the machine shares (the default), and a local bare remote
+// (--push). Prints the median and spread, and each as a ratio to the clone's own ref measured in the same
+// run (the cost of sharing), in a temp HOME (the user store lives there).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +14,10 @@ const bin = process.env.OFFHOST_BENCH_BIN ?? join(root, 'dist', 'offhost.cjs');
 const ITER = Number(process.env.OFFHOST_BENCH_ITER ?? 12);
 const VM = 's.khost1.dev-linux-koda';
 
-const env = { ...process.env, OFFHOST_SESSION: 'bench', OFFHOST_AI: 'human', OFFHOST_ROLE: 'laptop' };
+const base = mkdtempSync(join(tmpdir(), 'offhost-lock-bench-'));
+const env = { ...process.env, HOME: base, OFFHOST_SESSION: 'bench', OFFHOST_AI: 'human', OFFHOST_ROLE: 'laptop' };
+delete env.OFFHOST_STATE_DIR;
+delete env.XDG_STATE_HOME;
 delete env.CI;
 for (const k of Object.keys(env)) if (k.startsWith('GIT_')) delete env[k];
 
@@ -54,9 +60,12 @@ function measure(cwd, extra) {
   return { acq, rel, both };
 }
 
-const base = mkdtempSync(join(tmpdir(), 'offhost-lock-bench-'));
 try {
-  // Local only.
+  // A clone's own ref: a repository with no commit yet has no identity to share a store by.
+  const own = repo(base, 'own');
+  const o = measure(own, []);
+
+  // The user store (the default): a repository with a commit.
   const local = repo(base, 'local');
   writeFileSync(join(local, 'README.md'), 'bench\n');
   git(local, 'add', 'README.md');
@@ -72,9 +81,11 @@ try {
   git(clone, 'config', 'user.name', 'bench');
   const b = measure(clone, ['--push']);
 
+  const ratio = (xs) => (median(xs) / median(o.both)).toFixed(2);
   console.log(`lock acquire + release, whole processes, ${ITER} iterations each (node ${process.version})`);
-  console.log(`  local only:   acquire ${fmt(a.acq)}; release ${fmt(a.rel)}; acquire+release ${fmt(a.both)}`);
-  console.log(`  with --push:  acquire ${fmt(b.acq)}; release ${fmt(b.rel)}; acquire+release ${fmt(b.both)}`);
+  console.log(`  clone's own ref: acquire ${fmt(o.acq)}; release ${fmt(o.rel)}; acquire+release ${fmt(o.both)} (1.00)`);
+  console.log(`  user store:      acquire ${fmt(a.acq)}; release ${fmt(a.rel)}; acquire+release ${fmt(a.both)} (${ratio(a.both)} x the clone's own ref)`);
+  console.log(`  with --push:     acquire ${fmt(b.acq)}; release ${fmt(b.rel)}; acquire+release ${fmt(b.both)} (${ratio(b.both)} x the clone's own ref)`);
   const baseline = [];
   for (let i = 0; i < ITER; i++) {
     const t = process.hrtime.bigint();

@@ -26,6 +26,10 @@ export const EXIT = {
   sandboxRebooted: 236,
   sandboxCrashed: 237,
   sandboxHung: 238,
+  /** The lock store (refs/offhost/locks, here or where it is shared) is broken: `offhost lock repair` (docs/LOCKS.md). */
+  lockStoreBroken: 230,
+  /** The remote refused the lock push (a pre-receive hook, a protected ref): its message is printed, nothing retried. */
+  lockPushRefused: 231,
   /** The VM (a route's instance) does not exist on its host: `offhost vm provision ID` creates it (= offhost run's vm-not-found). */
   vmMissing: 243,
   /** The host presents another key than the pinned `host_key` (= offhost run's host-key-mismatch). */
@@ -122,6 +126,24 @@ export class LockError extends OffhostError {
   ) {
     super(file ? `${file}${line ? `:${line}` : ''}: ${message}` : message);
     this.name = 'LockError';
+  }
+}
+
+/** The lock store is broken (garbage ref, missing object, not a commit, wrong tree entry): never read as empty. */
+export class LockStoreBrokenError extends LockError {
+  override readonly exitCode: number = EXIT.lockStoreBroken;
+  constructor(message: string, file?: string) {
+    super(message, file);
+    this.name = 'LockStoreBrokenError';
+  }
+}
+
+/** The remote refused the push of the lock ref (not a race: retrying cannot help). */
+export class LockPushRefusedError extends LockError {
+  override readonly exitCode: number = EXIT.lockPushRefused;
+  constructor(message: string) {
+    super(message);
+    this.name = 'LockPushRefusedError';
   }
 }
 

@@ -133,8 +133,11 @@ export interface LifecycleContext {
   command?: string;
 }
 
-/** Opens the store of the repository at `cwd` (else the configured monorepo root, POLICY R6). */
-export async function storeFor(io: Io, cwd: string, settings: LockSettings, clock: Clock, push: boolean): Promise<LockStore> {
+/**
+ * Opens the store of the repository at `cwd` (else the configured monorepo root, POLICY R6), where the
+ * repository's locks are shared (src/locks/hub.ts): `push` is this call's --push (true) / --no-push (false).
+ */
+export async function storeFor(io: Io, cwd: string, settings: LockSettings, clock: Clock, push: boolean | undefined): Promise<LockStore> {
   const opts = (dir: string) => ({
     repoDir: dir,
     clock,
@@ -142,13 +145,13 @@ export async function storeFor(io: Io, cwd: string, settings: LockSettings, cloc
     log: (line: string) => io.stderr(`offhost lock: ${line}\n`),
     ...(settings.noticesDir ? { noticesDir: settings.noticesDir } : {}),
     ...(settings.skewSeconds !== undefined ? { skewSeconds: settings.skewSeconds } : {}),
-    ...(push ? { remote: settings.remote ?? 'origin' } : {}),
+    share: { remoteName: settings.remote ?? 'origin', configPush: settings.push, probeRemote: true, ...(push !== undefined ? { flag: push } : {}) },
   });
   let store: LockStore;
   try {
     store = await openLockStore(opts(cwd));
   } catch (err) {
-    if (!settings.root) throw err;
+    if (!settings.root || !/not inside a git repository/.test((err as Error).message)) throw err;
     store = await openLockStore(opts(settings.root)).catch(() => {
       throw err;
     });
@@ -165,7 +168,7 @@ export async function contextFor(io: Io, o: CommonOpts, needSession: boolean): P
   let ai = o.ai ?? io.env.OFFHOST_AI;
   if (needSession) ({ session, ai } = checkSession(session, ai));
   const clock = clockFor(o.now, io);
-  const store = await storeFor(io, cwd, settings, clock, o.push ?? settings.push);
+  const store = await storeFor(io, cwd, settings, clock, o.push);
   // Runs of this host whose process is gone free their VM now (src/locks/end-runs.ts, issue 24).
   await freeEndedRuns(store, session ?? 'unknown', async () => (await import('../run/reap.js')).jobReaper(loadConfig(o.config === undefined ? { cwd, env: io.env } : { cwd, env: io.env, configFile: o.config }), io), (l) => io.stderr(`offhost lock: ${l}\n`));
   const ctx: LifecycleContext = { store, clock, session: session ?? 'unknown', ai: ai ?? 'human', log: (l) => io.stderr(`offhost lock: ${l}\n`), claims: new Map() };
@@ -180,7 +183,11 @@ export function resolveTargets(name: string | undefined, component: string | und
     return [{ kind: 'component', slug: component }];
   }
   if (name === undefined) throw new UsageError('which VM? give its id (e.g. s.khost1.dev-linux-koda), a route or pool name, or --component <slug>');
-  if (isCanonicalVmId(name)) return [{ kind: 'vm', vm: name }];
+  if (isCanonicalVmId(name)) {
+    const p = vmIdProblem(name);
+    if (p) throw new UsageError(`'${name}' ${p}`);
+    return [{ kind: 'vm', vm: name }];
+  }
   const pool = settings.pools.get(name);
   if (pool && pool.length) return pool.map((vm) => ({ kind: 'vm', vm }));
   if (!name.startsWith('s.') && isCanonicalVmId(`s.khost1.${name}`)) return [{ kind: 'vm', vm: `s.khost1.${name}` }];

@@ -11,7 +11,7 @@ import { mkdirSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { GitError } from '../errors.js';
-import { catFileInput, parseCatFileBatch, parseLsTree, ZERO_SHA } from './plumbing.js';
+import { catFileInput, parseCatFileBatch, parseLsTree, ZERO_SHA, type TreeEntry } from './plumbing.js';
 import { gitOk, gitText, runGit, type GitCall } from './run.js';
 
 export interface Repo {
@@ -38,11 +38,47 @@ function call(repo: Repo, more: Partial<GitCall> = {}): GitCall {
   return { cwd: repo.root ?? repo.gitDir, ...(repo.env ? { env: repo.env } : {}), ...more };
 }
 
-/** The commit a ref points at, or null when the ref does not exist. */
+/** The commit a ref points at, or null when the ref does not exist (or is broken: see inspectRef). */
 export async function readRef(repo: Repo, ref: string): Promise<string | null> {
   const r = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], call(repo));
   const s = r.stdout.toString('utf8').trim();
   return r.code === 0 && s ? s : null;
+}
+
+/** What a ref is: absent, a commit, or broken (and why, for a person). */
+export type RefState = ({ state: 'absent' } | { state: 'commit'; sha: string } | { state: 'broken'; why: string; sha?: string }) & { has?: boolean[] };
+
+/**
+ * Tells an absent ref from a broken one, which readRef cannot: a ref file that is not an object id, an id
+ * whose object is missing, or an object that is not a commit (a blob, a tree, a tag of one). `also`: other
+ * objects to look up in the same call (`has` says which exist).
+ */
+export async function inspectRef(repo: Repo, ref: string, also: string[] = []): Promise<RefState> {
+  // The common case in one process: the ref names a commit whose tree is here.
+  const fast = await runGit(['cat-file', '--batch-check'], call(repo, { input: `${ref}\n${ref}^{tree}\n${also.map((a) => `${a}\n`).join('')}` }));
+  const [head, tree, ...rest] = fast.stdout.toString('utf8').split('\n');
+  const has = also.map((_, i) => !/ missing$/.test(rest[i] ?? ' missing'));
+  const m = /^([0-9a-f]{40,64}) commit \d+$/.exec(head ?? '');
+  if (fast.code === 0 && m && /^[0-9a-f]{40,64} tree \d+$/.test(tree ?? '') && !/broken ref/i.test(fast.stderr)) return { state: 'commit', sha: m[1]!, has };
+  const r = await runGit(['rev-parse', '--verify', ref], call(repo));
+  const sha = r.stdout.toString('utf8').trim();
+  if (r.code !== 0 || !sha) {
+    if (/ignoring broken ref|reference broken|bad ref/i.test(`${r.stderr}${fast.stderr}`)) return { state: 'broken', why: `${ref} holds something that is not an object id (a garbage ref file)` };
+    return { state: 'absent', has };
+  }
+  return { ...(await objectState(repo, ref, sha)), has };
+}
+
+/** The state of the object a ref names (`sha`): a commit whose tree is there, or broken. */
+export async function objectState(repo: Repo, ref: string, sha: string): Promise<RefState> {
+  if (/^0+$/.test(sha)) return { state: 'broken', why: `${ref} holds the null object id (a garbage ref file)` };
+  const t = await runGit(['cat-file', '-t', sha], call(repo));
+  const type = t.stdout.toString('utf8').trim();
+  if (t.code !== 0) return { state: 'broken', why: `${ref} points at ${sha}, an object this repository does not have (missing object)`, sha };
+  if (type !== 'commit') return { state: 'broken', why: `${ref} points at ${sha}, which is a ${type}, not a commit`, sha };
+  const tree = await runGit(['cat-file', '-e', `${sha}^{tree}`], call(repo));
+  if (tree.code !== 0) return { state: 'broken', why: `${ref} points at commit ${sha}, whose tree is missing (missing object)`, sha };
+  return { state: 'commit', sha };
 }
 
 export interface TreeFile {
@@ -62,19 +98,28 @@ export async function readTree(
   commit: string | null,
   dirs: string[],
   names: string[] = [],
-): Promise<{ files: Map<string, TreeFile>; names: Set<string> }> {
+): Promise<{ files: Map<string, TreeFile>; names: Set<string>; odd: TreeEntry[]; missing: string[] }> {
   const files = new Map<string, TreeFile>();
   const listed = new Set<string>();
-  if (!commit) return { files, names: listed };
+  const odd: TreeEntry[] = [];
+  const missing: string[] = [];
+  if (!commit) return { files, names: listed, odd, missing };
+  const under = (p: string, ds: string[]) => ds.some((d) => p.startsWith(`${d}/`));
   const entries = parseLsTree(await gitOk(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...dirs, ...names], call(repo)));
-  const wanted = entries.filter((e) => e.type === 'blob' && dirs.some((d) => e.path.startsWith(`${d}/`)));
-  for (const e of entries) if (e.type === 'blob' && names.some((d) => e.path.startsWith(`${d}/`))) listed.add(e.path);
+  // A gitlink (a commit entry) or anything but a regular file where lock files live is reported, never skipped.
+  for (const e of entries) if (under(e.path, dirs) && (e.type !== 'blob' || (e.mode !== '100644' && e.mode !== '100755'))) odd.push(e);
+  const wanted = entries.filter((e) => e.type === 'blob' && under(e.path, dirs));
+  for (const e of entries) if (e.type === 'blob' && under(e.path, names)) listed.add(e.path);
   if (wanted.length) {
     const { asked, input } = catFileInput(wanted.map((e) => e.sha));
     const blobs = parseCatFileBatch(await gitOk(['cat-file', '--batch'], call(repo, { input })), asked);
-    for (const e of wanted) files.set(e.path, { path: e.path, mode: e.mode, sha: e.sha, data: blobs.get(e.sha)?.data ?? Buffer.alloc(0) });
+    for (const e of wanted) {
+      const b = blobs.get(e.sha);
+      if (!b) missing.push(e.path);
+      files.set(e.path, { path: e.path, mode: e.mode, sha: e.sha, data: b?.data ?? Buffer.alloc(0) });
+    }
   }
-  return { files, names: listed };
+  return { files, names: listed, odd, missing };
 }
 
 /** The bytes of `paths` in the tree of `commit` (a path that is not a file there is left out). */
@@ -266,15 +311,51 @@ export async function fetchRef(repo: Repo, remote: string, ref: string): Promise
 
 /**
  * Pushes `next` to the remote's `ref` only if the remote is still at `old` (null: has no such ref).
- * 'moved' when someone else pushed first.
+ * 'moved' when someone else pushed first (the lease failed, or the remote lost the race for its ref lock);
+ * 'refused' when the remote said no for another reason (a pre-receive or update hook, a protected or hidden
+ * ref): retrying cannot change that, so the remote's own words are returned.
  */
-export async function pushLease(repo: Repo, remote: string, ref: string, next: string, old: string | null): Promise<'ok' | 'moved'> {
+export async function pushLease(
+  repo: Repo,
+  remote: string,
+  ref: string,
+  next: string,
+  old: string | null,
+): Promise<{ outcome: 'ok' } | { outcome: 'moved' } | { outcome: 'refused'; message: string }> {
   const r = await runGit(
     ['push', '--quiet', '--porcelain', '--no-verify', `--force-with-lease=${ref}:${old ?? ''}`, remote, `${next}:${ref}`],
     call(repo, { timeoutMs: NET_TIMEOUT_MS }),
   );
-  if (r.code === 0) return 'ok';
-  const text = `${r.stdout.toString('utf8')}\n${r.stderr}`;
-  if (/stale info|rejected|fetch first|non-fast-forward|failed to update ref|cannot lock ref/i.test(text)) return 'moved';
-  throw new GitError(`git push ${remote} ${ref} failed: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`}`);
+  if (r.code === 0) return { outcome: 'ok' };
+  return classifyPushFailure(r.stdout.toString('utf8'), r.stderr, remote, ref);
+}
+
+/** Why a push of the lock ref failed, from git's porcelain status line and the remote's messages. Pure. */
+export function classifyPushFailure(stdout: string, stderr: string, remote: string, ref: string): { outcome: 'moved' } | { outcome: 'refused'; message: string } {
+  // The porcelain line of the ref: `!\t<src>:<dst>\t[rejected] (stale info)` or `[remote rejected] (<why>)`.
+  const status = stdout.split('\n').find((l) => l.startsWith('!') && l.includes(ref)) ?? '';
+  const text = `${status}\n${stderr}`;
+  // A lost race: the lease (stale info), or the remote's own compare-and-swap of the ref (another push won).
+  if (/stale info|incorrect old value|cannot lock ref|failed to update ref|is at [0-9a-f]+ but expected|reference already exists/i.test(text)) return { outcome: 'moved' };
+  if (/rejected|declined|denied|protected|hidden ref|refusing/i.test(text)) {
+    const said = stderr
+      .split('\n')
+      .filter((l) => /^remote:/.test(l) && l.replace(/^remote:\s*/, '').trim() !== '')
+      .map((l) => l.replace(/^remote:\s*/, '').trim());
+    const why = /\[(?:remote )?rejected\]\s*\(([^)]*)\)/.exec(status)?.[1] ?? /\(([^)]*)\)\s*$/.exec(status)?.[1] ?? 'rejected';
+    return { outcome: 'refused', message: `the remote ${remote} refused the push of ${ref} (${why})${said.length ? `; it said: ${said.slice(0, 6).join(' / ')}` : ''}` };
+  }
+  throw new GitError(`git push ${remote} ${ref} failed: ${stderr.trim().split('\n')[0] ?? 'no message'}`);
+}
+
+/**
+ * Copies the objects of `commit` that `to` lacks from `from` (two repositories on this machine): one
+ * `pack-objects --revs` there, one `unpack-objects` here; `have` are commits `to` holds already (their
+ * objects are left out). Cheaper than a fetch (no negotiation, no upload-pack), for the few objects of a
+ * lock change.
+ */
+export async function copyObjects(from: Repo, to: Repo, commit: string, have: (string | null)[]): Promise<void> {
+  const revs = `${commit}\n${have.filter((h): h is string => Boolean(h)).map((h) => `^${h}\n`).join('')}`;
+  const pack = await gitOk(['pack-objects', '--revs', '--stdout', '-q'], call(from, { input: revs }));
+  await gitOk(['unpack-objects', '-q'], call(to, { input: pack }));
 }

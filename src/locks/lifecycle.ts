@@ -10,7 +10,10 @@ import { holderOf, LockLostError, type Holder } from './holder.js';
 import { legacyHolder, legacyLocks } from './legacy.js';
 import { archiveLockPath, componentArchivePath } from './paths.js';
 import { lockPathOf, parseRecord, renderRecord, stateOf, targetName, toSecond, type Claim, type LockRecord, type LockTarget } from './record.js';
-import { DEFAULT_TTL_MINUTES, formatUtc, vmIdProblem } from './schema.js';
+import { DEFAULT_TTL_MINUTES, formatUtc, MAX_TTL_MINUTES, vmIdProblem } from './schema.js';
+import { firstSighting } from './sightings.js';
+import { takeoverDecision, type Takeover } from './takeover.js';
+import { heartbeatIntervalMs } from './schedule.js';
 import { LOCK_REF, type Committed, type LockStore, type Snapshot } from './store.js';
 import { viewConflict } from './view.js';
 
@@ -102,13 +105,33 @@ function dropDeadEnded(s: LockStore, rec: LockRecord, now: Date): { rec: LockRec
   return { rec: kept, ended };
 }
 
+/**
+ * May another session's lock at `path` be taken over now (takeover.ts)? Records this machine's first
+ * sighting of its version when it is not live, so that the wait for another host's lock counts from then.
+ */
+export function mayTakeOver(s: LockStore, snap: Snapshot, path: string, rec: LockRecord, h: Holder): Takeover {
+  let seenForMs = 0;
+  const version = snap.versions.get(path);
+  if (h.state !== 'live' && version && s.opts.sightingsDir) {
+    // Only a lock that is not live needs watching: a live one changes or expires first.
+    seenForMs = firstSighting(s.opts.sightingsDir, s.opts.hub?.identity ?? s.repo.commonDir, path, version, s.monotonic).agoMs;
+  }
+  let gone: string | null = null;
+  try {
+    gone = s.opts.holderGone?.(rec, path) ?? null;
+  } catch {
+    gone = null; // a liveness probe that fails proves nothing
+  }
+  return takeoverDecision({ state: h.state, why: h.why, ttlMinutes: rec.ttlMinutes, skewSeconds: skewOf(s), lockHost: rec.host, thisHost: hostname(), gone, seenForMs });
+}
+
 /** Acquire a VM or component lock, or add a run's claim to the session's lock. */
 export async function acquire(s: LockStore, a: AcquireArgs): Promise<AcquireResult> {
   const t = targetOf(a);
   const path = lockPathOf(t, s.nd);
   const name = targetName(t);
   const ttl = a.ttlMinutes ?? DEFAULT_TTL_MINUTES;
-  if (!Number.isInteger(ttl) || ttl <= 0) throw new LockError(`ttl_minutes must be a positive whole number of minutes, not ${ttl}`);
+  if (!Number.isInteger(ttl) || ttl <= 0 || ttl > MAX_TTL_MINUTES) throw new LockError(`ttl_minutes must be a whole number of minutes from 1 to ${MAX_TTL_MINUTES} (24 h), not ${ttl}`);
   if (!a.reason.trim()) throw new LockError('a lock needs a reason: one sentence saying which test or operation, and the ticket');
   const conflict = await viewConflict(s.repo, path);
   if (conflict) throw new LockError(conflict.why, conflict.path);
@@ -127,6 +150,7 @@ export async function acquire(s: LockStore, a: AcquireArgs): Promise<AcquireResu
       body: a.body ?? (a.claim ? `Acquired by \`offhost run\` on ${hostname()} for: ${a.claim.command}\n` : `Acquired with \`offhost lock acquire\` on ${hostname()}.\n`),
       explicit: !a.claim,
       claims: claim,
+      host: hostname(),
     };
     let cur = recordAt(s, snap, t, path);
     if (!cur) {
@@ -136,19 +160,26 @@ export async function acquire(s: LockStore, a: AcquireArgs): Promise<AcquireResu
     }
     const dropped = dropDeadEnded(s, cur, now);
     cur = dropped.rec;
-    const holder = holderOf(cur, path, now, s.opts.remote ? 'remote' : 'ref', skewOf(s));
-    if (dropped.ended) holder.state = 'expired';
-    if (dropped.ended) holder.why = dropped.ended;
-    if (holder.state === 'future') {
-      if (cur.session !== a.session) return { result: { status: 'held', target: name, holder } };
+    const holder = holderOf(cur, path, now, s.mode === 'remote' ? 'remote' : 'ref', skewOf(s));
+    // A lock only runs held, whose last run's process is gone (holder-process.ts), has ended: free it now.
+    if (dropped.ended) {
+      holder.state = 'expired';
+      holder.why = dropped.ended;
+    }
+    if (holder.state === 'future' && cur.session === a.session) {
       throw new LockError(`${holder.why}; this session's lock cannot be renewed while the clock disagrees by more than the skew margin; nothing was changed`, path);
     }
     if (holder.state === 'expired' || cur.session !== a.session) {
-      if (holder.state !== 'expired') return { result: { status: 'held', target: name, holder } };
+      let why = holder.why;
+      if (cur.session !== a.session && !dropped.ended) {
+        const d = mayTakeOver(s, snap, path, cur, holder);
+        if (!d.take) return { result: { status: 'held', target: name, holder: { ...holder, why: d.why } } };
+        why = d.why;
+      }
       const arch = await archivePath(s, snap, t, now, 'expired');
-      s.log(`archived the expired lock of session ${cur.session} as ${arch} (${holder.why})`);
+      s.log(`archived the expired lock of session ${cur.session} as ${arch} (${why})`);
       const changes = new Map<string, string | null>([
-        [arch, archived(cur, note('expired', s, `${a.session} (${a.ai})`, now, a.claim ? 'offhost run' : 'offhost lock acquire', holder.why))],
+        [arch, archived(cur, note('expired', s, `${a.session} (${a.ai})`, now, a.claim ? 'offhost run' : 'offhost lock acquire', why))],
         [path, renderRecord(fresh)],
       ]);
       return { result: { status: 'acquired', target: name, file: path, archived: arch, claim: claimId }, changes, action: 'lock', ...base };
@@ -157,6 +188,14 @@ export async function acquire(s: LockStore, a: AcquireArgs): Promise<AcquireResu
     const next: LockRecord = { ...cur, heartbeat: now, explicit: cur.explicit || !a.claim, claims: [...cur.claims, ...claim] };
     return { result: { status: 'mine', target: name, file: path, claim: claimId }, changes: new Map([[path, renderRecord(next)]]), action: a.claim ? 'claim' : 'refresh', ...base };
   });
+}
+
+/**
+ * The least time between two written heartbeats of one lock: a tenth of the ttl's heartbeat interval
+ * (R4.3's intervals are ttl/4 here), at least 1 s (timestamps are to the second), at most 60 s.
+ */
+export function heartbeatSpacingMs(ttlMinutes: number): number {
+  return Math.min(60_000, Math.max(1000, Math.floor(heartbeatIntervalMs(ttlMinutes) / 10)));
 }
 
 /** The heartbeat of the last successful renewal per lock (and claim), for "could not renew in time". */
@@ -174,12 +213,14 @@ export async function heartbeat(s: LockStore, a: TargetArg & { session: string; 
       const now = toSecond(s.clock.now());
       let cur = recordAt(s, snap, t, path);
       if (!cur) throw lost(`the lock is gone from ${LOCK_REF} (released or archived)`, 'absent');
-      const h = holderOf(cur, path, now, s.opts.remote ? 'remote' : 'ref', skewOf(s));
+      const h = holderOf(cur, path, now, s.mode === 'remote' ? 'remote' : 'ref', skewOf(s));
       if (cur.session !== a.session) throw lost(`the lock was taken over by session ${cur.session}`, 'taken', h);
       if (h.state === 'expired') throw lost(`the lock expired before it was renewed (${h.why})`, 'expired', h);
       const last = cur.heartbeat ?? cur.started;
       if (last.getTime() - now.getTime() > skewOf(s) * 1000) throw lost(`the clock is ${Math.round((last.getTime() - now.getTime()) / 1000)} s behind the lock's last heartbeat, more than the ${skewOf(s)} s skew margin`, 'clock', h);
+      const before = cur;
       cur = dropDead(s, cur, now);
+      const pruned = cur !== before;
       const beat = new Date(Math.max(now.getTime(), last.getTime()));
       let claims = cur.claims;
       if (a.claim) {
@@ -187,6 +228,16 @@ export async function heartbeat(s: LockStore, a: TargetArg & { session: string; 
         claims = claims.map((c) => (c.id === a.claim ? { ...c, heartbeat: beat } : c));
       }
       const next: LockRecord = { ...cur, heartbeat: beat, claims };
+      // A heartbeat soon after the last one is not written: each lock's heartbeats commit at most once per
+      // spacing, so a process beating in a tight loop cannot win every compare-and-swap of the ref and
+      // starve the other writers. Skipping loses nothing: the lock still expires a whole ttl after the last one.
+      const spacing = heartbeatSpacingMs(cur.ttlMinutes);
+      const recent = (d: Date | undefined) => d !== undefined && now.getTime() - d.getTime() < spacing;
+      const claimBeat = a.claim ? cur.claims.find((c) => c.id === a.claim)?.heartbeat : undefined;
+      if (!pruned && recent(cur.heartbeat) && (!a.claim || recent(claimBeat))) {
+        const at = cur.heartbeat!;
+        return { result: { status: 'beat' as const, target: name, file: path, heartbeat: at, expiresAt: new Date(at.getTime() + cur.ttlMinutes * 60_000) } };
+      }
       const expiresAt = new Date(beat.getTime() + cur.ttlMinutes * 60_000);
       return { result: { status: 'beat' as const, target: name, file: path, heartbeat: beat, expiresAt }, changes: new Map([[path, renderRecord(next)]]), action: 'heartbeat', target: name, session: a.session };
     });
@@ -214,13 +265,14 @@ export async function release(s: LockStore, a: TargetArg & { session: string; ai
     let cur = recordAt(s, snap, t, path);
     if (!cur) return { result: { status: 'absent', target: name, file: path } };
     cur = dropDead(s, cur, now);
-    const holder = holderOf(cur, path, now, s.opts.remote ? 'remote' : 'ref', skewOf(s));
+    const holder = holderOf(cur, path, now, s.mode === 'remote' ? 'remote' : 'ref', skewOf(s));
     const base = { target: name, session: a.session };
     const how = a.claim ? 'offhost run' : 'offhost lock release';
     if (cur.session !== a.session) {
-      if (holder.state !== 'expired') return { result: { status: 'held', target: name, holder } };
+      const d = mayTakeOver(s, snap, path, cur, holder);
+      if (!d.take) return { result: { status: 'held', target: name, holder: { ...holder, why: d.why } } };
       const arch = await archivePath(s, snap, t, now, 'expired');
-      const changes = new Map<string, string | null>([[path, null], [arch, archived(cur, note('expired', s, a.ai ? `${a.session} (${a.ai})` : a.session, now, how, holder.why))]]);
+      const changes = new Map<string, string | null>([[path, null], [arch, archived(cur, note('expired', s, a.ai ? `${a.session} (${a.ai})` : a.session, now, how, d.why))]]);
       return { result: { status: 'released', target: name, file: path, archive: arch }, changes, action: 'archive expired', ...base };
     }
     if (t.kind === 'component') {
@@ -264,6 +316,8 @@ export interface StatusEntry {
   error?: string;
   /** Dead claims on it (removed by the next change of this lock). */
   deadClaims?: string[];
+  /** For an expired or future lock: whether this machine may take it over now, or why not yet. */
+  takeover?: string;
 }
 
 export interface StoreStatus {
@@ -274,6 +328,7 @@ export interface StoreStatus {
   /** What was found and repaired (crash leftovers, dead claims) and view problems. */
   recovered: string[];
   view: { path: string; why: string }[];
+  sharing: Sharing;
 }
 
 function targetFromPath(s: LockStore, p: string): LockTarget | null {
@@ -292,7 +347,9 @@ export async function status(s: LockStore): Promise<StoreStatus> {
       try {
         const rec = recordAt(s, snap, t, p)!;
         const dead = rec.claims.map((c) => deadClaim(c, rec, now, hostname(), skewOf(s)) && `claim ${c.id} (${c.command}): ${deadClaim(c, rec, now, hostname(), skewOf(s))}`).filter((x): x is string => Boolean(x));
-        locks.push({ file: p, holder: holderOf(rec, p, now, s.opts.remote ? 'remote' : 'ref', skewOf(s)), ...(dead.length ? { deadClaims: dead } : {}) });
+        const h = holderOf(rec, p, now, s.mode === 'remote' ? 'remote' : 'ref', skewOf(s));
+        const take = h.state === 'live' ? null : mayTakeOver(s, snap, p, rec, h);
+        locks.push({ file: p, holder: h, ...(dead.length ? { deadClaims: dead } : {}), ...(take ? { takeover: take.take ? 'may be taken over now' : take.why } : {}) });
       } catch (err) {
         locks.push({ file: p, holder: null, error: (err as Error).message });
       }
@@ -301,11 +358,51 @@ export async function status(s: LockStore): Promise<StoreStatus> {
     for (const l of await legacyLocks(s, snap, now)) branch.push(l.holder ? { file: l.file, holder: l.holder } : { file: l.file, holder: null, error: l.error ?? 'unreadable' });
     return { result: { tip: snap.tip, locks, branch } };
   }, { readOnly: true });
-  return { tip: r.tip, locks: r.locks, branch: r.branch, recovered: [...s.recovered], view: s.viewProblems };
+  return { tip: r.tip, locks: r.locks, branch: r.branch, recovered: [...s.recovered], view: s.viewProblems, sharing: sharingOf(s) };
+}
+
+/** Which clones and machines see this store's locks (docs/LOCKS.md "Which clones share a lock"). */
+export interface Sharing {
+  mode: 'remote' | 'user' | 'clone';
+  /** The remote, the user store's path, or this clone's git directory. */
+  location: string;
+  /** One sentence: who sees these locks. */
+  covers: string;
+  /** Whether every clone that can reach the VMs sees them (false: some clones or machines do not). */
+  shared: boolean;
+  notes: string[];
+}
+
+export function sharingOf(s: LockStore): Sharing {
+  const notes = [...s.sharing];
+  if (s.mode === 'remote') {
+    return { mode: 'remote', location: s.opts.remote!, covers: `shared through the remote ${s.opts.remote}: every clone, on every machine, whose lock commands go through it (each clone switches on its first lock command once this repository's locks are there)`, shared: true, notes };
+  }
+  if (s.mode === 'user') {
+    const remote = s.opts.hub?.shareRemote;
+    return {
+      mode: 'user',
+      location: s.opts.remote!,
+      covers:
+        `shared by every clone and worktree of this repository on this machine (user store ${s.opts.remote}), not with other machines: ` +
+        (remote ? `to share with them, set locks.push: true in offhost.config.yaml or run one lock command with --push (through ${remote})` : 'this clone has no remote to share them through'),
+      shared: false,
+      notes,
+    };
+  }
+  return {
+    mode: 'clone',
+    location: s.repo.commonDir,
+    covers: `this clone's own (${LOCK_REF} in ${s.repo.commonDir}): the repository has no commit yet, so its other clones cannot be recognised; make the first commit`,
+    shared: false,
+    notes,
+  };
 }
 
 export interface GcResult extends Committed {
   archived: { file: string; archive: string; session: string; why: string }[];
+  /** Expired (or future) locks of other hosts not yet seen unchanged long enough here to be archived. */
+  waiting: { file: string; session: string; why: string }[];
   migrated: string[];
 }
 
@@ -315,6 +412,7 @@ export async function gc(s: LockStore, a: { session: string }): Promise<GcResult
     const now = toSecond(s.clock.now());
     const changes = new Map<string, string | null>();
     const done: GcResult['archived'] = [];
+    const waiting: GcResult['waiting'] = [];
     const migrated: string[] = [];
     const names = await snap.archiveNames();
     const taken = (p: string) => names.has(p) || changes.has(p);
@@ -329,12 +427,17 @@ export async function gc(s: LockStore, a: { session: string }): Promise<GcResult
         continue;
       }
       const dropped = dropDeadEnded(s, rec, now);
-      const st = dropped.ended ? { state: 'expired' as const, why: dropped.ended } : stateOf(rec, now, skewOf(s));
-      if (st.state === 'expired') {
+      const st = stateOf(rec, now, skewOf(s));
+      const h = holderOf(rec, p, now, 'ref', skewOf(s));
+      const d = dropped.ended ? { take: true as const, why: dropped.ended } : st.state === 'live' ? null : mayTakeOver(s, snap, p, rec, h);
+      if (d?.take) {
         const arch = archiveOf(t);
+        const future = st.state === 'future' ? ` Its timestamps were in the future beyond the ${skewOf(s)} s skew margin (a wrong clock): archived by this machine's own observation, not by them.` : '';
         changes.set(p, null);
-        changes.set(arch, archived(rec, note('expired', s, a.session, now, 'offhost lock gc', st.why)));
-        done.push({ file: p, archive: arch, session: rec.session, why: st.why });
+        changes.set(arch, archived(rec, `${note('expired', s, a.session, now, 'offhost lock gc', d.why)}${future ? `${future}\n` : ''}`));
+        done.push({ file: p, archive: arch, session: rec.session, why: d.why });
+      } else if (d) {
+        waiting.push({ file: p, session: rec.session, why: d.why });
       } else if (dropped.rec !== rec) changes.set(p, renderRecord(dropped.rec));
     }
     for (const l of await legacyLocks(s, snap, now)) {
@@ -349,7 +452,7 @@ export async function gc(s: LockStore, a: { session: string }): Promise<GcResult
         migrated.push(l.file);
       }
     }
-    return { result: { archived: done, migrated }, changes, action: 'gc', target: `${done.length + migrated.length} lock(s)`, session: a.session };
+    return { result: { archived: done, migrated, waiting }, changes, action: 'gc', target: `${done.length + migrated.length} lock(s)`, session: a.session };
   });
 }
 

@@ -22,6 +22,8 @@ export interface LockRecord extends Pick<Lock, 'session' | 'ai' | 'started' | 'h
   target: LockTarget;
   /** Held by `offhost lock acquire`, not only by runs' claims. */
   explicit: boolean;
+  /** The host whose clock wrote it (`host:`): its expiry is judged by that clock only on that host. */
+  host?: string;
   claims: Claim[];
 }
 

@@ -47,8 +47,8 @@ class YamlFailure extends Error {
 }
 
 const LOCK_FIELD_SET = new Set<string>(LOCK_FIELDS);
-/** Fields offhost's lock store adds (src/locks/record.ts): known, not R3's, never warned about. */
-const OFFHOST_FIELD_SET = new Set<string>(['explicit', 'claims']);
+/** Fields offhost's lock store adds (src/locks/record.ts: explicit, claims, host): known, not R3's, never warned about. */
+const OFFHOST_FIELD_SET = new Set<string>(['explicit', 'claims', 'host']);
 
 function fileParts(file: string): { base: string; parent: string } {
   const parts = file.split(/[\\/]+/).filter((p) => p !== '');
@@ -205,6 +205,8 @@ export function parseLockText(text: string, file: string): ParseResult {
     }
     return (doc.toJS({ maxAliasCount: 50 }) ?? {}) as object;
   };
+  const deep = nestingProblem(block);
+  if (deep) return { lock: null, findings: [finding(file, 'lock-yaml', deep.message, deep.line, deep.column)] };
   let parsed: { data: unknown; content: string };
   try {
     // A block of only blank and comment lines holds no fields.
@@ -214,6 +216,7 @@ export function parseLockText(text: string, file: string): ParseResult {
     if (e instanceof YamlFailure) {
       return { lock: null, findings: [finding(file, 'lock-yaml', `frontmatter is not valid YAML: ${e.message}`, e.line, e.column)] };
     }
+    if (e instanceof RangeError) return { lock: null, findings: [finding(file, 'lock-yaml', `frontmatter nests too deeply to be read (offhost reads at most ${MAX_YAML_DEPTH} levels; a lock's fields are flat)`, 2, 1)] };
     return { lock: null, findings: [finding(file, 'lock-yaml', `frontmatter is not valid YAML: ${(e as Error).message}`, 1, 1)] };
   }
 
@@ -348,6 +351,51 @@ function levenshtein(a: string, b: string): number {
   return prev[b.length]!;
 }
 
+/** The deepest nesting a frontmatter may have (flow brackets or block indentation levels). */
+export const MAX_YAML_DEPTH = 64;
+
+/**
+ * Where a frontmatter nests deeper than MAX_YAML_DEPTH, found before the YAML parser (which recurses per
+ * level and would overflow the stack): flow brackets outside quotes, and block indentation levels. The
+ * block keeps the newline after the opening ---, so its first line is the file's line 2.
+ */
+export function nestingProblem(block: string): { message: string; line: number; column: number } | null {
+  let flow = 0;
+  let quote: string | null = null;
+  const indents: number[] = [];
+  const lines = block.split('\n');
+  for (let n = 0; n < lines.length; n++) {
+    const text = lines[n]!;
+    if (quote === null) {
+      const m = /^( *)(?:- +)*(\S)/.exec(text);
+      if (m && m[2] !== '#') {
+        // A list item's dash opens a level of its own: `- - - x` nests like indentation does.
+        const width = m[0].length - 1;
+        while (indents.length && indents[indents.length - 1]! >= width) indents.pop();
+        indents.push(width);
+        const dashes = (m[0].match(/- +/g) ?? []).length;
+        if (indents.length + dashes > MAX_YAML_DEPTH) {
+          return { message: `frontmatter nests more than ${MAX_YAML_DEPTH} levels deep (indentation and list items): offhost reads at most ${MAX_YAML_DEPTH}; a lock's fields are flat`, line: n + 1, column: width + 1 };
+        }
+      }
+    }
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i]!;
+      if (quote) {
+        if (c === quote) quote = quote === "'" && text[i + 1] === "'" ? (i++, quote) : null;
+        else if (c === '\\' && quote === '"') i++;
+        continue;
+      }
+      if (c === '#' && (i === 0 || /\s/.test(text[i - 1]!))) break;
+      if (c === '"' || c === "'") quote = c;
+      else if (c === '[' || c === '{') {
+        if (++flow > MAX_YAML_DEPTH) return { message: `frontmatter nests more than ${MAX_YAML_DEPTH} brackets deep: offhost reads at most ${MAX_YAML_DEPTH}; a lock's fields are flat`, line: n + 1, column: i + 1 };
+      } else if (c === ']' || c === '}') flow = Math.max(0, flow - 1);
+    }
+  }
+  return null;
+}
+
 /**
  * Reads a frontmatter without validating it as a VM lock (component locks have their own fields): the
  * top-level mapping as plain values, or null when there is none or it is not YAML.
@@ -357,7 +405,13 @@ export function readFrontmatterLoose(text: string): Record<string, unknown> | nu
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(src);
   if (!m) return null;
-  const doc = parseDocument(m[1]!, { schema: 'core', uniqueKeys: false });
+  if (nestingProblem(`\n${m[1]!}`)) return null;
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(m[1]!, { schema: 'core', uniqueKeys: false });
+  } catch {
+    return null;
+  }
   if (doc.errors.length || !isMap(doc.contents)) return null;
   try {
     return doc.toJS({ maxAliasCount: 50 }) as Record<string, unknown>;

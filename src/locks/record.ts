@@ -64,6 +64,7 @@ export function renderRecord(r: LockRecord): string {
   Object.assign(data, { session: r.session, ai: r.ai, started: formatUtc(r.started), reason: r.reason.trim() });
   if (r.heartbeat) data.heartbeat = formatUtc(r.heartbeat);
   data.ttl_minutes = r.ttlMinutes;
+  if (r.host) data.host = r.host;
   if (r.explicit) data.explicit = true;
   if (r.claims.length) data.claims = r.claims.map(claimYaml);
   const yaml = stringify(data, { lineWidth: 0, schema: 'core' });
@@ -108,6 +109,7 @@ export function parseRecord(data: Buffer | string, target: LockTarget, file: str
       claims: parseClaims(fm?.claims),
     };
     if (lock.heartbeat) r.heartbeat = lock.heartbeat;
+    if (typeof fm?.host === 'string' && fm.host) r.host = fm.host;
     return r;
   }
   return parseComponentRecord(fm, target as Extract<LockTarget, { kind: 'component' }>, bodyOf(text), shownAs);

@@ -8,6 +8,11 @@ export type LockField = (typeof LOCK_FIELDS)[number];
 export const REQUIRED_FIELDS: readonly LockField[] = ['vm', 'session', 'ai', 'started', 'reason'];
 
 export const DEFAULT_TTL_MINUTES = 120;
+/**
+ * The longest ttl_minutes (24 h): the most a lock may go without a heartbeat. A longer hold stays alive by
+ * heartbeats; a bigger number only makes an abandoned lock block its VM longer (and 1e9 for ever).
+ */
+export const MAX_TTL_MINUTES = 24 * 60;
 
 // The VM-id grammar is src/vms/id.ts (one grammar for config, locks, routes and lint).
 import { VM_ID_PATTERN, isVmId, isProductionContainer as isProductionVmId, vmIdProblem as vmIdProblemOf } from '../vms/id.js';
@@ -24,9 +29,18 @@ export function isProductionContainer(id: string): boolean {
   return isProductionVmId(id);
 }
 
-/** Why `id` is not a canonical test-VM id, or null when it is one. */
+/**
+ * Why `id` cannot be locked as a test VM, or null when it can: it must be a canonical id (src/vms/id.ts)
+ * whose env is `dev` (POLICY R2: test VMs are dev by definition; stg and prd ones are not test VMs).
+ */
 export function vmIdProblem(id: string): string | null {
-  return vmIdProblemOf(id);
+  const p = vmIdProblemOf(id);
+  if (p) return p;
+  const env = /^s\.[^.]+\.(dev|stg|prd)-/.exec(id)?.[1];
+  if (env !== 'dev') {
+    return `is a ${env} VM, not a test VM: POLICY R2 says test VMs are dev by definition (s.<host>.dev-<target>), so only dev VMs are locked as test VMs; lock a dev VM such as s.khost1.dev-linux-koda`;
+  }
+  return null;
 }
 
 /** Strict ISO-8601 UTC: `2026-05-19T22:30:00Z`, optional fraction of a second, always `Z`. */
@@ -98,6 +112,7 @@ export const lockFrontmatterSchema = z
       .number({ error: () => 'must be a whole number of minutes without quotes, e.g. ttl_minutes: 60' })
       .int({ error: () => 'must be a whole number of minutes, e.g. ttl_minutes: 60' })
       .positive({ error: () => 'must be a positive number of minutes, e.g. ttl_minutes: 60' })
+      .max(MAX_TTL_MINUTES, { error: () => `is over the ${MAX_TTL_MINUTES}-minute (24 h) bound: a lock kept longer is kept alive by heartbeats, e.g. ttl_minutes: 120` })
       .optional(),
   })
   .loose();

@@ -9,13 +9,16 @@
 // user's HEAD, index and working tree are never read for a decision (except, read-only, locks committed by
 // hand to the branch: legacy.ts) and never written (except the ignored read-only view: view.ts).
 import { hostname } from 'node:os';
-import { GitError, LockError, isOffhostError } from '../errors.js';
+import { GitError, LockError, LockPushRefusedError, LockStoreBrokenError, isOffhostError } from '../errors.js';
 import type { Clock } from '../types.js';
 import {
   buildCommit,
   casRef,
+  copyObjects,
   fetchRef,
   hasObject,
+  inspectRef,
+  objectState,
   openRepoAt,
   pushLease,
   readRef,
@@ -28,6 +31,9 @@ import {
 import { runGit } from '../git/run.js';
 import { ACTIVE_DIR, ARCHIVE_DIR, COMPONENT_DIR, DEFAULT_NOTICES_DIR } from './paths.js';
 import { refreshView, type ViewProblem } from './view.js';
+import { ensureUserStore, markerText, parseMarker, remoteNamed, remoteUrl, repoIdentity, SHARED_THROUGH, sightingsDir, type HubMode } from './hub.js';
+import { systemMonotonic, type Monotonic } from './sightings.js';
+import type { LockRecord } from './lock-types.js';
 
 export const LOCK_REF = 'refs/offhost/locks';
 
@@ -49,6 +55,22 @@ export interface LockStoreOptions {
   view?: boolean;
   /** Give up a transaction that keeps losing the compare-and-swap after this long (default 60 s). */
   deadlineMs?: number;
+  /**
+   * Where the repository's locks are shared (hub.ts). `userStore`: the per-user bare repository `remote`
+   * points at in user mode; `shareRemote`: the clone's remote to share through when asked (`wantRemote`:
+   * config or --push, or the remote already holds the ref); `forbidRemote`: --no-push (refused once the
+   * repository's locks are shared through a remote).
+   */
+  hub?: { userStore?: string; shareRemote?: string; wantRemote?: boolean; forbidRemote?: boolean; identity?: string };
+  /** This machine's monotonic clock (sightings.ts); default the system's. */
+  monotonic?: Monotonic;
+  /** Where first sightings of other hosts' lock versions are kept (default none: every sighting is new). */
+  sightingsDir?: string;
+  /**
+   * The seam for "the holder is proven gone" (its process on this host no longer runs...): a sentence
+   * saying why, or null. A lock whose holder is gone may be taken over at once (takeover.ts).
+   */
+  holderGone?: (rec: LockRecord, file: string) => string | null;
 }
 
 /** What a transaction reads: the files of the lock ref's tip under the active folders. */
@@ -60,6 +82,10 @@ export interface Snapshot {
   archiveNames(): Promise<Set<string>>;
   /** Bytes of some paths at this tip (archives, for the legacy check). */
   read(paths: string[]): Promise<Map<string, Buffer>>;
+  /** The blob id of each active file (a version: any heartbeat changes it). */
+  versions: Map<string, string>;
+  /** In the user store: the marker saying the locks are shared through a remote now. */
+  movedTo: { url: string; name?: string; joined: boolean } | null;
 }
 
 /** What a decision returns: a result, and the file changes that make it true (none: nothing to write). */
@@ -78,11 +104,29 @@ export interface Committed {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * The wait after losing a compare-and-swap: "full jitter" (a uniform draw up to an exponential cap of 5 ms
+ * .. 400 ms), so that writers who collided do not collide again in step. Heartbeats commit at most once
+ * per lock per spacing (lifecycle.ts), so a steady heartbeat leaves gaps a writer's transaction fits in.
+ */
+function backoff(attempt: number): number {
+  return Math.random() * Math.min(400, 5 * 2 ** Math.min(attempt, 10)) + 2;
+}
+
+/** `session started` of a lock file's text (its hold), for "was this hold archived already". */
+function holdOf(text: string): string | null {
+  const session = /^session:\s*(\S+)\s*$/m.exec(text)?.[1];
+  const started = /^started:\s*(\S+)\s*$/m.exec(text)?.[1];
+  return session && started ? `${session} ${started.replace(/^['"]|['"]$/g, '')}` : null;
+}
+
 export class LockStore {
   readonly nd: string;
   readonly dirs: { active: string; archive: string; components: string; componentArchive: string };
   /** What this store found and repaired (stale private files, a stale ref lock, dead claims, ...). */
   readonly recovered: string[] = [];
+  /** Notes for `lock status` on how the locks are shared (a switch to a remote, a join). */
+  readonly sharing: string[] = [];
   viewProblems: ViewProblem[] = [];
 
   constructor(
@@ -118,100 +162,330 @@ export class LockStore {
     return t.replace(/\{(action|target|session)\}/g, (_, k: string) => String((p as unknown as Record<string, string>)[k] ?? ''));
   }
 
-  /** The snapshot of a tip. */
-  async snapshot(tip: string | null): Promise<Snapshot> {
-    const { files } = await readTree(this.repo, tip, [this.dirs.active, this.dirs.components]);
+  /** Where this store's locks are shared now: 'remote', 'user' (the per-user store) or 'clone' (its own). */
+  get mode(): HubMode {
+    if (!this.opts.remote) return 'clone';
+    return this.opts.remote === this.opts.hub?.userStore ? 'user' : 'remote';
+  }
+
+  get monotonic(): Monotonic {
+    return this.opts.monotonic ?? systemMonotonic;
+  }
+
+  /** Where the lock ref of this store lives, for messages: the remote, the user store, or this clone. */
+  get where(): string {
+    return this.mode === 'remote' ? `${LOCK_REF} on ${this.opts.remote}` : this.mode === 'user' ? `${LOCK_REF} in the user store ${this.opts.remote}` : LOCK_REF;
+  }
+
+  private broken(why: string, file?: string): LockStoreBrokenError {
+    return new LockStoreBrokenError(
+      `the lock store is broken: ${why}. It is not read as empty (a holder could be hidden); nothing was changed. ` +
+        `Run \`offhost lock repair\` to archive what can still be read and start a new tip (docs/LOCKS.md "Repair")`,
+      file,
+    );
+  }
+
+  private storeRepo: Repo | null = null;
+  /** What the last base() read: the hub's tip and this clone's copy then (user mode). */
+  private lastBase: { tip: string | null; local: string | null } | null = null;
+
+  /**
+   * The repository whose lock ref this store decides on and builds commits in: the user store itself in
+   * user mode (a bare repository on this machine: no push or fetch inside the retry loop), else the clone.
+   */
+  db(): Repo {
+    if (this.mode !== 'user') return this.repo;
+    const dir = this.opts.remote!;
+    if (!this.storeRepo || this.storeRepo.gitDir !== dir) this.storeRepo = { root: null, gitDir: dir, commonDir: dir, ...(this.repo.env ? { env: this.repo.env } : {}) };
+    return this.storeRepo;
+  }
+
+  /** The snapshot of a tip (in `repo`, default the store's db). */
+  async snapshot(tip: string | null, repo: Repo = this.db()): Promise<Snapshot> {
+    let tree: Awaited<ReturnType<typeof readTree>>;
+    try {
+      tree = await readTree(repo, tip, [this.dirs.active, this.dirs.components, '.offhost']);
+    } catch (err) {
+      throw this.broken(`${this.where} points at commit ${tip}, whose tree cannot be read (${(err as Error).message.split('\n')[0]})`);
+    }
+    for (const e of tree.odd) {
+      if (e.path.startsWith('.offhost/')) continue;
+      const what = e.type === 'commit' ? 'a gitlink (a submodule commit)' : e.mode === '120000' ? 'a symbolic link' : e.type === 'tree' ? 'a folder' : `an entry of mode ${e.mode}`;
+      throw this.broken(`${e.path} in ${this.where} at ${tip?.slice(0, 12)} is ${what}, not a lock file`, `${LOCK_REF}:${e.path}`);
+    }
+    if (tree.missing.length) throw this.broken(`the object of ${tree.missing[0]} in ${this.where} at ${tip?.slice(0, 12)} is missing (${tree.missing.length} file(s))`, `${LOCK_REF}:${tree.missing[0]}`);
     let names: Set<string> | null = null;
     const m = new Map<string, Buffer>();
-    for (const [p, f] of files) {
-      if (f.mode === '120000') throw new LockError(`is a symbolic link on ${LOCK_REF}: a lock is a file; nothing was changed. Repair the ref with \`git update-ref\` to a commit without it`, `${LOCK_REF}:${p}`);
+    const versions = new Map<string, string>();
+    let marker: Buffer | undefined;
+    for (const [p, f] of tree.files) {
+      if (p === SHARED_THROUGH) marker = f.data;
+      if (p.startsWith('.offhost/')) continue;
       m.set(p, f.data);
+      versions.set(p, f.sha);
     }
     return {
       tip,
       files: m,
+      versions,
+      movedTo: parseMarker(marker),
       archiveNames: async () => {
-        if (!names) names = (await readTree(this.repo, tip, [], [this.dirs.archive, this.dirs.componentArchive])).names;
+        if (!names) names = (await readTree(repo, tip, [], [this.dirs.archive, this.dirs.componentArchive])).names;
         return names;
       },
-      read: (paths: string[]) => readPaths(this.repo, tip, paths),
+      read: (paths: string[]) => readPaths(repo, tip, paths),
     };
   }
 
-  /** The tip the next decision is based on: the remote's (fetched) with a remote, else the local ref. */
+  /** This clone's own copy of the lock ref: absent, a commit, or a LockStoreBrokenError. */
+  private async localTip(): Promise<string | null> {
+    const st = await inspectRef(this.repo, LOCK_REF);
+    if (st.state === 'broken') throw this.broken(`this clone's ${st.why}`, LOCK_REF);
+    return st.state === 'commit' ? st.sha : null;
+  }
+
+  /** The tip the next decision is based on, in db(): the user store's, the remote's (fetched), or this clone's. */
   private async base(): Promise<string | null> {
-    const local = await readRef(this.repo, LOCK_REF);
+    if (this.mode === 'user') return this.userBase();
+    const local = await this.localTip();
     if (!this.opts.remote) return local;
     const remote = this.opts.remote;
     for (let i = 0; i < 20; i++) {
       const tip = await remoteRef(this.repo, remote, LOCK_REF);
-      if (tip === null) return null;
-      if (!(await hasObject(this.repo, tip))) await fetchRef(this.repo, remote, LOCK_REF);
-      if (!(await hasObject(this.repo, tip))) continue; // moved between ls-remote and fetch
+      if (tip === null) {
+        // The hub has no lock history yet: this clone's own (made before its locks were shared) becomes it.
+        if (!local) return null;
+        const r = await pushLease(this.repo, remote, LOCK_REF, local, null);
+        if (r.outcome === 'refused') throw new LockPushRefusedError(`${r.message}; nothing was changed`);
+        if (r.outcome === 'ok') this.sharing.push(`this clone's lock history was not shared yet: it is now the history of ${this.where}`);
+        continue;
+      }
+      if (/^0+$/.test(tip)) throw this.broken(`${this.where} holds something that is not an object id (a garbage ref file)`);
+      if (!(await hasObject(this.repo, tip))) {
+        try {
+          await fetchRef(this.repo, remote, LOCK_REF);
+        } catch (err) {
+          // The hub names an object it cannot send: broken there, not a race.
+          throw this.broken(`${this.where} points at ${tip}, which cannot be fetched (${(err as Error).message.split('\n')[0]})`);
+        }
+      }
+      const st = await objectState(this.repo, LOCK_REF, tip);
+      if (st.state === 'broken') {
+        if (/missing/.test(st.why) && i < 3) continue; // moved between ls-remote and fetch
+        throw this.broken(`${this.where}: ${st.why.replace(`${LOCK_REF} `, '')}`);
+      }
+      if (local !== tip && local !== null && !(await this.isAncestor(this.repo, local, tip))) {
+        // This clone has lock history the hub lacks: its live locks are copied there first, never hidden.
+        if (await this.join(await this.snapshot(local, this.repo), `this clone's local lock history`)) continue;
+      }
       if (local !== tip) await this.follow(local, tip);
       return tip;
     }
-    throw new LockError(`${LOCK_REF} on ${remote} kept moving while offhost fetched it; nothing was changed, try again`);
+    throw new LockError(`${this.where} kept moving while offhost fetched it; nothing was changed, try again`);
   }
 
-  /** Moves the local ref to the remote's tip; a local history the remote does not have is kept aside. */
-  private async follow(local: string | null, tip: string): Promise<void> {
-    if (local) {
-      const anc = await runGit(['merge-base', '--is-ancestor', local, tip], { cwd: this.repo.gitDir, ...(this.repo.env ? { env: this.repo.env } : {}) });
-      if (anc.code !== 0) {
-        const aside = `refs/offhost/diverged/${this.clock.now().toISOString().replace(/[:.]/g, '-')}`;
-        await casRef(this.repo, aside, local, null, 'offhost: local lock history not on the remote');
-        this.note(`the local lock history had commits the remote ${this.opts.remote} does not have; they are kept at ${aside} and the remote's history is used (it is the shared truth)`);
+  /** The user store's tip; this clone's history the store never had is copied in first (never hidden). */
+  private async userBase(): Promise<string | null> {
+    const store = this.db();
+    for (let i = 0; i < 50; i++) {
+      const local = await this.localTip();
+      const st = await inspectRef(store, LOCK_REF, local ? [`${local}^{commit}`] : []);
+      if (st.state === 'broken') throw this.broken(`the user store's ${st.why}`);
+      const tip = st.state === 'commit' ? st.sha : null;
+      this.lastBase = { tip, local };
+      if (local === null || local === tip || st.has?.[0]) return tip;
+      if (tip === null) {
+        // The store is new: this clone's lock history (from before its locks were shared) becomes its history.
+        const r = await pushLease(this.repo, store.gitDir, LOCK_REF, local, null);
+        if (r.outcome === 'ok') this.sharing.push(`this clone's lock history is now the history of the user store ${store.gitDir}`);
+        if (r.outcome === 'refused') throw new LockPushRefusedError(`${r.message}; nothing was changed`);
+        continue;
       }
+      await this.join(await this.snapshot(local, this.repo), `this clone's local lock history`);
+      // Joined (or nothing to join): this clone's copy follows the store, its own history kept aside.
+      const now = await inspectRef(store, LOCK_REF);
+      if (now.state === 'commit') {
+        await copyObjects(store, this.repo, now.sha, []);
+        await this.follow(local, now.sha);
+      }
+      if ((await readRef(this.repo, LOCK_REF)) === (now.state === 'commit' ? now.sha : null)) return now.state === 'commit' ? now.sha : null;
     }
-    await casRef(this.repo, LOCK_REF, tip, local, 'offhost: follow the remote', (w) => this.note(w));
+    throw new LockError(`${this.where} kept moving while offhost read it; nothing was changed, try again`);
+  }
+
+  /**
+   * In user mode: this clone's copy follows the user store's tip (so git show/log and the view work here).
+   * `known`: this clone's copy as base() read it (skips a read), when the caller knows it.
+   */
+  private async followStore(tip: string | null, known?: string | null): Promise<void> {
+    if (this.mode !== 'user' || tip === null) return;
+    const local = known !== undefined ? known : await readRef(this.repo, LOCK_REF);
+    if (local === tip) return;
+    if (!(await hasObject(this.repo, tip))) await copyObjects(this.db(), this.repo, tip, [local]);
+    await this.follow(local, tip, known !== undefined && this.lastBase?.tip === local);
+  }
+
+  private async isAncestor(repo: Repo, a: string, b: string): Promise<boolean> {
+    const anc = await runGit(['merge-base', '--is-ancestor', a, b], { cwd: repo.gitDir, ...(repo.env ? { env: repo.env } : {}) });
+    return anc.code === 0;
+  }
+
+  /** The hub's tip and a snapshot of it, for join: the remote's (fetched) or the user store's. */
+  private async hubSnapshot(): Promise<Snapshot> {
+    if (this.mode === 'user') {
+      const st = await inspectRef(this.db(), LOCK_REF);
+      if (st.state === 'broken') throw this.broken(`the user store's ${st.why}`);
+      return this.snapshot(st.state === 'commit' ? st.sha : null);
+    }
+    const tip = await remoteRef(this.repo, this.opts.remote!, LOCK_REF);
+    if (tip && !(await hasObject(this.repo, tip))) await fetchRef(this.repo, this.opts.remote!, LOCK_REF);
+    return this.snapshot(tip, this.repo);
+  }
+
+  /** Swaps the hub's ref from `old` to `next` (built in db()): compare-and-swap, push with a lease. */
+  private async swap(next: string, old: string | null, why: string): Promise<'ok' | 'moved'> {
+    if (this.mode === 'remote') {
+      const r = await pushLease(this.repo, this.opts.remote!, LOCK_REF, next, old);
+      if (r.outcome === 'refused') throw new LockPushRefusedError(`${r.message}; nothing was changed, and offhost does not retry a refusal`);
+      if (r.outcome === 'ok') {
+        const local = await readRef(this.repo, LOCK_REF);
+        if (local === old || local === null) await casRef(this.repo, LOCK_REF, next, local, `offhost: ${why}`, (w) => this.note(w));
+      }
+      return r.outcome;
+    }
+    return casRef(this.db(), LOCK_REF, next, old, `offhost: ${why}`, (w) => this.note(w));
+  }
+
+  /**
+   * Copies the live active locks of `from` that the hub lacks into the hub (one commit, compare-and-swap),
+   * skipping a lock the hub already archived (same session and start). True when it wrote something.
+   */
+  async join(from: Snapshot, what: string): Promise<boolean> {
+    if (this.mode === 'clone' || from.files.size === 0) return false;
+    for (let i = 0; i < 50; i++) {
+      const hub = await this.hubSnapshot();
+      const names = [...(await hub.archiveNames())];
+      const adds = new Map<string, string>();
+      for (const [p, data] of from.files) {
+        if (hub.files.has(p)) continue;
+        const text = data.toString('utf8');
+        const hold = holdOf(text);
+        if (!hold) continue;
+        const stem = p.slice(p.lastIndexOf('/') + 1).replace(/\.md$/, '');
+        const candidates = names.filter((n) => n.slice(n.lastIndexOf('/') + 1).startsWith(`${stem}-`));
+        const archivedHolds = new Set<string>();
+        if (candidates.length) for (const b of (await hub.read(candidates)).values()) archivedHolds.add(holdOf(b.toString('utf8')) ?? '');
+        if (archivedHolds.has(hold)) continue;
+        adds.set(p, text);
+      }
+      if (adds.size === 0) return false;
+      const db = this.mode === 'user' ? this.db() : this.repo;
+      const commit = await buildCommit(db, hub.tip, adds, `offhost: join ${adds.size} lock(s) from ${what}`, { name: 'offhost (join)', email: `offhost@${this.host}` });
+      if ((await this.swap(commit, hub.tip, 'join')) === 'ok') {
+        this.sharing.push(`copied ${[...adds.keys()].join(', ')} from ${what} into ${this.where}, so that no holder is hidden`);
+        return true;
+      }
+      await sleep(backoff(i));
+    }
+    throw new LockError(`${this.where} kept moving while offhost copied ${what} into it; nothing was changed, try again`);
+  }
+
+  /** Moves the local ref to the hub's tip; a local history the hub does not have is kept aside. */
+  private async follow(local: string | null, tip: string, descends = false): Promise<void> {
+    if (local && !descends && !(await this.isAncestor(this.repo, local, tip))) {
+      const aside = `refs/offhost/diverged/${this.clock.now().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
+      await casRef(this.repo, aside, local, null, 'offhost: local lock history not on the hub');
+      this.note(`this clone's copy of ${LOCK_REF} had history ${this.where} does not have (its live locks were copied there); it is kept at ${aside}`);
+    }
+    const r = await casRef(this.repo, LOCK_REF, tip, local, 'offhost: follow the hub', (w) => this.note(w));
+    void r; // 'moved': another process of this clone followed first
+  }
+
+  /**
+   * In the user store: the marker says the repository's locks are shared through a remote now. Copies the
+   * user store's live locks there (once: the marker then says `joined`), and turns this store to the remote.
+   */
+  private async adopt(snap: Snapshot, marker: { url: string; name?: string; joined: boolean }): Promise<void> {
+    const { url, joined } = marker;
+    const store = this.db();
+    if (this.opts.hub?.forbidRemote) {
+      throw new LockError(
+        `this repository's locks are shared through the remote ${url} (the user store ${store.gitDir} says so): --no-push would take a lock no other clone sees, so it is refused; nothing was changed. Drop --no-push`,
+      );
+    }
+    const name = await remoteNamed(this.repo, url, marker.name);
+    this.opts.remote = name;
+    if (!joined) {
+      await this.join(snap, `the user store ${store.gitDir}`);
+      // Marked joined on the user store (a compare-and-swap; losing it only means another process did it).
+      const done = await buildCommit(store, snap.tip, new Map([[SHARED_THROUGH, markerText(url, marker.name ?? name, true)]]), 'offhost: locks shared through the remote (joined)', { name: 'offhost (share)', email: `offhost@${this.host}` });
+      await casRef(store, LOCK_REF, done, snap.tip, 'offhost: joined').catch(() => undefined);
+    }
+  }
+
+  /** In the user store: writes the marker that moves this repository's locks to `remoteName`. */
+  private async markShared(snap: Snapshot, remoteName: string): Promise<'ok' | 'moved'> {
+    const url = await this.remoteUrlOf(remoteName);
+    const store = this.db();
+    const commit = await buildCommit(store, snap.tip, new Map([[SHARED_THROUGH, markerText(url, remoteName, false)]]), `offhost: locks shared through ${url}`, { name: 'offhost (share)', email: `offhost@${this.host}` });
+    const r = await casRef(store, LOCK_REF, commit, snap.tip, 'offhost: shared through a remote');
+    if (r === 'ok') this.sharing.push(`this repository's locks are shared through ${remoteName} (${url}) from now on, for every clone on this machine (marked in ${store.gitDir})`);
+    return r;
+  }
+
+  private async remoteUrlOf(name: string): Promise<string> {
+    const r = await runGit(['remote', 'get-url', name], { cwd: this.repo.root ?? this.repo.gitDir, ...(this.repo.env ? { env: this.repo.env } : {}) });
+    const url = r.stdout.toString('utf8').trim();
+    if (r.code !== 0 || !url) throw new LockError(`this clone has no remote '${name}' to share its locks through (\`git remote -v\`); nothing was changed`);
+    return url;
   }
 
   /**
    * The one transaction. `decide` is called on a fresh snapshot every attempt and must not have effects
    * outside its result; its changes are committed on that snapshot's tip and the ref is swapped, or the
-   * whole thing is retried on the new tip.
+   * whole thing is retried on the new tip (only when the ref moved: a refusal is final).
    */
   async transact<R>(decide: (s: Snapshot) => Promise<Plan<R>>, how: { readOnly?: boolean } = {}): Promise<R & Committed> {
-    const deadline = Date.now() + (this.opts.deadlineMs ?? 60_000);
-    let delay = 5;
+    const deadlineMs = this.opts.deadlineMs ?? 60_000;
+    const deadline = Date.now() + deadlineMs;
     for (let attempt = 0; ; attempt++) {
       let tip: string | null;
       try {
         tip = await this.base();
       } catch (err) {
         // A read (status) still answers when the remote cannot be reached: from this clone's copy, saying so.
-        if (!how.readOnly || !this.opts.remote) throw this.unchanged(err);
-        tip = await readRef(this.repo, LOCK_REF);
+        if (!how.readOnly || this.mode !== 'remote' || isOffhostError(err)) throw this.unchanged(err);
+        tip = await this.localTip();
         this.note(`the remote ${this.opts.remote} could not be read (${(err as Error).message.split('\n')[0]}): showing this clone's copy of ${LOCK_REF}`);
       }
-      const snap = await this.snapshot(tip);
+      const snap = await this.snapshot(tip, this.mode === 'remote' ? this.repo : this.db());
+      if (this.mode === 'user') {
+        if (snap.movedTo) {
+          await this.adopt(snap, snap.movedTo);
+          continue;
+        }
+        const want = this.opts.hub?.wantRemote && this.opts.hub.shareRemote;
+        if (want && !how.readOnly) {
+          if ((await this.markShared(snap, this.opts.hub!.shareRemote!)) === 'moved') await sleep(backoff(attempt));
+          continue;
+        }
+      }
       const plan = await decide(snap);
       if (!plan.changes || plan.changes.size === 0) {
+        await this.followStore(snap.tip, this.lastBase?.tip === snap.tip ? this.lastBase.local : undefined).catch(() => undefined);
         await this.view(snap.files, snap.tip);
         return { ...plan.result, commit: null, pushed: false };
       }
       let commit: string;
-      try {
-        commit = await buildCommit(this.repo, tip, plan.changes, this.message(plan), { name: `offhost (${plan.session ?? 'lock'})`, email: `offhost@${this.host}` });
-      } catch (err) {
-        throw this.unchanged(err);
-      }
       let swapped: 'ok' | 'moved';
       try {
-        if (this.opts.remote) {
-          swapped = await pushLease(this.repo, this.opts.remote, LOCK_REF, commit, tip);
-          if (swapped === 'ok') {
-            const local = await readRef(this.repo, LOCK_REF);
-            if (local === tip || local === null) await casRef(this.repo, LOCK_REF, commit, local, `offhost: ${plan.action ?? 'change'}`, (w) => this.note(w));
-          }
-        } else {
-          swapped = await casRef(this.repo, LOCK_REF, commit, tip, `offhost: ${plan.action ?? 'change'}`, (w) => this.note(w));
-        }
+        commit = await buildCommit(this.db(), tip, plan.changes, this.message(plan), { name: `offhost (${plan.session ?? 'lock'})`, email: `offhost@${this.host}` });
+        swapped = await this.swap(commit, tip, plan.action ?? 'change');
       } catch (err) {
         throw this.unchanged(err);
       }
       if (swapped === 'ok') {
+        await this.followStore(commit, this.lastBase?.tip === tip ? this.lastBase.local : undefined).catch((err: Error) => this.note(`this clone's copy of ${LOCK_REF} could not follow the user store (${err.message.split('\n')[0]}); the next lock command retries`));
         const files = new Map(snap.files);
         for (const [p, c] of plan.changes) {
           if (!p.startsWith(`${this.dirs.active}/`) && !p.startsWith(`${this.dirs.components}/`)) continue;
@@ -219,13 +493,12 @@ export class LockStore {
           else files.set(p, Buffer.from(c, 'utf8'));
         }
         await this.view(files, commit);
-        return { ...plan.result, commit, pushed: Boolean(this.opts.remote) };
+        return { ...plan.result, commit, pushed: this.mode === 'remote' };
       }
       if (Date.now() > deadline) {
-        throw new LockError(`${LOCK_REF}${this.opts.remote ? ` on ${this.opts.remote}` : ''} kept changing under ${attempt + 1} attempts for ${Math.round((this.opts.deadlineMs ?? 60_000) / 1000)} s; nothing was changed by this command, try again`);
+        throw new LockError(`${this.where} kept changing under ${attempt + 1} attempts for ${Math.round(deadlineMs / 1000)} s (other writers won every compare-and-swap); nothing was changed by this command, try again`);
       }
-      await sleep(delay + Math.random() * delay);
-      delay = Math.min(delay * 2, 250);
+      await sleep(backoff(attempt));
     }
   }
 
@@ -252,10 +525,66 @@ export class LockStore {
   }
 }
 
-/** Opens the store of the repository holding `opts.repoDir`, removing private files crashed processes left. */
-export async function openLockStore(opts: LockStoreOptions): Promise<LockStore> {
+/** How a command asks for the repository's sharing mode to be found (hub.ts). */
+export interface ShareRequest {
+  /** The clone's remote to share through (config `locks.remote`, default origin). */
+  remoteName: string;
+  /** --push (true) / --no-push (false) / neither (undefined). */
+  flag?: boolean;
+  /** `locks.push: true` in the configuration. */
+  configPush: boolean;
+  /** Ask the remote whether it holds refs/offhost/locks already (the repository's locks are shared there). */
+  probeRemote: boolean;
+}
+
+/**
+ * Opens the store of the repository holding `opts.repoDir`, removing private files crashed processes left.
+ * With `share`, the store goes where the repository's locks are shared (user store or remote), whatever
+ * this call's flags say: a flag can ask to start sharing through the remote, never to leave it.
+ */
+export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequest }): Promise<LockStore> {
   const repo = await openRepoAt(opts.repoDir, opts.env);
-  const store = new LockStore(repo, opts);
+  const { share, ...rest } = opts;
+  const o: LockStoreOptions = { ...rest };
+  const early: string[] = [];
+  if (share) {
+    const env = opts.env ?? process.env;
+    const identity = await repoIdentity(repo);
+    const hasRemote = (await remoteUrl(repo, share.remoteName)) !== null;
+    if (share.flag === true && !hasRemote) throw new LockError(`--push: this clone has no remote '${share.remoteName}' to share its locks through (\`git remote -v\`; config locks.remote names another); nothing was changed`);
+    let want = share.flag === true || share.configPush;
+    if (identity) {
+      const userStore = await ensureUserStore(env, identity);
+      o.sightingsDir ??= sightingsDir(env);
+      o.remote = userStore;
+      const marked = (await runGit(['cat-file', '-e', `${LOCK_REF}:${SHARED_THROUGH}`], { cwd: userStore, env })).code === 0;
+      if (!marked && !want && hasRemote && share.probeRemote) {
+        try {
+          const theirs = await remoteRef(repo, share.remoteName, LOCK_REF);
+          // A version the user store holds is this machine's own history (a clone cloned from another clone
+          // on this machine shows that clone's copy): the same store, not a shared one.
+          const ours = theirs !== null && (await runGit(['cat-file', '-e', `${theirs}^{commit}`], { cwd: userStore, env })).code === 0;
+          if (theirs !== null && !ours) {
+            if (share.flag === false) {
+              throw new LockError(
+                `the remote ${share.remoteName} holds ${LOCK_REF}: this repository's locks are shared there, and --no-push would take a lock the other clones and machines do not see; nothing was changed. Drop --no-push`,
+              );
+            }
+            want = true;
+            early.push(`the remote ${share.remoteName} holds ${LOCK_REF}: this repository's locks are shared there, so this clone's go there too`);
+          }
+        } catch (err) {
+          if (err instanceof LockError) throw err;
+          early.push(`could not ask the remote ${share.remoteName} whether it holds ${LOCK_REF} (${(err as Error).message.split('\n')[0]}): locks stay in the user store (this machine's clones only)`);
+        }
+      }
+      o.hub = { userStore, identity, ...(hasRemote ? { shareRemote: share.remoteName } : {}), wantRemote: want, forbidRemote: share.flag === false };
+    } else if (want && hasRemote) {
+      o.remote = share.remoteName;
+    }
+  }
+  const store = new LockStore(repo, o);
+  for (const e of early) store.sharing.push(e);
   for (const f of removeStaleTemp(repo)) store.note(`removed ${f}, a private index of an offhost process that no longer runs`);
   return store;
 }

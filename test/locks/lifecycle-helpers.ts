@@ -1,6 +1,6 @@
 // Helpers for the lock lifecycle, race and run tests: real temp git repositories and the built CLI.
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -51,7 +51,9 @@ export function tempRepo(name = 'repo'): string {
   mkdirSync(dir, { recursive: true });
   g(dir, 'init', '-q', '-b', 'main');
   configure(dir);
-  writeFileSync(join(dir, 'README.md'), '# test repo\n');
+  // A root commit of its own: the lock store is per repository identity (its first root commit), and two
+  // repositories made alike in the same second would otherwise be one repository to offhost.
+  writeFileSync(join(dir, 'README.md'), `# test repo ${Math.random().toString(36).slice(2)}\n`);
   writeFileSync(join(dir, 'a.txt'), 'a\n');
   writeFileSync(join(dir, 'b.txt'), 'b\n');
   g(dir, 'add', 'README.md', 'a.txt', 'b.txt');
@@ -157,4 +159,34 @@ export function refLog(dir: string, ref = REF): string[] {
 
 export function sessionEnv(session: string, ai = 'claude'): Record<string, string> {
   return { OFFHOST_SESSION: session, OFFHOST_AI: ai };
+}
+
+/** Private files offhost left in a clone's git directory and in the user stores (none after any command). */
+export function strayPrivateFiles(dir: string): string[] {
+  const out: string[] = [];
+  const tmpOf = (gitDir: string) => {
+    try {
+      for (const n of readdirSync(join(gitDir, 'offhost', 'tmp'))) out.push(join(gitDir, 'offhost', 'tmp', n));
+    } catch {
+      /* none */
+    }
+  };
+  tmpOf(join(dir, '.git'));
+  const stores = join(HOME, '.local/state/offhost/lock-stores');
+  try {
+    for (const s of readdirSync(stores)) tmpOf(join(stores, s));
+  } catch {
+    /* none */
+  }
+  return out;
+}
+
+/** The user stores of this test file's HOME. */
+export function userStores(): string[] {
+  const dir = join(HOME, '.local/state/offhost/lock-stores');
+  try {
+    return readdirSync(dir).filter((n) => n.endsWith('.git')).map((n) => join(dir, n));
+  } catch {
+    return [];
+  }
 }

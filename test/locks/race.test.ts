@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIVE, REF, VM, archives, bareWithClones, ensureBuilt, g, makeUserWork, offhost, read, sessionEnv, snapshot, tempRepo } from './lifecycle-helpers.js';
+import { ACTIVE, REF, VM, archives, bareWithClones, ensureBuilt, g, makeUserWork, offhost, read, sessionEnv, snapshot, strayPrivateFiles, tempRepo } from './lifecycle-helpers.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -41,12 +41,12 @@ describe('N parallel acquires in one checkout', () => {
       expect(g(dir, 'status', '--porcelain', '--', 'meta')).toBe('');
       // No temporary files left behind: the view holds the lock alone, no private index remains.
       expect(readdirSync(join(dir, 'meta/context/notices/vm-active'))).toEqual([`lock-${VM}.md`]);
-      expect(readdirSync(join(dir, '.git', 'offhost', 'tmp'))).toEqual([]);
+      expect(strayPrivateFiles(dir)).toEqual([]);
       expect(snapshot(dir, files)).toBe(before);
       expect((await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv(holder) })).code).toBe(0);
     }
     expect(g(dir, 'fsck', '--no-progress', '--no-dangling').trim()).toBe('');
-  });
+  }, 240_000);
 });
 
 describe('N parallel takeovers of an expired lock in one checkout', () => {
@@ -64,7 +64,7 @@ describe('N parallel takeovers of an expired lock in one checkout', () => {
     expect(read(dir, ACTIVE)).toContain(`session: taker-${winners[0]}`);
     expect(archives(dir)).toEqual(['lock-s.khost1.dev-linux-koda-expired-2026-05-19.md']);
     expect(g(dir, 'status', '--porcelain')).toBe('');
-  });
+  }, 180_000);
 });
 
 describe('across clones of one bare remote, with --push', () => {
@@ -107,7 +107,7 @@ describe('across clones of one bare remote, with --push', () => {
     // Both rounds left an archive on the remote (audit trail), never a deletion without one.
     expect(archives(bare)).toHaveLength(2);
     expect(g(bare, 'log', '--format=%s', 'main').trim()).toBe('init');
-  });
+  }, 240_000);
 
   it('a clone that sees the remote lock refuses without committing anything', async () => {
     const { bare, clones } = bareWithClones(2);
@@ -122,7 +122,7 @@ describe('across clones of one bare remote, with --push', () => {
     expect(g(b, 'rev-parse', REF)).toBe(g(bare, 'rev-parse', REF));
   });
 
-  it('locks.push in the configuration pushes without --push; --no-push keeps it local', async () => {
+  it('locks.push in the configuration pushes without --push; --no-push is then refused (the locks are shared there)', async () => {
     const { bare, clones } = bareWithClones(1);
     const c = clones[0]!;
     writeFileSync(join(c, 'offhost.config.yaml'), 'locks:\n  push: true\n');
@@ -131,12 +131,17 @@ describe('across clones of one bare remote, with --push', () => {
     expect(r.stdout).toContain('pushed');
     expect(read(bare, ACTIVE)).toContain('session: cfg');
     const rel = await offhost(['lock', 'release', VM, '--no-push'], { cwd: c, env: sessionEnv('cfg') });
-    expect(rel.code).toBe(0);
-    expect(rel.stdout).not.toContain('pushed');
+    expect(rel.code).toBe(2);
+    expect(rel.stderr).toContain('--no-push would take a lock no other clone sees');
     expect(read(bare, ACTIVE)).toContain('session: cfg');
+    // Without the configuration, a plain call still goes to the remote: the mode is the repository's.
+    writeFileSync(join(c, 'offhost.config.yaml'), 'locks:\n  push: false\n');
+    const plain = await offhost(['lock', 'release', VM], { cwd: c, env: sessionEnv('cfg') });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain('pushed');
   });
 
-  it('release --push archives the remote copy of the hold; a heartbeat without --push is kept aside, not lost', async () => {
+  it('release --push archives the remote copy of the hold; a heartbeat without --push goes to the remote too', async () => {
     const { bare, clones } = bareWithClones(1);
     const c = clones[0]!;
     const env = sessionEnv('hb');
@@ -149,7 +154,7 @@ describe('across clones of one bare remote, with --push', () => {
     const arch = read(bare, 'meta/context/notices/vm-active-archive/lock-s.khost1.dev-linux-koda-2026-05-19.md');
     expect(arch).toContain('session: hb');
     expect(arch).toContain('## Released');
-    expect(rel.stderr).toContain('refs/offhost/diverged/');
+    expect(arch).toContain('heartbeat: 2026-05-19T10:30:00Z');
   });
 
   it('an expired lock on the remote is archived there and taken over', async () => {

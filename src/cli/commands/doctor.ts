@@ -7,7 +7,8 @@
 //            and bash its marker names still exist;
 //   shell    an rc file (~/.bashrc, ~/.zshrc) that sets offhost up: the node/offhost paths it calls exist;
 //   shared   the per-user things init recorded (src/install/user-wiring.ts): each still there while a
-//            repository that asked for it exists.
+//            repository that asked for it exists;
+//   locks    where this clone's VM locks are shared (src/locks/sharing-check.ts).
 // Prints one line per check and, under each problem, what to do. Exit 0: nothing to fix; 1: something
 // to fix; 2: doctor itself could not run.
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
@@ -26,6 +27,7 @@ import { runGitSync } from '../../git/run.js';
 import { defaultShimsDir, readMarker } from '../../shims/install.js';
 import { MARKER } from '../../shims/script.js';
 import { ledgerPath, readLedger } from '../../install/user-wiring.js';
+import { lockSharingCheck } from '../../locks/sharing-check.js';
 
 interface Item {
   area: string;
@@ -199,6 +201,9 @@ export async function run(args: string[], io: Io): Promise<number> {
     }
   } else items.push({ area: 'shims', ok: true, note: true, detail: 'no shim directory (optional: `offhost init --shims`)' });
   checkInstalls(env, items);
+  // Where this clone's VM locks are shared (src/locks/sharing-check.ts, docs/LOCKS.md).
+  const locks = await lockSharingCheck(io.cwd, env).catch((err: Error) => ({ ok: false, detail: `locks: ${err.message}`, fix: 'see `offhost lock status`' }));
+  if (locks) items.push({ area: 'locks', ...locks });
 
   for (const it of items) {
     io.stdout(`${it.ok ? (it.note ? 'note' : 'ok  ') : 'FIX '} ${it.area.padEnd(6)} ${it.detail}\n`);

@@ -6,7 +6,8 @@ import { parseWith } from '../commander.js';
 import { formatHelp } from '../help.js';
 import { EXIT, isOffhostError, type OffhostError, UsageError } from '../../errors.js';
 import type { Io } from '../io.js';
-import { formatUtc } from '../../locks/schema.js';
+import { formatUtc, MAX_TTL_MINUTES } from '../../locks/schema.js';
+import { repair } from '../../locks/repair.js';
 import { acquireFirstFree, gc, heartbeat, release, status } from '../../locks/lifecycle.js';
 import { isLockLost } from '../../locks/holder.js';
 import { describeHolder, holderJson, statusLines } from '../../report/locks.js';
@@ -15,7 +16,7 @@ import { contextFor, parseWait, reportAcquire, resolveTargets, targetArg, type C
 export { contextFor, reportAcquire, settingsFrom, loadLockSettings, type LockSettings } from '../lock-context.js';
 
 /** Every subcommand's exit statuses (its help ends with them and its examples). */
-const LOCK_EXIT = '0 you hold (or released) the lock, 1 another session or a run holds it (or R7 order refused), 2 error (nothing changed).';
+const LOCK_EXIT = '0 you hold (or released) the lock, 1 another session or a run holds it (or R7 order refused), 2 error (nothing changed), 230 the lock store is broken (`offhost lock repair`), 231 the remote refused the push (its message is printed; not retried).';
 
 function parseArgs(cmd: Command, args: string[], io: Io, examples: string[]): void {
   if (parseWith(cmd, args, io, { exit: LOCK_EXIT, examples }) !== null) throw new HelpShown();
@@ -38,6 +39,7 @@ const USAGE = formatHelp({
     'lock heartbeat|release <vm>|--component <slug> [--push]',
     'lock status [--json]',
     'lock gc [--push]',
+    'lock repair',
   ].map((u) => `offhost ${u}`),
   description:
     'Takes, refreshes and gives back VM locks (POLICY R3/R4/R7): one session per VM, with a TTL kept alive by heartbeats, archived when released or expired, never deleted. Locks live on refs/offhost/locks (docs/LOCKS.md); the files under meta/context/notices/vm-active/ are a read-only view of it. <vm> is a canonical id (s.khost1.dev-linux-koda), or a route or pool name from the configuration (a pool: acquire takes the first free VM). `offhost lock SUBCOMMAND --help` shows that subcommand\'s options.',
@@ -47,6 +49,7 @@ const USAGE = formatHelp({
     ['release', 'give the lock back: archived as released'],
     ['status', 'what the lock ref holds, branch locks, and what was recovered after a crash'],
     ['gc', "archive expired locks, drop dead runs' claims, migrate locks committed to the branch"],
+    ['repair', 'give a broken lock store a new tip: archive what can be read (exit 230 names what is broken)'],
   ],
   options: [
     ['--session <tag>', 'session tag (default: $OFFHOST_SESSION)'],
@@ -99,6 +102,8 @@ async function runInner(args: string[], io: Io): Promise<number> {
         return await statusCmd(argv, io);
       case 'gc':
         return await gcCmd(argv, io);
+      case 'repair':
+        return await repairCmd(argv, io);
       default:
         throw new UsageError(`unknown subcommand '${sub}'\n\n${USAGE}`);
     }
@@ -125,7 +130,7 @@ async function acquireCmd(args: string[], io: Io): Promise<number> {
   let ttl: number | undefined;
   if (o.ttl !== undefined) {
     ttl = Number(o.ttl);
-    if (!Number.isInteger(ttl) || ttl <= 0) throw new UsageError(`--ttl must be a positive whole number of minutes, not '${o.ttl}'`);
+    if (!/^\d+$/.test(o.ttl.trim()) || ttl <= 0 || ttl > MAX_TTL_MINUTES) throw new UsageError(`--ttl must be a whole number of minutes from 1 to ${MAX_TTL_MINUTES} (24 h; a longer hold is kept alive by heartbeats), not '${o.ttl}'`);
   }
   const { ctx, settings } = await contextFor(io, o, true);
   const wait = parseWait(o.wait, o.poll, settings.pollSeconds);
@@ -228,16 +233,23 @@ async function statusCmd(args: string[], io: Io): Promise<number> {
   const st = await status(ctx.store);
   const entries = [...st.locks, ...st.branch];
   if (o.json) {
-    const lock = (e: (typeof entries)[number]) => (e.holder ? { ...holderJson(e.holder, now, me), ...(e.deadClaims ? { dead_claims: e.deadClaims } : {}) } : { file: e.file, error: e.error ?? 'unreadable' });
-    io.stdout(`${JSON.stringify({ now: formatUtc(now), ref: st.tip, locks: entries.map(lock), recovered: st.recovered, view: st.view }, null, 2)}\n`);
+    const lock = (e: (typeof entries)[number]) =>
+      e.holder ? { ...holderJson(e.holder, now, me), ...(e.deadClaims ? { dead_claims: e.deadClaims } : {}), ...('takeover' in e && e.takeover ? { takeover: e.takeover } : {}) } : { file: e.file, error: e.error ?? 'unreadable' };
+    const sharing = { mode: st.sharing.mode, location: st.sharing.location, shared: st.sharing.shared, covers: st.sharing.covers, notes: st.sharing.notes };
+    io.stdout(`${JSON.stringify({ now: formatUtc(now), ref: st.tip, locks: entries.map(lock), recovered: st.recovered, view: st.view, sharing }, null, 2)}\n`);
     return EXIT.ok;
   }
+  io.stdout(`locks: ${st.sharing.covers}\n`);
+  for (const n of st.sharing.notes) io.stdout(`sharing: ${n}\n`);
   for (const r of st.recovered) io.stdout(`recovered: ${r}\n`);
   for (const v of st.view) io.stdout(`view: ${v.path} ${v.why}\n`);
   if (entries.length === 0) io.stdout('no active locks\n');
   for (const e of entries) {
     if (!e.holder) io.stdout(`!  ${e.file}: ${e.error}\n`);
-    else io.stdout(statusLines(e.holder, now, me) + (e.deadClaims ? e.deadClaims.map((d) => `          dead: ${d}\n`).join('') : ''));
+    else {
+      const takeover = 'takeover' in e && e.takeover ? `          ${e.holder.state === 'future' ? 'FUTURE: ' : ''}${e.holder.why}\n          takeover: ${e.takeover}\n` : '';
+      io.stdout(statusLines(e.holder, now, me) + (e.deadClaims ? e.deadClaims.map((d) => `          dead: ${d}\n`).join('') : '') + takeover);
+    }
   }
   return EXIT.ok;
 }
@@ -254,8 +266,33 @@ async function gcCmd(args: string[], io: Io): Promise<number> {
   const r = await gc(ctx.store, { session });
   for (const a of r.archived) io.stdout(`archived ${a.file} (session ${a.session}) as ${a.archive}: ${a.why}\n`);
   for (const m of r.migrated) io.stdout(`migrated ${m} into refs/offhost/locks (the branch still carries the file: remove it in your next commit with \`git rm ${m.replace(/^HEAD:/, '')}\` (offhost then shows it as a read-only view))\n`);
+  for (const w of r.waiting) io.stdout(`not yet: ${w.file} (session ${w.session}): ${w.why}\n`);
   for (const x of ctx.store.recovered) io.stdout(`recovered: ${x}\n`);
-  if (r.archived.length === 0 && r.migrated.length === 0) io.stdout('no expired locks\n');
+  if (r.archived.length === 0 && r.migrated.length === 0) io.stdout(r.waiting.length ? 'nothing archived yet\n' : 'no expired locks\n');
   else io.stdout(`commit ${r.commit?.slice(0, 10)}${r.pushed ? ', pushed' : ''}\n`);
+  return EXIT.ok;
+}
+
+async function repairCmd(args: string[], io: Io): Promise<number> {
+  const cmd = common(new Command('offhost lock repair'))
+    .description(
+      'Gives a broken lock store (a garbage ref, a missing object, a blob or a gitlink where locks live) a new tip: the archives that can be read are kept, the active locks that can be read are archived with a note (no one holds them after the repair), what cannot be read is named in the commit message, and the old value stays in the reflog (and at refs/offhost/broken/<time> when it was a commit). Does nothing to a healthy store.',
+    )
+    .option('--push', 'the store shared through the remote')
+    .option('--no-push', 'the user store or this clone only');
+  parseArgs(cmd, args, io, ['offhost lock repair']);
+  const o = cmd.opts<CommonOpts>();
+  const { ctx } = await contextFor(io, o, false);
+  const session = o.session ?? io.env.OFFHOST_SESSION ?? 'offhost-repair';
+  const r = await repair(ctx.store, { session });
+  if (r.status === 'healthy') {
+    io.stdout(`the lock store is healthy (${ctx.store.where}): nothing to repair\n`);
+    return EXIT.ok;
+  }
+  for (let i = 0; i < r.where.length; i++) io.stdout(`repaired ${r.where[i]}: ${r.why[i]}\n`);
+  for (const a of r.archived) io.stdout(`archived ${a}\n`);
+  if (r.kept) io.stdout(`kept ${r.kept} archive file(s)\n`);
+  for (const l of r.lost) io.stdout(`could not be read: ${l}\n`);
+  if (r.commit) io.stdout(`new tip ${r.commit.slice(0, 10)} on refs/offhost/locks\n`);
   return EXIT.ok;
 }

@@ -1,0 +1,152 @@
+// Which clones share a lock (docs/LOCKS.md "Which clones share a lock"): the mode belongs to the
+// repository, not to the call. Real clones on one machine (one HOME: one user store), a real bare remote,
+// the built CLI as concurrent processes; every mix of --push, plain and --no-push calls.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ACTIVE, REF, VM, bareWithClones, cleanEnv, configure, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
+
+beforeAll(() => ensureBuilt());
+
+const HOME = cleanEnv().HOME!;
+
+/** The user stores under this file's HOME (one per repository identity). */
+function userStores(): string[] {
+  const dir = join(HOME, '.local/state/offhost/lock-stores');
+  try {
+    return readdirSync(dir).filter((n) => n.endsWith('.git')).map((n) => join(dir, n));
+  } catch {
+    return [];
+  }
+}
+
+/** The session named by the active lock of VM on `ref` in the repository `dir` (a clone, a bare remote, a user store), or null. */
+function holderIn(dir: string, ref = REF): string | null {
+  const r = spawnSync('git', ['show', `${ref}:${ACTIVE}`], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+  if (r.status !== 0) return null;
+  return /^session: (\S+)$/m.exec(r.stdout)?.[1] ?? null;
+}
+
+/** Every holder of VM that any store of these repositories shows (remote, user stores, each clone's copy). */
+function holders(dirs: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const d of [...dirs, ...userStores()]) {
+    const h = holderIn(d);
+    if (h) out.add(h);
+  }
+  return out;
+}
+
+describe('clones of one repository on one machine, no --push', () => {
+  it('the second clone (cloned from the first, as ~/src/koder from ~/dev/koder) sees the first clone\'s lock', async () => {
+    const first = tempRepo('koder');
+    const second = join(dirname(first), 'src-koder');
+    g(dirname(first), 'clone', '-q', first, second);
+    configure(second);
+    const a = await offhost(['lock', 'acquire', VM, '--reason', 'first clone'], { cwd: first, env: sessionEnv('first') });
+    expect(a.code, a.stderr).toBe(0);
+    const b = await offhost(['lock', 'acquire', VM, '--reason', 'second clone'], { cwd: second, env: sessionEnv('second') });
+    expect(b.code, b.stderr).toBe(1);
+    expect(b.stderr).toContain('held by session first');
+    // A worktree of the first sees it too; status says which clones share the locks.
+    const wt = join(dirname(first), 'wt');
+    g(first, 'worktree', 'add', '-q', wt);
+    const c = await offhost(['lock', 'acquire', VM, '--reason', 'worktree'], { cwd: wt, env: sessionEnv('third') });
+    expect(c.code).toBe(1);
+    const st = await offhost(['lock', 'status', '--json'], { cwd: second });
+    const j = JSON.parse(st.stdout) as { sharing: { mode: string; shared: boolean; covers: string }; locks: { session: string }[] };
+    expect(j.sharing.mode).toBe('user');
+    expect(j.sharing.shared).toBe(false);
+    expect(j.sharing.covers).toContain('not with other machines');
+    expect(j.locks.map((l) => l.session)).toEqual(['first']);
+    // Released in the first clone: free in the second.
+    expect((await offhost(['lock', 'release', VM], { cwd: first, env: sessionEnv('first') })).code).toBe(0);
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'now mine'], { cwd: second, env: sessionEnv('second') })).code).toBe(0);
+    expect((await offhost(['lock', 'release', VM], { cwd: second, env: sessionEnv('second') })).code).toBe(0);
+  });
+
+  it('two clones of a bare remote race without --push: exactly one holder', async () => {
+    const { bare, clones } = bareWithClones(3);
+    const results = await Promise.all(clones.map((c, i) => offhost(['lock', 'acquire', VM, '--reason', `clone ${i}`], { cwd: c, env: sessionEnv(`plain-${i}`) })));
+    expect(results.filter((r) => r.code === 0), results.map((r) => r.stderr).join('\n')).toHaveLength(1);
+    expect(results.filter((r) => r.code === 1)).toHaveLength(2);
+    expect(holders([bare, ...clones]).size).toBe(1);
+  });
+
+  it('a clone without a commit keeps its own locks and says so', async () => {
+    const dir = join(dirname(tempRepo('x')), 'empty');
+    mkdirSync(dir);
+    g(dir, 'init', '-q', '-b', 'main');
+    const st = await offhost(['lock', 'status'], { cwd: dir });
+    expect(st.code, st.stderr).toBe(0);
+    expect(st.stdout).toContain("this clone's own");
+  });
+});
+
+describe('the mode belongs to the repository: mixed --push and plain calls', () => {
+  it('plain then --push, and --push then plain, in one clone: the second is refused (held)', async () => {
+    for (const order of [['plain', 'push'], ['push', 'plain']] as const) {
+      const { bare, clones } = bareWithClones(1);
+      const c = clones[0]!;
+      const flag = (k: string) => (k === 'push' ? ['--push'] : []);
+      const a = await offhost(['lock', 'acquire', VM, '--reason', 'a', ...flag(order[0])], { cwd: c, env: sessionEnv('agent-a') });
+      expect(a.code, a.stderr).toBe(0);
+      const b = await offhost(['lock', 'acquire', VM, '--reason', 'b', ...flag(order[1])], { cwd: c, env: sessionEnv('agent-b') });
+      expect(b.code, `${order.join(' then ')}: ${b.stderr}`).toBe(1);
+      expect(b.stderr).toContain('held by session agent-a');
+      expect(holders([bare, c])).toEqual(new Set(['agent-a']));
+      // After any --push the repository's locks are on the remote, for plain calls too.
+      expect(holderIn(bare)).toBe('agent-a');
+      const noPush = await offhost(['lock', 'acquire', VM, '--reason', 'c', '--no-push'], { cwd: c, env: sessionEnv('agent-c') });
+      expect(noPush.code).toBe(2);
+      expect(noPush.stderr).toMatch(/shared (through|there)/);
+      // agent-a heartbeats and releases with plain calls: they go to the remote.
+      expect((await offhost(['lock', 'heartbeat', VM], { cwd: c, env: sessionEnv('agent-a') })).code).toBe(0);
+      expect((await offhost(['lock', 'release', VM], { cwd: c, env: sessionEnv('agent-a') })).code).toBe(0);
+      expect(holderIn(bare)).toBeNull();
+    }
+  });
+
+  it('a second clone on another "machine" (its own HOME) goes through the remote once the remote holds the ref', async () => {
+    const { bare, clones } = bareWithClones(2);
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'a', '--push'], { cwd: clones[0]!, env: sessionEnv('machine-a') })).code).toBe(0);
+    const otherHome = join(dirname(bare), 'other-home');
+    mkdirSync(otherHome);
+    const b = await offhost(['lock', 'acquire', VM, '--reason', 'b'], { cwd: clones[1]!, env: { ...sessionEnv('machine-b'), HOME: otherHome } });
+    expect(b.code, b.stderr).toBe(1);
+    expect(b.stderr).toContain('held by session machine-a');
+    const noPush = await offhost(['lock', 'acquire', VM, '--reason', 'b', '--no-push'], { cwd: clones[1]!, env: { ...sessionEnv('machine-c'), HOME: otherHome } });
+    expect(noPush.code).toBe(2);
+  });
+
+  it('races of every mix (plain, --push, --no-push) across two clones: never two holders', async () => {
+    const mixes: string[][] = [
+      ['plain', 'push'],
+      ['push', 'plain'],
+      ['plain', 'plain', 'push', 'push'],
+      ['nopush', 'push', 'plain'],
+      ['push', 'nopush', 'plain', 'nopush', 'push', 'plain'],
+    ];
+    for (const mix of mixes) {
+      const { bare, clones } = bareWithClones(2);
+      const flag = (k: string) => (k === 'push' ? ['--push'] : k === 'nopush' ? ['--no-push'] : []);
+      const results = await Promise.all(
+        mix.map((k, i) => offhost(['lock', 'acquire', VM, '--reason', `${k} ${i}`, ...flag(k)], { cwd: clones[i % 2]!, env: sessionEnv(`racer-${i}-${k}`) })),
+      );
+      const detail = `${mix.join(',')}:\n${results.map((r, i) => `${i} ${mix[i]} ${r.code} ${r.stderr}`).join('\n')}`;
+      const winners = results.flatMap((r, i) => (r.code === 0 ? [i] : []));
+      expect(winners, detail).toHaveLength(1);
+      // The losers were told who holds it (1) or, for --no-push once the locks are shared, refused (2).
+      for (const [i, r] of results.entries()) if (i !== winners[0]) expect([1, 2], detail).toContain(r.code);
+      const winner = `racer-${winners[0]}-${mix[winners[0]!]}`;
+      // Every store anyone reads names the winner and no one else.
+      expect(holders([bare, ...clones]), detail).toEqual(new Set([winner]));
+      // And the next call, of any kind, from either clone, sees the winner.
+      for (const [i, k] of ['plain', 'push'].entries()) {
+        const r = await offhost(['lock', 'acquire', VM, '--reason', 'late', ...flag(k)], { cwd: clones[i]!, env: sessionEnv(`late-${k}`) });
+        expect(r.code, `${detail}\nlate ${k}: ${r.stderr}`).toBe(1);
+      }
+    }
+  }, 240_000);
+});
