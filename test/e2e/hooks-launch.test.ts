@@ -239,7 +239,7 @@ describe('the hook command under every shell (and none) the agent may start it w
     init(p, 'codex');
     // The script inside the wrapper, as sh reads the quoted word.
     const inner = spawnSync('/bin/sh', ['-c', `printf %s ${hookCommand(p, 'codex').replace(/^\/bin\/sh -c /, '')}`], { encoding: 'utf8' }).stdout;
-    expect(inner).toMatch(/^"\$\(git rev-parse --show-toplevel\)"\/node_modules\/\.bin\/offhost hook codex \|\| \{/);
+    expect(inner).toMatch(/^exec 3<&0; "\$\(git rev-parse --show-toplevel\)"\/node_modules\/\.bin\/offhost hook codex <&3 /);
     rmSync(join(p, 'node_modules'), { recursive: true, force: true });
     const bare = run(['/usr/bin/fish', '-c', inner], p, event('codex', 'make build-safe', h.koda), hookEnv(h));
     expect(bare.status).toBe(0);
