@@ -276,6 +276,25 @@ describe('a door that cannot start offhost blocks (symlinks, OpenCode)', () => {
     }
   });
 
+  it('gemini started in a subdirectory (GEMINI_PROJECT_DIR and the cwd are that subdirectory): the hook still finds offhost and answers', () => {
+    const p = installedProject();
+    init(p, 'gemini');
+    const command = hookCommand(p, 'gemini');
+    const sub = join(p, 'packages', 'app');
+    mkdirSync(sub, { recursive: true });
+    // As Gemini's hookRunner runs it: cwd and GEMINI_PROJECT_DIR = the session's cwd, the bare variable replaced in the text.
+    const asGemini = (input: string) => {
+      const r = spawnSync('/bin/bash', ['-c', command.replace(/\$GEMINI_PROJECT_DIR/g, () => shellQuote([sub]))], { cwd: sub, input, env: { ...hookEnv(h), GEMINI_PROJECT_DIR: sub }, encoding: 'utf8', timeout: 30_000 });
+      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    const ok = asGemini(event('gemini', 'ls', sub));
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(blocked('gemini', ok)).toBe(false);
+    const heavy = asGemini(event('gemini', 'qemu-system-x86_64 -hda win10.qcow2', sub));
+    expect(heavy.stderr).not.toContain('could not run');
+    expect(blocked('gemini', heavy), JSON.stringify(heavy)).toBe(true);
+  });
+
   it('claude-code through a symlinked checkout: "$CLAUDE_PROJECT_DIR" is the symlink, the hook still answers', () => {
     const p = installedProject();
     const link = join(mkdtempSync(join(tmpdir(), 'offhost-launch-link-')), 'proj');
