@@ -338,6 +338,12 @@ describe('a door that cannot start offhost blocks (symlinks, OpenCode)', () => {
     expect(String((heavy as { args?: Record<string, unknown> }).args?.command)).toMatch(/^env OFFHOST_SESSION=opencode-ses_1 OFFHOST_AI=opencode .*run .*-- 'make build-safe'$/);
     expect(await call('bash', { command: 'qemu-system-x86_64 -hda win10.qcow2' })).toMatchObject({ ok: false, message: expect.stringContaining('offhost refused this command') });
     expect(await call('read', { filePath: '/etc/hosts' })).toMatchObject({ ok: true });
+    // The batch tool runs its nested calls without the plugin hook seeing them: offhost reads them in the batch's own call.
+    expect(await call('batch', { tool_calls: [{ tool: 'read', parameters: { filePath: '/etc/hosts' } }, { tool: 'bash', parameters: { command: 'make build-safe' } }] })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('as a bash call of its own, not inside a batch'),
+    });
+    expect(await call('batch', { tool_calls: [{ tool: 'bash', parameters: { command: 'ls' } }] })).toMatchObject({ ok: true });
     // node missing from PATH: offhost's `#!/usr/bin/env node` fails (127, or EPIPE on its stdin first), the plugin throws
     const noNode = mkdtempSync(join(tmpdir(), 'offhost-nonode-'));
     made.push(noNode);
