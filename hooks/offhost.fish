@@ -83,7 +83,9 @@ end
 function __offhost_execute
     # the whole buffer, newlines kept (a bare (commandline) is one list item a line, joined with spaces)
     set -l line (commandline | string collect)
-    if test -z (string trim -- "$line")
+    # one quoted word: a multi-line buffer trims to several lines, which were several arguments to test
+    set -l trimmed (string trim -- "$line" | string collect)
+    if test -z "$trimmed"
         commandline -f execute
         return
     end

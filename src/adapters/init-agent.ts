@@ -57,7 +57,7 @@ interface AgentTarget {
   /** The timeout as the agent spells it (seconds or ms), or null where the agent has no per-hook timeout. */
   timeout: number | null;
   named?: boolean;
-  /** Extra fields of a flat entry. */
+  /** Extra fields of a flat entry, or of each hook of a group. */
   extra?: Record<string, unknown>;
   /** The shell expression for the directory <rel> is relative to. */
   root: 'CLAUDE_PROJECT_DIR' | 'GEMINI_PROJECT_DIR' | 'git';
@@ -76,6 +76,9 @@ export const TARGETS: Record<AgentName, AgentTarget> = {
     shape: 'groups',
     events: [{ event: 'PreToolUse', matchers: ['Bash|Monitor|PowerShell|mcp__.*'] }],
     timeout: S('claude-code'),
+    // Claude Code's own fail-closed switch (2.1.295: a hook that cannot start, times out or exits with an
+    // unexpected code blocks the action), besides the watchdog and the `||` tail.
+    extra: { onFailure: 'block' },
     root: 'CLAUDE_PROJECT_DIR',
     notes: ['Claude Code reads it at start: restart running sessions (or review it in /hooks).'],
   },
@@ -194,17 +197,46 @@ function gitRoot(dir: string): string | null {
 /** The reason printed when the hook cannot start, and the status the agent blocks on. */
 const CANNOT_RUN = (agent: AgentName) => `offhost hook ${agent} could not run (status $s), so the tool call is refused; fix: npm ci (reinstall offhost) in the project, or offhost init --agent ${agent} again`;
 
-/** `… || {…}`: what runs when offhost fails to start or exits other than its own answers. */
-function fallback(agent: AgentName): string {
+/**
+ * Seconds the hook command lets offhost run before it stops it and answers "blocked" itself: 3 s before
+ * the timeout init writes, because Claude Code, Codex and Gemini CLI kill a hook at their timeout and then
+ * run the tool. It bounds everything, node's own start included (a NODE_OPTIONS preload that never returns,
+ * a stalled disk), which a deadline inside offhost could not.
+ */
+export const watchdogSeconds = (agent: AgentName): number => Math.floor((HOOK_TIMEOUT_MS[agent] - 3000) / 1000);
+
+/** The line the watchdog prints when it stopped offhost. */
+const HUNG = (agent: AgentName) => `offhost hook ${agent} gave no answer within ${watchdogSeconds(agent)} s and was stopped, so the tool call is refused; see why with: offhost doctor (a NODE_OPTIONS preload, a config file that cannot be read)`;
+
+/**
+ * The hook script: `launch` (the command that runs `offhost hook <agent> …`) under a watchdog, then what
+ * the agent takes as a block for any status but offhost's own answers. POSIX sh only, so it runs the same
+ * under macOS's /bin/sh and bash 3.2, dash, bash, zsh (no GNU `timeout`, no `setsid`):
+ *
+ *   exec 3<&0; LAUNCH <&3 3<&- & p=$!;                       offhost in the background, on the hook's stdin
+ *   ( trap 'kill $k; exit 0' TERM; sleep N & k=$!;           the watchdog: stops offhost after N s,
+ *     wait $k && { echo HUNG >&4; kill -9 $p; } )            saying so on the hook's stderr (fd 4)
+ *     4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!;           and holding none of the agent's pipes open
+ *   wait $p; s=$?; kill $w;                                  offhost's status; the watchdog ends (and its sleep)
+ *   [ $s -eq 0 ] && exit 0; …                                0 (and 2) are offhost's answers; anything else blocks
+ *
+ * A background job's stdin is /dev/null unless redirected (POSIX), hence the copy on fd 3. The agents read
+ * the hook's output until its pipes close (Gemini waits for 'close'): the sleep gets /dev/null for all of
+ * them, so that a finished hook is not held open for N s.
+ */
+function guarded(agent: AgentName, launch: string): string {
+  const n = watchdogSeconds(agent);
+  const watchdog = `( trap 'kill $k 2>/dev/null; exit 0' TERM; sleep ${n} & k=$!; wait $k && { echo "${HUNG(agent)}" >&4; kill -9 $p; } ) 4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!`;
+  const head = `exec 3<&0; ${launch} <&3 3<&- & p=$!; ${watchdog}; wait $p; s=$?; kill $w 2>/dev/null; [ $s -eq 0 ] && exit 0; `;
   const msg = CANNOT_RUN(agent);
   if (agent === 'copilot') {
     // Copilot blocks on a deny printed on stdout (exit 0); a failing hook is not documented to block.
-    return ` || { s=$?; printf '{"permissionDecision":"deny","permissionDecisionReason":"%s"}\\n' "${msg}"; echo "${msg}" >&2; exit 0; }`;
+    return `${head}printf '{"permissionDecision":"deny","permissionDecisionReason":"%s"}\\n' "${msg}"; echo "${msg}" >&2; exit 0`;
   }
   if (agent === 'cursor') {
-    return ` || { s=$?; [ $s -eq 2 ] && exit 2; printf '{"permission":"deny","user_message":"%s","agent_message":"%s"}\\n' "${msg}" "${msg}"; echo "${msg}" >&2; exit 2; }`;
+    return `${head}[ $s -eq 2 ] && exit 2; printf '{"permission":"deny","user_message":"%s","agent_message":"%s"}\\n' "${msg}" "${msg}"; echo "${msg}" >&2; exit 2`;
   }
-  return ` || { s=$?; [ $s -eq 2 ] || echo "${msg}" >&2; exit 2; }`;
+  return `${head}[ $s -eq 2 ] || echo "${msg}" >&2; exit 2`;
 }
 
 /**
@@ -224,15 +256,24 @@ export function inPosixShell(script: string): string {
   return `/bin/sh -c '${script.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Where the project-relative path starts. Gemini CLI sets GEMINI_PROJECT_DIR to the session's cwd (hookRunner.ts:
+ * `GEMINI_PROJECT_DIR: input.cwd`), which is a subdirectory when Gemini was started in one: so in a git work
+ * tree its hook starts at the checkout's top, like the agents that set no variable (the hook runs in that cwd).
+ */
+function rootOf(t: AgentTarget, project: string): AgentTarget['root'] {
+  return t.root === 'GEMINI_PROJECT_DIR' && gitRoot(project) !== null ? 'git' : t.root;
+}
+
 /** The shell expression of the directory the project-relative path starts at. */
-function rootExpr(t: AgentTarget): string {
-  if (t.root === 'git') return '"$(git rev-parse --show-toplevel)"';
+function rootExpr(root: AgentTarget['root']): string {
+  if (root === 'git') return '"$(git rev-parse --show-toplevel)"';
   // Gemini CLI replaces the text `$GEMINI_PROJECT_DIR` in the command with the shell-quoted directory before
   // bash reads it (hookRunner.ts expandCommand), which inside our double quotes leaves literal quotes or
   // backslashes in a path with a space or an `@`; it also exports the variable, so the braced spelling
   // (not replaced) is expanded by bash itself.
-  if (t.root === 'GEMINI_PROJECT_DIR') return '"${GEMINI_PROJECT_DIR}"';
-  return `"$${t.root}"`;
+  if (root === 'GEMINI_PROJECT_DIR') return '"${GEMINI_PROJECT_DIR}"';
+  return `"$${root}"`;
 }
 
 const wrap = (agent: AgentName, script: string): string => (IN_POSIX_SHELL.has(agent) ? inPosixShell(script) : script);
@@ -246,18 +287,19 @@ export interface HookCommand {
 /** The hook command for an agent; `args` are the hook arguments (after `hook <agent>`). */
 export function hookCommand(agent: AgentName, project: string, args: readonly string[], opts: InitAgentOptions = {}): HookCommand {
   const t = TARGETS[agent];
-  const tail = ['hook', agent, ...args].map(shQuote).join(' ') + fallback(agent);
+  const tail = ['hook', agent, ...args].map(shQuote).join(' ');
   const bin = opts.projectBin === undefined ? findProjectBin(project) : opts.projectBin;
   if (bin) {
-    const base = t.root === 'git' ? gitRoot(project) : project;
+    const root = rootOf(t, project);
+    const base = root === 'git' ? gitRoot(project) : project;
     if (base) {
       const rel = relative(base, bin);
-      if (!rel.startsWith('..') || t.root !== 'git') return { command: wrap(agent, `${rootExpr(t)}/${rel.split('/').map(shQuote).join('/')} ${tail}`), projectRelative: true };
+      if (!rel.startsWith('..') || root !== 'git') return { command: wrap(agent, guarded(agent, `${rootExpr(root)}/${rel.split('/').map(shQuote).join('/')} ${tail}`)), projectRelative: true };
     }
   }
   const node = opts.node ?? process.execPath;
   const abs = opts.bin ?? defaultBin();
-  return { command: wrap(agent, `${shQuote(node)} ${shQuote(abs)} ${tail}`), projectRelative: false };
+  return { command: wrap(agent, guarded(agent, `${shQuote(node)} ${shQuote(abs)} ${tail}`)), projectRelative: false };
 }
 
 /** Is this hook entry one of ours (any install path, any options)? */
@@ -309,7 +351,8 @@ export function hookArgsOf(command: string, agent: AgentName): string[] {
   if (i < 0) return [];
   const out: string[] = [];
   for (const w of words.slice(i + 2)) {
-    if (w === '||' || w === ';' || w === '&' || w === '|' || w === '{') break;
+    // The fallback (`||`, `;`), the watchdog's job (`&`) and its redirections (`<&3`) end the arguments.
+    if (w === '||' || w === ';' || w === '&' || w === '|' || w === '{' || /^[0-9]*[<>]/.test(w)) break;
     out.push(w);
   }
   return out;
@@ -455,7 +498,7 @@ export function mergeHook(
   for (const { event, matchers } of t.events) {
     const list = listAt(hooks, event, file);
     if (t.shape === 'groups') {
-      const entry: Record<string, unknown> = { ...kept, type: 'command', command, ...(t.timeout !== null ? { timeout: t.timeout } : {}) };
+      const entry: Record<string, unknown> = { ...kept, type: 'command', command, ...(t.timeout !== null ? { timeout: t.timeout } : {}), ...(t.extra ?? {}) };
       if (t.named) entry.name = 'offhost';
       for (const matcher of matchers ?? []) list.push({ matcher, hooks: [entry] });
     } else if (t.shape === 'copilot') {

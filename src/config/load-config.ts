@@ -6,7 +6,7 @@ import { builtinLayer } from './builtin.js';
 import { configFiles, type ConfigLocation } from './discover.js';
 import { layerFromText } from './layer-loader.js';
 import { cachedLayer, cachedSelfTest } from './layer-cache.js';
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolveLayers, type ResolvedConfig } from './resolve.js';
 
 export function loadConfig(opts: ConfigLocation): ResolvedConfig {
@@ -27,9 +27,16 @@ export function loadConfig(opts: ConfigLocation): ResolvedConfig {
 }
 
 function readConfigText(file: string): string {
+  let fd: number | null = null;
   try {
-    return readFileSync(file, 'utf8');
+    // O_NONBLOCK and a regular file only: a FIFO nobody writes (or a device) would block every door forever.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0));
+    if (!fstatSync(fd).isFile()) throw new ConfigError('cannot read the config: not a regular file (a FIFO, a device or a socket)', file);
+    return readFileSync(fd, 'utf8');
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     throw new ConfigError(`cannot read the config: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, file);
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
 }

@@ -32,8 +32,10 @@ const abs = { node: '/usr/bin/node', bin: '/opt/offhost/dist/offhost.cjs' };
 const read = (p: string) => JSON.parse(readFileSync(p, 'utf8'));
 /** What Codex, Cursor and Windsurf get: the script inside `/bin/sh -c '…'`, the same words to sh, zsh and fish. */
 const POSIX = (script: string) => `/bin/sh -c '${script.replace(/'/g, `'\\''`)}'`;
-const FALLBACK = (agent: string) =>
-  ` || { s=$?; [ $s -eq 2 ] || echo "offhost hook ${agent} could not run (status $s), so the tool call is refused; fix: npm ci (reinstall offhost) in the project, or offhost init --agent ${agent} again" >&2; exit 2; }`;
+const CANNOT = (agent: string) => `offhost hook ${agent} could not run (status $s), so the tool call is refused; fix: npm ci (reinstall offhost) in the project, or offhost init --agent ${agent} again`;
+/** `launch` under the watchdog (27 s), then the block for any status but 0 (and 2): the spec of the written script. */
+const GUARDED = (agent: string, launch: string, tail = `[ $s -eq 2 ] || echo "${CANNOT(agent)}" >&2; exit 2`) =>
+  `exec 3<&0; ${launch} <&3 3<&- & p=$!; ( trap 'kill $k 2>/dev/null; exit 0' TERM; sleep 27 & k=$!; wait $k && { echo "offhost hook ${agent} gave no answer within 27 s and was stopped, so the tool call is refused; see why with: offhost doctor (a NODE_OPTIONS preload, a config file that cannot be read)" >&4; kill -9 $p; } ) 4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!; wait $p; s=$?; kill $w 2>/dev/null; [ $s -eq 0 ] && exit 0; ${tail}`;
 
 describe('initAgent: committed settings hold no machine path', () => {
   it('claude-code: "$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost, with a fallback that blocks (exit 2)', async () => {
@@ -45,13 +47,13 @@ describe('initAgent: committed settings hold no machine path', () => {
     expect(JSON.parse(text)).toEqual({
       hooks: {
         PreToolUse: [
-          { matcher: 'Bash|Monitor|PowerShell|mcp__.*', hooks: [{ type: 'command', command: `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code${FALLBACK('claude-code')}`, timeout: 30 }] },
+          { matcher: 'Bash|Monitor|PowerShell|mcp__.*', hooks: [{ type: 'command', command: GUARDED('claude-code', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code'), timeout: 30, onFailure: 'block' }] },
         ],
       },
     });
   });
 
-  it('codex and cursor: relative to the git work tree root; gemini: "${GEMINI_PROJECT_DIR}", timeout in ms', async () => {
+  it('codex, cursor and gemini (in a git work tree): relative to its root; timeout in ms for gemini', async () => {
     const root = project(false);
     const d = join(root, 'packages', 'app');
     mkdirSync(join(d, 'node_modules', '.bin'), { recursive: true });
@@ -62,17 +64,25 @@ describe('initAgent: committed settings hold no machine path', () => {
     expect(read(join(d, '.codex/hooks.json')).hooks.PreToolUse).toEqual(
       ['Bash', 'mcp__.*'].map((matcher) => ({
         matcher,
-        hooks: [{ type: 'command', command: POSIX(`"$(git rev-parse --show-toplevel)"/packages/app/node_modules/.bin/offhost hook codex${FALLBACK('codex')}`), timeout: 30 }],
+        hooks: [{ type: 'command', command: POSIX(GUARDED('codex', '"$(git rev-parse --show-toplevel)"/packages/app/node_modules/.bin/offhost hook codex')), timeout: 30 }],
       })),
     );
     expect(read(join(d, '.gemini/settings.json')).hooks.BeforeTool).toEqual([
-      { matcher: 'run_shell_command|mcp__.*', hooks: [{ type: 'command', command: `"\${GEMINI_PROJECT_DIR}"/node_modules/.bin/offhost hook gemini${FALLBACK('gemini')}`, timeout: 30000, name: 'offhost' }] },
+      { matcher: 'run_shell_command|mcp__.*', hooks: [{ type: 'command', command: GUARDED('gemini', '"$(git rev-parse --show-toplevel)"/packages/app/node_modules/.bin/offhost hook gemini'), timeout: 30000, name: 'offhost' }] },
     ]);
     const cursor = read(join(d, '.cursor/hooks.json'));
     expect(cursor.version).toBe(1);
     expect(Object.keys(cursor.hooks)).toEqual(['beforeShellExecution', 'beforeMCPExecution']);
     expect(cursor.hooks.beforeShellExecution[0]).toMatchObject({ timeout: 30, failClosed: true });
-    expect(cursor.hooks.beforeShellExecution[0].command).toMatch(/^\/bin\/sh -c '"\$\(git rev-parse --show-toplevel\)"\/packages\/app\/node_modules\/\.bin\/offhost hook cursor \|\| \{ s=\$\?; \[ \$s -eq 2 \] && exit 2; printf '\\''\{"permission":"deny"/);
+    expect(cursor.hooks.beforeShellExecution[0].command).toBe(
+      POSIX(GUARDED('cursor', '"$(git rev-parse --show-toplevel)"/packages/app/node_modules/.bin/offhost hook cursor', `[ $s -eq 2 ] && exit 2; printf '{"permission":"deny","user_message":"%s","agent_message":"%s"}\\n' "${CANNOT('cursor')}" "${CANNOT('cursor')}"; echo "${CANNOT('cursor')}" >&2; exit 2`)),
+    );
+  });
+
+  it('gemini outside git: "${GEMINI_PROJECT_DIR}" (braced: Gemini replaces the bare spelling in the text)', async () => {
+    const d = project(true, false);
+    await initAgent('gemini', io(d).io, abs);
+    expect(read(join(d, '.gemini/settings.json')).hooks.BeforeTool[0].hooks[0].command).toBe(GUARDED('gemini', '"${GEMINI_PROJECT_DIR}"/node_modules/.bin/offhost hook gemini'));
   });
 
   it('copilot: .github/hooks/offhost.json, version 1, bash + cwd + timeoutSec, a fallback that prints a deny', async () => {
@@ -82,14 +92,16 @@ describe('initAgent: committed settings hold no machine path', () => {
     expect(f.version).toBe(1);
     expect(f.hooks.preToolUse).toHaveLength(1);
     expect(f.hooks.preToolUse[0]).toMatchObject({ type: 'command', cwd: '.', timeoutSec: 30 });
-    expect(f.hooks.preToolUse[0].bash).toContain(`"$(git rev-parse --show-toplevel)"/node_modules/.bin/offhost hook copilot || { s=$?; printf '{"permissionDecision":"deny"`);
+    expect(f.hooks.preToolUse[0].bash).toBe(
+      GUARDED('copilot', '"$(git rev-parse --show-toplevel)"/node_modules/.bin/offhost hook copilot', `printf '{"permissionDecision":"deny","permissionDecisionReason":"%s"}\\n' "${CANNOT('copilot')}"; echo "${CANNOT('copilot')}" >&2; exit 0`),
+    );
   });
 
   it('windsurf: pre_run_command and pre_mcp_tool_use with show_output', async () => {
     const d = project();
     await initAgent('windsurf', io(d).io, abs);
     const f = read(join(d, '.windsurf/hooks.json'));
-    expect(f.hooks.pre_run_command).toEqual([{ command: expect.stringContaining('offhost hook windsurf ||'), show_output: true }]);
+    expect(f.hooks.pre_run_command).toEqual([{ command: expect.stringContaining('offhost hook windsurf <&3'), show_output: true }]);
     expect(f.hooks.pre_mcp_tool_use).toHaveLength(1);
   });
 
@@ -99,7 +111,7 @@ describe('initAgent: committed settings hold no machine path', () => {
     const t = io(d, home);
     await initAgent('claude-code', t.io, abs);
     expect(existsSync(join(d, '.claude/settings.json'))).toBe(false);
-    expect(read(join(d, '.claude/settings.local.json')).hooks.PreToolUse[0].hooks[0].command).toBe(`/usr/bin/node /opt/offhost/dist/offhost.cjs hook claude-code${FALLBACK('claude-code')}`);
+    expect(read(join(d, '.claude/settings.local.json')).hooks.PreToolUse[0].hooks[0].command).toBe(GUARDED('claude-code', '/usr/bin/node /opt/offhost/dist/offhost.cjs hook claude-code'));
     expect(t.out.join('')).toContain('not installed in this project');
     await initAgent('codex', io(d, home).io, abs);
     expect(existsSync(join(home, '.codex/hooks.json'))).toBe(true);
@@ -121,7 +133,7 @@ describe('initAgent keeps the user\'s choices', () => {
     expect(after).toHaveLength(2);
     for (const g of after) {
       expect(g.hooks).toHaveLength(1);
-      expect(g.hooks[0].command).toBe(POSIX(`"$(git rev-parse --show-toplevel)"/node_modules/.bin/offhost hook codex --mode rewrite${FALLBACK('codex')}`));
+      expect(g.hooks[0].command).toBe(POSIX(GUARDED('codex', '"$(git rev-parse --show-toplevel)"/node_modules/.bin/offhost hook codex --mode rewrite')));
       expect(g.hooks[0].statusMessage).toBe('checking');
     }
     expect(t.out.join('')).toContain('trust it again in /hooks');
@@ -129,7 +141,7 @@ describe('initAgent keeps the user\'s choices', () => {
     await initAgent('codex', again.io, abs);
     expect(again.out.join('')).toContain('already set up');
     await initAgent('codex', io(d).io, { ...abs, hookArgs: ['--mode', 'suggest'] });
-    expect(read(join(d, '.codex/hooks.json')).hooks.PreToolUse[0].hooks[0].command).toContain('hook codex --mode suggest ||');
+    expect(read(join(d, '.codex/hooks.json')).hooks.PreToolUse[0].hooks[0].command).toContain('hook codex --mode suggest <&3');
     // Found again inside the `/bin/sh -c '…'` wrapper on the next run.
     const third = io(d);
     await initAgent('codex', third.io, abs);
@@ -158,12 +170,14 @@ describe('initAgent keeps the user\'s choices', () => {
     expect(after.hooks.PreToolUse).toEqual([
       before.hooks.PreToolUse[0],
       { matcher: 'Bash', hooks: [{ type: 'command', command: 'audit.sh' }] },
-      { matcher: 'Bash|Monitor|PowerShell|mcp__.*', hooks: [{ type: 'command', command: `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code --allow-rewrite${FALLBACK('claude-code')}`, timeout: 30 }] },
+      { matcher: 'Bash|Monitor|PowerShell|mcp__.*', hooks: [{ type: 'command', command: GUARDED('claude-code', '"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code --allow-rewrite'), timeout: 30, onFailure: 'block' }] },
     ]);
   });
 
   it('hookArgsOf reads the arguments up to the fallback, quotes removed', () => {
-    expect(hookArgsOf(`"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code --mode 'suggest' --role laptop${FALLBACK('claude-code')}`, 'claude-code')).toEqual(['--mode', 'suggest', '--role', 'laptop']);
+    expect(hookArgsOf(GUARDED('claude-code', `"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code --mode 'suggest' --role laptop`), 'claude-code')).toEqual(['--mode', 'suggest', '--role', 'laptop']);
+    // The form before the watchdog (what older inits wrote) still gives its arguments back.
+    expect(hookArgsOf(`"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code --allow-rewrite || { s=$?; exit 2; }`, 'claude-code')).toEqual(['--allow-rewrite']);
     expect(hookArgsOf('/usr/bin/node /o/offhost.cjs hook gemini', 'gemini')).toEqual([]);
   });
 });

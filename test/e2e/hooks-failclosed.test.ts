@@ -86,7 +86,7 @@ describe('offhost init --agent', () => {
     expect(settings.hooks.Stop).toHaveLength(1);
     expect(settings.hooks.PreToolUse).toHaveLength(1);
     const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
-    expect(command.startsWith('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code || ')).toBe(true);
+    expect(command.startsWith('exec 3<&0; "$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code <&3 ')).toBe(true);
     expect(command).not.toContain('npx');
     const r = spawnSync('sh', ['-c', command], { input: bashEvent('make build-safe'), env: { ...hookEnv(h), CLAUDE_PROJECT_DIR: project }, encoding: 'utf8' });
     expect(decision(r.stdout)).toMatchObject({ permissionDecision: 'ask' });
@@ -98,7 +98,7 @@ describe('offhost init --agent', () => {
     expect(r0.status, r0.stderr).toBe(0);
     const command = JSON.parse(readFileSync(join(project, '.claude', 'settings.local.json'), 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
     // Run through dist/offhost.mjs, init writes the CommonJS executable beside it (it starts faster).
-    expect(command.startsWith(`${process.execPath} ${BIN.replace(/offhost\.mjs$/, 'offhost.cjs')} hook claude-code || `)).toBe(true);
+    expect(command.startsWith(`exec 3<&0; ${process.execPath} ${BIN.replace(/offhost\.mjs$/, 'offhost.cjs')} hook claude-code <&3 `)).toBe(true);
     const r = spawnSync('sh', ['-c', command], { input: bashEvent('make build-safe'), env: hookEnv(h), encoding: 'utf8' });
     expect(decision(r.stdout)).toMatchObject({ permissionDecision: 'ask' });
   });

@@ -239,7 +239,7 @@ describe('the hook command under every shell (and none) the agent may start it w
     init(p, 'codex');
     // The script inside the wrapper, as sh reads the quoted word.
     const inner = spawnSync('/bin/sh', ['-c', `printf %s ${hookCommand(p, 'codex').replace(/^\/bin\/sh -c /, '')}`], { encoding: 'utf8' }).stdout;
-    expect(inner).toMatch(/^"\$\(git rev-parse --show-toplevel\)"\/node_modules\/\.bin\/offhost hook codex \|\| \{/);
+    expect(inner).toMatch(/^exec 3<&0; "\$\(git rev-parse --show-toplevel\)"\/node_modules\/\.bin\/offhost hook codex <&3 /);
     rmSync(join(p, 'node_modules'), { recursive: true, force: true });
     const bare = run(['/usr/bin/fish', '-c', inner], p, event('codex', 'make build-safe', h.koda), hookEnv(h));
     expect(bare.status).toBe(0);
@@ -274,6 +274,25 @@ describe('a door that cannot start offhost blocks (symlinks, OpenCode)', () => {
       expect(qemu.stderr, agent).not.toContain('could not run');
       expect(blocked(agent, qemu), `${agent}: ${JSON.stringify(qemu)}`).toBe(true);
     }
+  });
+
+  it('gemini started in a subdirectory (GEMINI_PROJECT_DIR and the cwd are that subdirectory): the hook still finds offhost and answers', () => {
+    const p = installedProject();
+    init(p, 'gemini');
+    const command = hookCommand(p, 'gemini');
+    const sub = join(p, 'packages', 'app');
+    mkdirSync(sub, { recursive: true });
+    // As Gemini's hookRunner runs it: cwd and GEMINI_PROJECT_DIR = the session's cwd, the bare variable replaced in the text.
+    const asGemini = (input: string) => {
+      const r = spawnSync('/bin/bash', ['-c', command.replace(/\$GEMINI_PROJECT_DIR/g, () => shellQuote([sub]))], { cwd: sub, input, env: { ...hookEnv(h), GEMINI_PROJECT_DIR: sub }, encoding: 'utf8', timeout: 30_000 });
+      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    const ok = asGemini(event('gemini', 'ls', sub));
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(blocked('gemini', ok)).toBe(false);
+    const heavy = asGemini(event('gemini', 'qemu-system-x86_64 -hda win10.qcow2', sub));
+    expect(heavy.stderr).not.toContain('could not run');
+    expect(blocked('gemini', heavy), JSON.stringify(heavy)).toBe(true);
   });
 
   it('claude-code through a symlinked checkout: "$CLAUDE_PROJECT_DIR" is the symlink, the hook still answers', () => {
@@ -319,6 +338,12 @@ describe('a door that cannot start offhost blocks (symlinks, OpenCode)', () => {
     expect(String((heavy as { args?: Record<string, unknown> }).args?.command)).toMatch(/^env OFFHOST_SESSION=opencode-ses_1 OFFHOST_AI=opencode .*run .*-- 'make build-safe'$/);
     expect(await call('bash', { command: 'qemu-system-x86_64 -hda win10.qcow2' })).toMatchObject({ ok: false, message: expect.stringContaining('offhost refused this command') });
     expect(await call('read', { filePath: '/etc/hosts' })).toMatchObject({ ok: true });
+    // The batch tool runs its nested calls without the plugin hook seeing them: offhost reads them in the batch's own call.
+    expect(await call('batch', { tool_calls: [{ tool: 'read', parameters: { filePath: '/etc/hosts' } }, { tool: 'bash', parameters: { command: 'make build-safe' } }] })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('as a bash call of its own, not inside a batch'),
+    });
+    expect(await call('batch', { tool_calls: [{ tool: 'bash', parameters: { command: 'ls' } }] })).toMatchObject({ ok: true });
     // node missing from PATH: offhost's `#!/usr/bin/env node` fails (127, or EPIPE on its stdin first), the plugin throws
     const noNode = mkdtempSync(join(tmpdir(), 'offhost-nonode-'));
     made.push(noNode);

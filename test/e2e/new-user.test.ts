@@ -112,7 +112,7 @@ describe('a new user installs offhost into their repository and removes it again
     const settings = JSON.parse(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } };
     const hookCmd = settings.hooks.PreToolUse[0]!.hooks[0]!.command;
     // Project-relative (no machine path in the committed file): Claude Code sets CLAUDE_PROJECT_DIR.
-    expect(hookCmd.startsWith('"$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code || ')).toBe(true);
+    expect(hookCmd.startsWith('exec 3<&0; "$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost hook claude-code <&3 ')).toBe(true);
     const event = (command: string) => JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
     const asClaude = `CLAUDE_PROJECT_DIR='${repo}'; ${hookCmd}`;
     const heavy = ok('bash', ['-c', asClaude], { input: event('qemu-system-x86_64 -hda win10.qcow2') });

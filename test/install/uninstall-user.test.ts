@@ -208,7 +208,7 @@ describe('doctor reads the record of per-user installs', () => {
     ok(['init', '--shims'], gone);
     rmSync(gone, { recursive: true, force: true });
     let r = offhost(['doctor'], a);
-    expect(r.stdout).toMatch(new RegExp(`ok\\s+shared ${shims()} \\(the shims folder, per user\\): 1 repository uses it; recorded for ${gone}, which no longer exists`));
+    expect(r.stdout).toMatch(new RegExp(`ok\\s+shared\\s+${shims()} \\(the shims folder, per user\\): 1 repository uses it; recorded for ${gone}, which no longer exists`));
     rmSync(shims(), { recursive: true, force: true });
     r = offhost(['doctor'], a);
     expect(r.status).toBe(1);

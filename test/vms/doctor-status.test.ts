@@ -23,14 +23,14 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 const doctor = () => offhost(['doctor'], { cwd: repo, baseEnv: env });
 const hook = (node: string, bin: string) =>
-  JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `'${node}' '${bin}' hook claude-code`, timeout: 30 }] }] } });
+  JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash|Monitor|PowerShell|mcp__.*', hooks: [{ type: 'command', command: `'${node}' '${bin}' hook claude-code`, timeout: 30 }] }] } });
 
 describe('offhost doctor', () => {
   it('nothing wired: says what to run, exit 1', async () => {
     const r = await doctor();
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/ok\s+config\s+built-in rules only/);
-    expect(r.stdout).toMatch(/FIX\s+agents no agent hook calls offhost/);
+    expect(r.stdout).toMatch(/FIX\s+agents\s+no agent hook calls offhost/);
     expect(r.stdout).toContain('offhost init --agent claude-code');
     expect(r.stdout).toMatch(/FIX\s+husky\s+\.husky\/pre-commit does not run offhost's lock checks/);
   });
@@ -39,23 +39,25 @@ describe('offhost doctor', () => {
     writeFileSync(join(repo, '.claude', 'settings.json'), hook('/opt/node-18.0.0/bin/node', BIN));
     const r = await doctor();
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('.claude/settings.json: the claude-code hook calls /opt/node-18.0.0/bin/node, which no longer exists');
-    expect(r.stdout).toContain(`run \`offhost init --agent claude-code\` again in ${repo}`);
+    // Run as Claude Code runs it: the heavy call is not blocked (sh cannot find that node: status 127, which Claude Code lets through).
+    expect(r.stdout).toMatch(/FIX\s+agents\s+claude-code: .claude\/settings.json .*`qemu-system-x86_64 -hda win10.qcow2` was not blocked through it \(status 127: .*\/opt\/node-18.0.0\/bin\/node/);
+    expect(r.stdout).toContain('run `offhost init --agent claude-code`');
   });
   it('a hook written as /bin/sh -c \'…\' (Codex, Cursor, Windsurf) is looked inside', async () => {
     const inner = `'/opt/node-16.0.0/bin/node' '${BIN}' hook claude-code || exit 2`;
-    const settings = { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `/bin/sh -c "${inner}"`, timeout: 30 }] }] } };
+    const settings = { hooks: { PreToolUse: [{ matcher: 'Bash|Monitor|PowerShell|mcp__.*', hooks: [{ type: 'command', command: `/bin/sh -c "${inner}"`, timeout: 30 }] }] } };
     writeFileSync(join(repo, '.claude', 'settings.json'), JSON.stringify(settings));
     const r = await doctor();
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('the claude-code hook calls /opt/node-16.0.0/bin/node, which no longer exists');
+    // Its `|| exit 2` blocks the heavy call, and every other one too.
+    expect(r.stdout).toMatch(/FIX\s+agents\s+claude-code: .*`ls` was refused through it \(status 2: .*\/opt\/node-16.0.0\/bin\/node: not found\): every command is refused/);
     writeFileSync(join(repo, '.claude', 'settings.json'), hook('/opt/node-18.0.0/bin/node', BIN));
   });
   it('a shell rc file calling an offhost that moved is named, with the fix', async () => {
     writeFileSync(join(home, '.bashrc'), `# offhost\n__offhost_cmd=('${process.execPath}' '/opt/old/offhost/dist/offhost.cjs')\n`);
     try {
       const r = await doctor();
-      expect(r.stdout).toContain('~/.bashrc: the offhost integration calls /opt/old/offhost/dist/offhost.cjs, which no longer exists');
+      expect(r.stdout).toMatch(/FIX\s+shell\s+.*\.bashrc \(bash, loaded by ~\/\.bashrc\) runs .*\/opt\/old\/offhost\/dist\/offhost\.cjs, which did not refuse `qemu-system-x86_64 -hda win10.qcow2`/);
       expect(r.stdout).toContain('offhost init --shell bash');
     } finally {
       rmSync(join(home, '.bashrc'));
@@ -67,7 +69,7 @@ describe('offhost doctor', () => {
     writeFileSync(join(repo, '.husky', 'pre-commit'), 'npx lint-staged\noffhost lint --staged\n');
     g(repo, 'config', 'core.hooksPath', '.husky/_');
     let r = await doctor();
-    expect(r.stdout, r.stdout).toMatch(/ok\s+agents .claude\/settings.json: the claude-code hook calls offhost/);
+    expect(r.stdout, r.stdout).toMatch(/ok\s+agents\s+claude-code: .claude\/settings.json: blocks `qemu-system-x86_64 -hda win10.qcow2`, lets `ls` through/);
     expect(r.stdout).toMatch(/ok\s+husky/);
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toContain('nothing to fix on this laptop');

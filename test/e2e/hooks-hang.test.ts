@@ -1,0 +1,182 @@
+// A hook that hangs must block, not fail open. Claude Code, Codex and Gemini CLI kill a hook at its timeout
+// (30 s as init writes it) and then run the tool, so the command init writes bounds node itself and gives
+// the agent's blocking answer first (src/adapters/init-agent.ts `guarded`). Tried the two ways a user meets
+// it: node hanging before offhost's code runs (a NODE_OPTIONS preload that never returns) and a project
+// config that is a FIFO nobody writes (offhost must not block reading it). Each hook command is run the way
+// its agent runs it, and stopped at the agent's own timeout (the spawn timeout below stands for the
+// agent's kill: a hook still running then is what the agent would have let through).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { quote as shellQuote } from 'shell-quote';
+import { type FakeHome, BIN, ROOT, fakeHome, hookEnv, requireBuild } from './hooks-helpers.js';
+
+let h: FakeHome;
+const made: string[] = [];
+beforeAll(() => {
+  requireBuild();
+  h = fakeHome();
+  made.push(h.home);
+});
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf'] as const;
+type Agent = (typeof AGENTS)[number];
+/** The agent's timeout as init writes it (30 s), minus a little for this machine's load: what a hook must beat. */
+const AGENT_KILLS_AT_MS = 29_500;
+
+function installedProject(): string {
+  const d = mkdtempSync(join(tmpdir(), 'offhost-hang-'));
+  made.push(d);
+  spawnSync('git', ['init', '-q'], { cwd: d });
+  mkdirSync(join(d, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(ROOT, join(d, 'node_modules', 'offhost'));
+  symlinkSync('../offhost/dist/offhost.cjs', join(d, 'node_modules', '.bin', 'offhost'));
+  const r = spawnSync(process.execPath, [BIN, 'init', '--agent', 'claude-code'], { cwd: d, env: hookEnv(h), encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  for (const a of AGENTS.slice(1)) spawnSync(process.execPath, [BIN, 'init', '--agent', a], { cwd: d, env: hookEnv(h), encoding: 'utf8' });
+  return d;
+}
+
+function hookCommand(project: string, agent: Agent): string {
+  const json = (f: string) => JSON.parse(readFileSync(join(project, f), 'utf8'));
+  switch (agent) {
+    case 'claude-code':
+      return json('.claude/settings.json').hooks.PreToolUse[0].hooks[0].command;
+    case 'codex':
+      return json('.codex/hooks.json').hooks.PreToolUse[0].hooks[0].command;
+    case 'gemini':
+      return json('.gemini/settings.json').hooks.BeforeTool[0].hooks[0].command;
+    case 'cursor':
+      return json('.cursor/hooks.json').hooks.beforeShellExecution[0].command;
+    case 'copilot':
+      return json('.github/hooks/offhost.json').hooks.preToolUse[0].bash;
+    case 'windsurf':
+      return json('.windsurf/hooks.json').hooks.pre_run_command[0].command;
+  }
+}
+
+function event(agent: Agent, command: string, cwd: string): string {
+  switch (agent) {
+    case 'claude-code':
+      return JSON.stringify({ session_id: 's1', transcript_path: '/t', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'x' });
+    case 'codex':
+      return JSON.stringify({ session_id: 's1', turn_id: 't', transcript_path: null, cwd, hook_event_name: 'PreToolUse', model: 'gpt-5', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'c' });
+    case 'gemini':
+      return JSON.stringify({ session_id: 's1', transcript_path: '/t', cwd, hook_event_name: 'BeforeTool', timestamp: '2026-01-01T00:00:00Z', tool_name: 'run_shell_command', tool_input: { command } });
+    case 'cursor':
+      return JSON.stringify({ hook_event_name: 'beforeShellExecution', conversation_id: 'c1', generation_id: 'g1', workspace_roots: [cwd], command, cwd });
+    case 'copilot':
+      return JSON.stringify({ timestamp: 1704614400000, cwd, toolName: 'bash', toolArgs: JSON.stringify({ command, description: 'x' }) });
+    case 'windsurf':
+      return JSON.stringify({ agent_action_name: 'pre_run_command', trajectory_id: 'tr1', execution_id: 'e1', timestamp: '2026-01-01T00:00:00Z', tool_info: { command_line: command, cwd } });
+  }
+}
+
+interface Done {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** The agent's timeout came first (the agent would have killed the hook and run the tool). */
+  killedByAgent: boolean;
+}
+
+/**
+ * Runs the command as the agent does (Claude Code `sh -c`, Codex `$SHELL -lc`, Gemini `bash -c` after its text
+ * replacement, the others a shell -c) and waits, like the agents, until the process has exited and its
+ * stdout and stderr are closed.
+ */
+function runAs(agent: Agent, project: string, cwd: string, command: string, input: string, env: Record<string, string>, killAt = AGENT_KILLS_AT_MS): Promise<Done> {
+  const vars: Record<string, string> = agent === 'claude-code' ? { CLAUDE_PROJECT_DIR: project } : agent === 'gemini' ? { GEMINI_PROJECT_DIR: cwd } : {};
+  const argv =
+    agent === 'codex' ? ['/bin/sh', '-c', command] : agent === 'gemini' ? ['/bin/bash', '-c', command.replace(/\$GEMINI_PROJECT_DIR/g, () => shellQuote([cwd]))] : ['/bin/sh', '-c', command];
+  return new Promise((resolve) => {
+    const child = spawn(argv[0] as string, argv.slice(1), { cwd, env: { ...env, ...vars }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let killedByAgent = false;
+    const timer = setTimeout(() => {
+      killedByAgent = true;
+      child.kill('SIGKILL');
+    }, killAt);
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr, killedByAgent });
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+  });
+}
+
+/** Each agent's blocking answer (the same reading as test/e2e/hooks-launch.test.ts). */
+function blocked(agent: Agent, r: Done): boolean {
+  if (r.killedByAgent) return false;
+  const out = r.stdout.trim() ? (() => { try { return JSON.parse(r.stdout.trim().split('\n')[0] as string); } catch { return null; } })() : null;
+  switch (agent) {
+    case 'claude-code':
+    case 'codex':
+      return (r.status === 2 && r.stderr.trim() !== '') || (r.status === 0 && out?.hookSpecificOutput?.permissionDecision === 'deny');
+    case 'gemini':
+      return r.status === 2 || (r.status === 0 && (out?.decision === 'deny' || out?.decision === 'block'));
+    case 'windsurf':
+      return r.status === 2 && r.stderr.trim() !== '';
+    case 'cursor':
+      return r.status === 2 || (r.status === 0 && out?.permission === 'deny');
+    case 'copilot':
+      return r.status === 0 && out?.permissionDecision === 'deny';
+  }
+}
+
+describe('a hook that hangs blocks before the agent\'s timeout', () => {
+  it('every agent: a NODE_OPTIONS preload that never returns, and a project config that is a FIFO nobody writes', async () => {
+    const p = installedProject();
+    const hang = join(p, 'hang.cjs');
+    writeFileSync(hang, 'for (;;) {}\n');
+    const fifoProject = join(p, 'sub');
+    mkdirSync(fifoProject);
+    expect(spawnSync('mkfifo', [join(fifoProject, 'offhost.config.yaml')]).status).toBe(0);
+    const preload = { ...hookEnv(h), NODE_OPTIONS: `--require ${hang}` };
+    // All at once: each hang case waits for its watchdog (27 s).
+    const runs = AGENTS.flatMap((agent) => {
+      const command = hookCommand(p, agent);
+      return [
+        runAs(agent, p, p, command, event(agent, 'ls', p), hookEnv(h)).then((r) => ({ agent, kind: 'sane', r })),
+        runAs(agent, p, p, command, event(agent, 'make build-safe', h.koda), preload).then((r) => ({ agent, kind: 'preload', r })),
+        runAs(agent, p, fifoProject, command, event(agent, 'ls', fifoProject), hookEnv(h)).then((r) => ({ agent, kind: 'fifo', r })),
+      ];
+    });
+    const results = await Promise.all(runs);
+    for (const { agent, kind, r } of results) {
+      const what = `${agent} ${kind}: ${JSON.stringify(r)}`;
+      if (kind === 'sane') {
+        expect(r.status, what).toBe(0);
+        expect(blocked(agent, r), what).toBe(false);
+      } else if (kind === 'preload') {
+        expect(blocked(agent, r), what).toBe(true);
+        expect(r.stderr, what).toContain(`offhost hook ${agent} gave no answer within 27 s and was stopped`);
+      } else {
+        expect(blocked(agent, r), what).toBe(true);
+        expect(r.stdout + r.stderr, what).toContain('not a regular file');
+      }
+    }
+    // Nothing of the watchdog is left running (its sleep ends with the hook).
+    const left = spawnSync('sh', ['-c', 'ps -eo args | grep -c "^sleep 27$"'], { encoding: 'utf8' }).stdout.trim();
+    expect(Number(left)).toBe(0);
+  }, 120_000);
+
+  it('a hook that answers is not held open by the watchdog (its sleep holds none of the agent\'s pipes)', async () => {
+    const p = installedProject();
+    for (const agent of AGENTS) {
+      // An agent that kills at 15 s: a watchdog whose sleep held stdout or stderr would keep the hook "running" 27 s.
+      const r = await runAs(agent, p, p, hookCommand(p, agent), event(agent, 'ls', p), hookEnv(h), 15_000);
+      expect(r.killedByAgent, agent).toBe(false);
+      expect(r.status, `${agent}: ${r.stderr}`).toBe(0);
+    }
+  }, 120_000);
+});
