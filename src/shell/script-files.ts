@@ -173,10 +173,18 @@ export function executableFile(fields: Field[], env: Record<string, string>, cwd
  * rule looks for a spawn call and a heavy command in one argument, and calls span lines.
  */
 export function emitCode(interpreter: string, text: string, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
-  const code = text.replace(/\s+/g, ' ');
   const flag = interpreter.startsWith('python') ? '-c' : '-e';
+  if (READ_CODE.test(interpreter)) {
+    // Through the interpreters family, which reads what the code spawns (src/shell/inline/).
+    withVia(ctx, label, () => ctx.w.runFields([{ value: interpreter, known: true }, { value: flag, known: true }, { value: text, known: true }], env, cwd, st, ctx, span, NO_STDIN, 1));
+    return;
+  }
+  const code = text.replace(/\s+/g, ' ');
   withVia(ctx, label, () => emit(ctx, [{ value: interpreter, known: true }, { value: flag, known: true }, { value: code, known: true }], env, cwd, span, st));
 }
+
+/** Interpreters whose code the inline-code readers read (src/shell/inline/). */
+const READ_CODE = /^(python[0-9.]*|node|nodejs|perl|ruby)$/;
 
 /** Options of code interpreters that take the next word as their value. */
 const INTERPRETER_VALUE_OPTS = new Set(['-W', '-X', '-Q', '-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--input-type', '-I']);
