@@ -71,7 +71,7 @@ function initialState(cwd: string | null, env: Record<string, string | undefined
   if (env.CDPATH !== undefined) vars.set('CDPATH', env.CDPATH);
   // bash sets IFS to space, tab, newline in every non-interactive shell (it does not import it).
   vars.set('IFS', ' \t\n');
-  return { cwd, altCwds: [], oldpwd: env.OLDPWD ?? null, dirStack: [], vars, exported: null, aliases: null, expandAliases: false, hashed: null, errexit: false, gitConfig: null };
+  return { cwd, altCwds: [], oldpwd: env.OLDPWD ?? null, dirStack: [], vars, exported: null, aliases: null, expandAliases: false, hashed: null, errexit: false, gitConfig: null, functions: null };
 }
 
 function tick(ctx: Ctx, span: Span): void {
@@ -230,9 +230,8 @@ function walkCommand(cmd: Command, st: State, ctx: Ctx, stdin?: Stdin): void {
       return;
     }
     case 'Function':
-      // The body counts whether or not the function is called: fail closed, and a later call would
-      // run it anyway.
-      withVia(ctx, `function ${cmd.name}`, () => walkCommand(cmd.body, clone(st), ctx));
+      // A definition runs nothing; a call runs the body (runFields). The `$(…)` in its body run then too.
+      (st.functions ??= new Map()).set(cmd.name, cmd.body);
       return;
     case 'Coproc':
       withVia(ctx, 'coproc', () => walkCommand(cmd.body, clone(st), ctx));
@@ -322,6 +321,8 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Stdin
   }
   const fields: Field[] = [];
   for (const w of node.words) fields.push(...expandWord(w, st, ctx.home));
+  // `$EDITOR Makefile`: the user's editor, from the environment (not set in the line): it opens the files.
+  if (fields[0] && !fields[0].known && isEditorWord(node.words[0]!, st)) fields[0] = { value: 'editor', known: true };
   if (fields.length === 0) {
     for (const [k, v] of assigned) st.vars.set(k, v);
     return;
@@ -340,6 +341,18 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Stdin
   }
   const span = ctx.outerSpan ?? node.span;
   runFields(fields, env, st.cwd, st, ctx, span, stdin, 0);
+}
+
+/** `$EDITOR`, `"${VISUAL}"`, `${EDITOR:-vi}` as a command word, the variable not assigned in the line. */
+function isEditorWord(word: Word, st: State): boolean {
+  let parts = word.parts;
+  if (parts.length === 1 && parts[0]!.type === 'DoubleQuoted') parts = parts[0]!.parts;
+  const p = parts.length === 1 ? parts[0]! : null;
+  if (!p || p.type !== 'Param' || !/^(EDITOR|VISUAL|GIT_EDITOR|SUDO_EDITOR)$/.test(p.name) || p.prefix || p.index) return false;
+  if (st.vars.has(p.name)) return false;
+  if (p.op === '') return true;
+  // A default that is itself a plain word (`${EDITOR:-vi}`), judged as the editor too.
+  return (p.op === ':-' || p.op === '-') && p.operands.every((w) => w.parts.every((x) => x.type === 'Literal' || x.type === 'SingleQuoted'));
 }
 
 const DIRECT_VIA = new Set(['builtin', 'command']);
@@ -370,6 +383,13 @@ export function runFields(
     emit(ctx, fields, env, cwd, span, st);
     return;
   }
+  // A function defined earlier in the line: bash runs its body (at the top of a command; through a wrapper
+  // the program of that name runs, but the body is walked too: fail closed).
+  const fn = fields[0]!.known && !fields[0]!.value.includes('/') ? st.functions?.get(name) : undefined;
+  if (fn) {
+    callFunction(name, fn, fields.slice(1), st, ctx);
+    if (wrapDepth === 0) return;
+  }
   const call: Call = { name, fields, env, cwd, st, ctx, span, stdin, wrapDepth, direct: wrapDepth === 0 || ctx.via.every((v) => DIRECT_VIA.has(v)), grammar: undefined };
   if (fields[0]!.known && wrapDepth === 0 && st.expandAliases && st.aliases?.has(name)) {
     // An alias is text put in place of the word: walk `value args...` in this same shell. Whether it
@@ -389,6 +409,29 @@ export function runFields(
     return;
   }
   dispatch(call);
+}
+
+/** A function's body, run in this shell with the call's arguments as $1, $2, ... (restored afterwards). */
+function callFunction(name: string, body: Command, args: Field[], st: State, ctx: Ctx): void {
+  const calling = (ctx.calling ??= []);
+  if (calling.includes(name)) return; // recursion: its commands are counted already
+  const saved: [string, VarValue | undefined][] = [];
+  for (let i = 1; i <= Math.max(args.length, 9); i++) {
+    saved.push([String(i), st.vars.get(String(i))]);
+    const a = args[i - 1];
+    if (a) st.vars.set(String(i), a.known ? a.value : null);
+    else st.vars.delete(String(i));
+  }
+  calling.push(name);
+  try {
+    withVia(ctx, `function ${name}`, () => walkCommand(body, st, ctx));
+  } finally {
+    calling.pop();
+    for (const [k, v] of saved) {
+      if (v === undefined) st.vars.delete(k);
+      else st.vars.set(k, v);
+    }
+  }
 }
 
 /** The program's module decides what the call runs; a program no module knows runs only itself. */
@@ -505,6 +548,7 @@ export function runScript(text: Field, via: string, cwd: string | null, env: Rec
     if (!shared) (inner.exported ??= new Set()).add(k);
   }
   if (opts.positional) opts.positional.forEach((a, i) => inner.vars.set(String(i + 1), a.known ? a.value : null));
+  if (!shared && st.functions) inner.functions = new Map(st.functions);
   const savedSpan = ctx.outerSpan;
   ctx.outerSpan = span;
   ctx.shellDepth++;

@@ -18,6 +18,8 @@ export function shellCall(name: string, argv: Field[]): Unwrapped {
   let i = 1;
   let wantsCommand = false;
   let readsStdin = false;
+  let noexec = false;
+  let interactive = false;
   while (i < argv.length) {
     const f = argv[i]!;
     if (!f.known) break;
@@ -27,6 +29,7 @@ export function shellCall(name: string, argv: Field[]): Unwrapped {
       break;
     }
     if (SHELL_VALUE_OPTS.has(v)) {
+      if (v === '-o' || v === '+o') noexec = argv[i + 1]?.known && argv[i + 1]!.value === 'noexec' ? v === '-o' : noexec;
       i += 2;
       continue;
     }
@@ -37,6 +40,8 @@ export function shellCall(name: string, argv: Field[]): Unwrapped {
     if ((v.startsWith('-') || v.startsWith('+')) && v.length > 1) {
       if (v.includes('c')) wantsCommand = true;
       if (v.includes('s')) readsStdin = true;
+      if (v.includes('n')) noexec = v.startsWith('-');
+      if (v.startsWith('-') && v.includes('i')) interactive = true;
       // `-o` inside a cluster (`-euo pipefail`) takes the next word.
       if (/^[-+][a-zA-Z]*o$/.test(v)) i++;
       i++;
@@ -44,6 +49,9 @@ export function shellCall(name: string, argv: Field[]): Unwrapped {
     }
     break;
   }
+  // `bash -n script.sh`, `sh -n`, `-o noexec`: the script is parsed, not run (not BASH_ENV either); an
+  // interactive shell ignores -n.
+  if (noexec && !interactive && name !== 'fish') return { kind: 'none' };
   if (wantsCommand) {
     const command = argv[i] ?? null;
     if (!command) return { kind: 'none' }; // `bash -c` with no string: bash errors, nothing runs
@@ -91,10 +99,13 @@ export const shells: ProgramModule = {
       { line: "printf 'make build-saf\\x65\\n' | bash", runs: 'make build-safe' },
       { line: "echo -e 'make\\x20build' | sh", runs: 'make build' },
       { line: "BASH_ENV=./env.sh bash -c true", runs: './env.sh' },
+      { line: "bash -n +n -c 'make build'", runs: 'make build' },
     ],
     not_match: [
       { line: "echo 'make build' > notes.txt", runs: 'make build' },
       { line: 'bash -n -c true', runs: 'make build' },
+      { line: "bash -n -c 'make build'", runs: 'make build' },
+      { line: "sh -o noexec -c 'make build'", runs: 'make build' },
     ],
   },
 };
