@@ -137,6 +137,15 @@ export interface Ctx {
   guessing?: boolean;
   /** Functions whose body is being walked (a function that calls itself is walked once). */
   calling?: string[];
+  /**
+   * Files the line wrote so far with content offhost can follow (`cat > run.sh <<'EOF'`, `printf … >
+   * run.sh`, `… | tee run.sh`): path -> the text (unknown when the writer's output is not static).
+   */
+  written?: Map<string, Field>;
+  /** How many writes of each path `written` followed (all of the line's writes of it, or its text is unknown). */
+  writeCounts?: Map<string, number>;
+  /** `ln [-s] TARGET LINK`, `cp FILE COPY` earlier in the line: the program a name or path runs (never a directory mapping). */
+  renamed?: Map<string, string>;
 }
 
 /** Standard input of a command, computed only if something reads it as a script. */

@@ -70,8 +70,29 @@ function startupFile(call: Call): Field | null {
   return envField(call, key) ?? null;
 }
 
+/** `bash --rcfile f` / `--init-file f`: the start-up file an interactive bash reads (read whenever given: fail closed). */
+function rcFile(call: Call): Field | null {
+  const f = call.fields;
+  for (let i = 1; i < f.length; i++) {
+    const a = f[i]!;
+    if (!a.known || !a.value.startsWith('-') || a.value === '--' || a.value === '-') return null;
+    if (a.value === '--rcfile' || a.value === '--init-file') return f[i + 1] ?? null;
+    if (a.value.startsWith('--rcfile=') || a.value.startsWith('--init-file=')) return { value: a.value.slice(a.value.indexOf('=') + 1), known: true };
+    if (SHELL_VALUE_OPTS.has(a.value) || /^[-+][a-zA-Z]*o$/.test(a.value)) i++;
+  }
+  return null;
+}
+
 function walk(call: Call, w: Walker): void {
   const u = shellCall(call.name, call.fields);
+  const rc = u.kind === 'none' || call.name === 'fish' ? null : rcFile(call);
+  if (rc) {
+    w.emitSelf(call);
+    if (!call.ctx.files) withVia(call.ctx, `${call.name} --rcfile`, () => emit(call.ctx, [{ value: rc.value, known: false }], call.env, call.cwd, call.span, call.st));
+    else w.apply({ kind: 'file-script', via: `${call.name} --rcfile`, file: rc, args: [], sourced: false }, call, false);
+    w.apply(u, call, false);
+    return;
+  }
   const startup = u.kind === 'none' ? null : startupFile(call);
   if (startup && startup.value !== '') {
     w.emitSelf(call);
