@@ -44,6 +44,11 @@ export interface SimpleCommand {
   certainOnly?: boolean;
   /** The program only prints help, its version or a list (`make --help`, `playwright test --list`): it runs nothing. */
   infoOnly?: boolean;
+  /**
+   * Found by reading an unknown program's arguments as the command they may start (src/shell/guess.ts):
+   * it can make the line heavier, never lighter, so no allow rule explains the line by it.
+   */
+  guessed?: boolean;
 }
 
 /** A route: where a rerouted command runs. */

@@ -112,6 +112,9 @@ export function decideCommand(cmd: SimpleCommand, rules: Rule[], role: Role): Co
     if (!rule.roles.includes(role)) continue;
     // `make --help`, `npx playwright test --list`: the program only prints; only an allow rule applies.
     if (cmd.infoOnly && rule.decision !== 'allow') continue;
+    // A guess at an unknown program's words (`xcodebuild test …` read as the `test` builtin) is never
+    // allowed by a rule about another program: it may add a refusal, never an allowance.
+    if (cmd.guessed && rule.decision === 'allow') continue;
     const tri = matchRule(rule, cmd);
     if (tri === 'no' || (tri === 'maybe' && cmd.certainOnly)) continue;
     let d: CommandDecision;

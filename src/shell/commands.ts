@@ -71,7 +71,7 @@ function initialState(cwd: string | null, env: Record<string, string | undefined
   if (env.CDPATH !== undefined) vars.set('CDPATH', env.CDPATH);
   // bash sets IFS to space, tab, newline in every non-interactive shell (it does not import it).
   vars.set('IFS', ' \t\n');
-  return { cwd, altCwds: [], oldpwd: env.OLDPWD ?? null, dirStack: [], vars, exported: null, aliases: null, expandAliases: false, hashed: null, errexit: false, gitConfig: null };
+  return { cwd, altCwds: [], oldpwd: env.OLDPWD ?? null, dirStack: [], vars, exported: null, aliases: null, expandAliases: false, hashed: null, errexit: false, gitConfig: null, functions: null };
 }
 
 function tick(ctx: Ctx, span: Span): void {
@@ -230,9 +230,8 @@ function walkCommand(cmd: Command, st: State, ctx: Ctx, stdin?: Stdin): void {
       return;
     }
     case 'Function':
-      // The body counts whether or not the function is called: fail closed, and a later call would
-      // run it anyway.
-      withVia(ctx, `function ${cmd.name}`, () => walkCommand(cmd.body, clone(st), ctx));
+      // A definition runs nothing; a call runs the body (runFields). The `$(…)` in its body run then too.
+      (st.functions ??= new Map()).set(cmd.name, cmd.body);
       return;
     case 'Coproc':
       withVia(ctx, 'coproc', () => walkCommand(cmd.body, clone(st), ctx));
@@ -321,12 +320,19 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Stdin
     env[a.name] = v ?? UNKNOWN_VALUE + (a.value?.raw ?? '');
   }
   const fields: Field[] = [];
-  for (const w of node.words) fields.push(...expandWord(w, st, ctx.home));
+  for (const w of node.words) {
+    const out = ctx.files ? substitutionOutput(w, st, ctx) : null;
+    if (out) fields.push(...out);
+    else fields.push(...expandWord(w, st, ctx.home));
+  }
+  // `$EDITOR Makefile`: the user's editor, from the environment (not set in the line): it opens the files.
+  if (fields[0] && !fields[0].known && isEditorWord(node.words[0]!, st)) fields[0] = { value: 'editor', known: true };
   if (fields.length === 0) {
     for (const [k, v] of assigned) st.vars.set(k, v);
     return;
   }
   let stdin: Stdin = node.redirects.length ? () => stdinOf(node, st, ctx) ?? pipedIn() : pipedIn;
+  if (node.redirects.length || (fields[0]!.known && fields[0]!.value === 'tee')) recordWrites(node, fields, st, ctx, stdin);
   // `. <(echo make build)`, `bash <(printf …)`: a script file that is the static output of a command.
   const file = node.words[1];
   const sub = file?.parts.length === 1 ? file.parts[0] : undefined;
@@ -340,6 +346,91 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Stdin
   }
   const span = ctx.outerSpan ?? node.span;
   runFields(fields, env, st.cwd, st, ctx, span, stdin, 0);
+}
+
+/**
+ * A word that is one command substitution whose output is static text: `"$(cat tools/cmd.txt)"`,
+ * `$(< f)`, `$(printf make)`. Its fields (the text, trailing newlines removed; unquoted, split on blanks);
+ * null when the output is not known (or an unquoted one would be globbed or split by a changed IFS).
+ */
+function substitutionOutput(word: Word, st: State, ctx: Ctx): Field[] | null {
+  let parts = word.parts;
+  let quotedWord = false;
+  if (parts.length === 1 && parts[0]!.type === 'DoubleQuoted') {
+    parts = parts[0]!.parts;
+    quotedWord = true;
+  }
+  const sub = parts.length === 1 ? parts[0]! : null;
+  if (!sub || sub.type !== 'CommandSub' || sub.script.items.length !== 1) return null;
+  let cmd = sub.script.items[0]!.command;
+  if (cmd.type === 'Pipeline' && cmd.commands.length === 1) cmd = cmd.commands[0]!;
+  if (cmd.type !== 'Simple' || cmd.assignments.length) return null;
+  let text: Field | null;
+  if (cmd.words.length === 0) {
+    // `$(< file)`: bash reads the file itself.
+    const r = cmd.redirects.length === 1 && cmd.redirects[0]!.op === '<' ? cmd.redirects[0]!.target : null;
+    const f = r ? expandWord(r, st, ctx.home) : [];
+    text = f.length === 1 ? stdinFromFile(f[0]!, '$(<)', st.cwd, ctx, cmd.span) : null;
+  } else {
+    if (cmd.redirects.length) return null;
+    text = producedText(cmd, st, ctx);
+  }
+  if (!text?.known) return null;
+  const value = text.value.replace(/\n+$/, '');
+  if (quotedWord) return [{ value, known: true }];
+  if (/[*?[]/.test(value) || st.vars.get('IFS') !== ' \t\n') return null;
+  return value.split(/[ \t\n]+/).filter(Boolean).map((v) => ({ value: v, known: true }));
+}
+
+const WRITE_OPS = new Set(['>', '>|', '>>', '&>', '&>>']);
+
+/**
+ * Files this command writes with content offhost can follow: `cat > f <<'EOF'`, `echo … > f`, `printf … >>
+ * f`, `… | tee [-a] f`. Any other writer of a named file records it as unknown. Read back by
+ * script-files.ts (writtenText) when the line runs or reads the file later.
+ */
+function recordWrites(node: SimpleCommandNode, fields: Field[], st: State, ctx: Ctx, stdin: Stdin): void {
+  const prog = fields[0]!.known ? basenameOf(fields[0]!) : null;
+  const write = (target: Field, content: Field | null, append: boolean): void => {
+    const path = target.known ? resolveDir(st.cwd, target) : null;
+    if (path === null) return;
+    const written = (ctx.written ??= new Map());
+    let text = content ?? { value: '', known: false };
+    if (append) {
+      const before = written.get(path);
+      // Appending to a file the line did not write: what was there is not known here.
+      text = before ? { value: before.value + text.value, known: before.known && text.known } : { value: '', known: false };
+    }
+    written.set(path, text);
+    const counts = (ctx.writeCounts ??= new Map());
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+  };
+  for (const r of node.redirects) {
+    if (!WRITE_OPS.has(r.op) || !r.target || (r.fd !== undefined && r.fd !== 1)) continue;
+    const t = expandWord(r.target, st, ctx.home);
+    if (t.length !== 1) continue;
+    let content: Field | null = null;
+    if (prog === 'cat' && fields.length === 1) content = stdin();
+    else if (prog === 'echo' || prog === 'printf' || prog === 'cat') content = outputOf(fields, st, ctx, node.span);
+    write(t[0]!, content, r.op === '>>' || r.op === '&>>');
+  }
+  if (prog === 'tee') {
+    const append = fields.some((f) => f.known && /^-[a-z]*a|^--append$/.test(f.value));
+    const text = stdin();
+    for (const f of fields.slice(1)) if (!(f.known && f.value.startsWith('-'))) write(f, text, append);
+  }
+}
+
+/** `$EDITOR`, `"${VISUAL}"`, `${EDITOR:-vi}` as a command word, the variable not assigned in the line. */
+function isEditorWord(word: Word, st: State): boolean {
+  let parts = word.parts;
+  if (parts.length === 1 && parts[0]!.type === 'DoubleQuoted') parts = parts[0]!.parts;
+  const p = parts.length === 1 ? parts[0]! : null;
+  if (!p || p.type !== 'Param' || !/^(EDITOR|VISUAL|GIT_EDITOR|SUDO_EDITOR)$/.test(p.name) || p.prefix || p.index) return false;
+  if (st.vars.has(p.name)) return false;
+  if (p.op === '') return true;
+  // A default that is itself a plain word (`${EDITOR:-vi}`), judged as the editor too.
+  return (p.op === ':-' || p.op === '-') && p.operands.every((w) => w.parts.every((x) => x.type === 'Literal' || x.type === 'SingleQuoted'));
 }
 
 const DIRECT_VIA = new Set(['builtin', 'command']);
@@ -370,6 +461,19 @@ export function runFields(
     emit(ctx, fields, env, cwd, span, st);
     return;
   }
+  // A program linked or copied under another name earlier in the line (`ln -sf /usr/bin/make /tmp/b/cc
+  // && PATH=/tmp/b:$PATH cc build`): what it runs is the target's, judged as well as the name.
+  if (ctx.renamed && fields[0]!.known) {
+    const target = renamedTarget(fields[0]!.value, cwd, ctx);
+    if (target !== null) withVia(ctx, `${fields[0]!.value} (links to ${target})`, () => runFields([{ value: target, known: true }, ...fields.slice(1)], env, cwd, st, ctx, span, stdin, wrapDepth + 1));
+  }
+  // A function defined earlier in the line: bash runs its body (at the top of a command; through a wrapper
+  // the program of that name runs, but the body is walked too: fail closed).
+  const fn = fields[0]!.known && !fields[0]!.value.includes('/') ? st.functions?.get(name) : undefined;
+  if (fn) {
+    callFunction(name, fn, fields.slice(1), st, ctx);
+    if (wrapDepth === 0) return;
+  }
   const call: Call = { name, fields, env, cwd, st, ctx, span, stdin, wrapDepth, direct: wrapDepth === 0 || ctx.via.every((v) => DIRECT_VIA.has(v)), grammar: undefined };
   if (fields[0]!.known && wrapDepth === 0 && st.expandAliases && st.aliases?.has(name)) {
     // An alias is text put in place of the word: walk `value args...` in this same shell. Whether it
@@ -389,6 +493,48 @@ export function runFields(
     return;
   }
   dispatch(call);
+}
+
+/**
+ * What a program name or path runs through the links and copies the line made: by path, the link at
+ * that path; a bare name, a link of that name in any directory (PATH may be set to reach it). Null: none.
+ */
+function renamedTarget(word: string, cwd: string | null, ctx: Ctx): string | null {
+  let at: string | null = word.includes('/') ? resolveDir(cwd, { value: word, known: true }) : null;
+  let target: string | null = null;
+  for (let hops = 0; hops < 8; hops++) {
+    let next: string | undefined;
+    if (at !== null) next = ctx.renamed!.get(at);
+    else for (const [link, t] of ctx.renamed!) if (link.endsWith(`/${word}`)) next = t;
+    if (next === undefined || next === target) break;
+    target = next;
+    at = next.includes('/') ? next : null;
+    if (at === null) word = next;
+  }
+  return target;
+}
+
+/** A function's body, run in this shell with the call's arguments as $1, $2, ... (restored afterwards). */
+function callFunction(name: string, body: Command, args: Field[], st: State, ctx: Ctx): void {
+  const calling = (ctx.calling ??= []);
+  if (calling.includes(name)) return; // recursion: its commands are counted already
+  const saved: [string, VarValue | undefined][] = [];
+  for (let i = 1; i <= Math.max(args.length, 9); i++) {
+    saved.push([String(i), st.vars.get(String(i))]);
+    const a = args[i - 1];
+    if (a) st.vars.set(String(i), a.known ? a.value : null);
+    else st.vars.delete(String(i));
+  }
+  calling.push(name);
+  try {
+    withVia(ctx, `function ${name}`, () => walkCommand(body, st, ctx));
+  } finally {
+    calling.pop();
+    for (const [k, v] of saved) {
+      if (v === undefined) st.vars.delete(k);
+      else st.vars.set(k, v);
+    }
+  }
 }
 
 /** The program's module decides what the call runs; a program no module knows runs only itself. */
@@ -505,6 +651,7 @@ export function runScript(text: Field, via: string, cwd: string | null, env: Rec
     if (!shared) (inner.exported ??= new Set()).add(k);
   }
   if (opts.positional) opts.positional.forEach((a, i) => inner.vars.set(String(i + 1), a.known ? a.value : null));
+  if (!shared && st.functions) inner.functions = new Map(st.functions);
   const savedSpan = ctx.outerSpan;
   ctx.outerSpan = span;
   ctx.shellDepth++;

@@ -51,12 +51,32 @@ export function lineMayWrite(path: string, ctx: Ctx, dynamicToo = true): boolean
   return ctx.writesUnseen;
 }
 
+/**
+ * What the line wrote to `path` before now (`cat > run.sh <<'EOF' … EOF`), when that write is the only
+ * one the line makes to that name: the text it wrote (unknown when it was not static); undefined when the
+ * line did not write it in a way offhost followed (then lineMayWrite decides).
+ */
+export function writtenText(path: string, ctx: Ctx): Field | undefined {
+  const w = ctx.written?.get(path);
+  if (w === undefined) return undefined;
+  ctx.writesUnseen ??= /(>|\b(tee|cp|mv|install|ln|dd|sed|perl|curl|wget|git|tar|unzip|patch|rsync|truncate)\b)[^;&|\n]*[$`]/.test(ctx.text);
+  const followed = ctx.writeCounts?.get(path) ?? 0;
+  if (ctx.writesUnseen || writeSites(path, ctx, followed + 1) !== followed) return { value: '', known: false };
+  return w;
+}
+
 const NAME_CHAR = /[A-Za-z0-9_.+-]/;
 /** Commands that write files named in their arguments (git only with the subcommands that change files). */
 const WRITERS = /(^|[\s(])(tee|cp|mv|ln|install|sed|perl|patch|curl|wget|dd|rsync|tar|unzip|truncate|touch|git\s+(?:\S+\s+)*?(?:checkout|restore|apply|am|cherry-pick|merge|pull|reset|stash|switch|rebase))\s/;
 
 /** Whether the file's name (as a whole name) appears in the line where something writes it. */
 function writtenByName(path: string, ctx: Ctx): boolean {
+  return writeSites(path, ctx, 1) > 0;
+}
+
+/** How many places in the line write the file's name (counting stops at `max`). */
+function writeSites(path: string, ctx: Ctx, max = 2): number {
+  let sites = 0;
   const text = ctx.text;
   const base = path.slice(path.lastIndexOf('/') + 1);
   for (let at = text.indexOf(base); at >= 0; at = text.indexOf(base, at + 1)) {
@@ -67,11 +87,10 @@ function writtenByName(path: string, ctx: Ctx): boolean {
     let w = at;
     while (w > 0 && !/[\s;&|<>()]/.test(text[w - 1]!)) w--;
     const lead = text.slice(0, w).replace(/\s+$/, '');
-    if (/>[>|]?$/.test(lead) && !/<>$/.test(lead)) return true;
     const segment = lead.slice(Math.max(lead.lastIndexOf(';'), lead.lastIndexOf('&'), lead.lastIndexOf('|'), lead.lastIndexOf('\n')) + 1);
-    if (WRITERS.test(` ${segment}`)) return true;
+    if ((/>[>|]?$/.test(lead) && !/<>$/.test(lead)) || WRITERS.test(` ${segment} `)) if (++sites >= max) return sites;
   }
-  return false;
+  return sites;
 }
 
 /**
@@ -89,6 +108,13 @@ function readRunFile(path: string | null, file: Field, label: string, env: Recor
     return null;
   }
   if (ctx.reading.includes(path)) return null; // a script that runs itself: its commands are counted already
+  const written = writtenText(path, ctx);
+  if (written) {
+    // What the line wrote there is what runs (`cat > run.sh <<'EOF' … EOF; bash run.sh`).
+    if (written.known) return written.value;
+    unknownScript(file, label, env, cwd, st, ctx, span);
+    return null;
+  }
   if (lineMayWrite(path, ctx)) {
     // What is on disk now is not what will run.
     unknownScript(file, label, env, cwd, st, ctx, span);
@@ -109,7 +135,10 @@ export function stdinFromFile(file: Field, reader: string, cwd: string | null, c
   const unknown = { value: '', known: false };
   if (!ctx.files || !file.known) return unknown;
   const path = resolveDir(cwd, file);
-  if (path === null || lineMayWrite(path, ctx)) return unknown;
+  if (path === null) return unknown;
+  const written = writtenText(path, ctx);
+  if (written) return written;
+  if (lineMayWrite(path, ctx)) return unknown;
   const r = ctx.files.read(path);
   if (r.kind === 'text') return { value: r.text, known: true };
   // Only a shell reading it as a script asks for this text: a file it cannot read is refused as above.
@@ -173,10 +202,18 @@ export function executableFile(fields: Field[], env: Record<string, string>, cwd
  * rule looks for a spawn call and a heavy command in one argument, and calls span lines.
  */
 export function emitCode(interpreter: string, text: string, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
-  const code = text.replace(/\s+/g, ' ');
   const flag = interpreter.startsWith('python') ? '-c' : '-e';
+  if (READ_CODE.test(interpreter)) {
+    // Through the interpreters family, which reads what the code spawns (src/shell/inline/).
+    withVia(ctx, label, () => ctx.w.runFields([{ value: interpreter, known: true }, { value: flag, known: true }, { value: text, known: true }], env, cwd, st, ctx, span, NO_STDIN, 1));
+    return;
+  }
+  const code = text.replace(/\s+/g, ' ');
   withVia(ctx, label, () => emit(ctx, [{ value: interpreter, known: true }, { value: flag, known: true }, { value: code, known: true }], env, cwd, span, st));
 }
+
+/** Interpreters whose code the inline-code readers read (src/shell/inline/). */
+const READ_CODE = /^(python[0-9.]*|node|nodejs|perl|ruby)$/;
 
 /** Options of code interpreters that take the next word as their value. */
 const INTERPRETER_VALUE_OPTS = new Set(['-W', '-X', '-Q', '-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--input-type', '-I']);
@@ -220,7 +257,8 @@ export function nearest<T>(dir: string, names: readonly string[], take: (path: s
 function nearestPackage(dir: string, ctx: Ctx): { dir: string; read: FileRead } | null {
   return nearest(dir, ['package.json'], (path, d) => {
     const read = ctx.files!.read(path);
-    return read.kind !== 'missing' ? { dir: d, read } : null;
+    // A package.json the line writes counts even where there is none yet.
+    return read.kind !== 'missing' || ctx.written?.has(path) || lineMayWrite(path, ctx, false) ? { dir: d, read } : null;
   });
 }
 
@@ -367,6 +405,14 @@ export function packageScript(u: Extract<Unwrapped, { kind: 'package-script' }>,
   }
   const found = nearestPackage(searchFrom(start, ctx), ctx);
   if (!found) return false;
+  const pkgPath = `${found.dir === '/' ? '' : found.dir}/package.json`;
+  const written = writtenText(pkgPath, ctx);
+  if (written?.known) found.read = { kind: 'text', text: written.value };
+  else if (written || lineMayWrite(pkgPath, ctx)) {
+    // `jq … package.json > p.tmp && mv p.tmp package.json && npm run lint`: the script that runs is not the one on disk.
+    unknownScript(u.script, `${u.via} (${pkgPath}, written by the line)`, env, cwd, st, ctx, span);
+    return true;
+  }
   if (found.read.kind !== 'text') {
     unknownScript(u.script, `${u.via} (${found.dir}/package.json)`, env, cwd, st, ctx, span);
     return true;

@@ -3,7 +3,7 @@
 // the walk uses. Program modules (programs/*) and script-files.ts reach the walker only through
 // `ctx.w` (the Walker interface below), so none of them imports commands.ts: no import cycle.
 import { posix } from 'node:path';
-import type { Span } from './ast.js';
+import type { Command, Span } from './ast.js';
 import type { Field, Scope, VarValue } from './expand.js';
 import { ParseError, positionAt } from '../errors.js';
 import type { SimpleCommand } from '../types.js';
@@ -32,6 +32,11 @@ export interface State extends Scope {
   errexit: boolean;
   /** `git config alias.b '!make build'` and friends set earlier in the line: key (lowercase) -> value. */
   gitConfig: Map<string, Field> | null;
+  /**
+   * Functions defined earlier in the line: a definition runs nothing, a call runs the body. Child shells
+   * get them too (as `export -f` would give them: fail closed).
+   */
+  functions: Map<string, Command> | null;
 }
 
 /** What the walker offers the parts it calls (program modules, script files). */
@@ -130,6 +135,17 @@ export interface Ctx {
   policy?: WalkPolicy;
   /** Walking a guess at an unknown program's arguments (src/shell/guess.ts): no guesses inside it. */
   guessing?: boolean;
+  /** Functions whose body is being walked (a function that calls itself is walked once). */
+  calling?: string[];
+  /**
+   * Files the line wrote so far with content offhost can follow (`cat > run.sh <<'EOF'`, `printf … >
+   * run.sh`, `… | tee run.sh`): path -> the text (unknown when the writer's output is not static).
+   */
+  written?: Map<string, Field>;
+  /** How many writes of each path `written` followed (all of the line's writes of it, or its text is unknown). */
+  writeCounts?: Map<string, number>;
+  /** `ln [-s] TARGET LINK`, `cp FILE COPY` earlier in the line: the program a name or path runs (never a directory mapping). */
+  renamed?: Map<string, string>;
 }
 
 /** Standard input of a command, computed only if something reads it as a script. */
@@ -160,6 +176,7 @@ export function clone(st: State): State {
     hashed: st.hashed && new Map(st.hashed),
     errexit: st.errexit,
     gitConfig: st.gitConfig && new Map(st.gitConfig),
+    functions: st.functions && new Map(st.functions),
   };
 }
 
@@ -178,6 +195,8 @@ export function merge(into: State, branches: State[]): void {
     if (b.aliases) for (const [k, v] of b.aliases) (into.aliases ??= new Map()).set(k, v);
     if (b.hashed) for (const [k, v] of b.hashed) (into.hashed ??= new Map()).set(k, v);
     if (b.gitConfig) for (const [k, v] of b.gitConfig) (into.gitConfig ??= new Map()).set(k, v);
+    // A function a branch may have defined can be called afterwards (a second definition of one name: the last one).
+    if (b.functions) for (const [k, v] of b.functions) (into.functions ??= new Map()).set(k, v);
     if (b.expandAliases) into.expandAliases = true;
   }
 }
@@ -307,6 +326,7 @@ export function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd
       span,
       certainOnly: ctx.certainOnly || undefined,
       infoOnly: extra?.infoOnly || undefined,
+      guessed: ctx.guessing || undefined,
     };
     ctx.out.push(cmd);
   }

@@ -10,8 +10,10 @@ import type { Io } from '../cli/io.js';
 import { EXIT, UsageError } from '../errors.js';
 import { loadGuard } from '../config/load-guard.js';
 import type { Matcher, Rule } from '../policy/match.js';
+import { namedByRules } from '../policy/engine.js';
 import { quote } from '../routes/quote.js';
-import { SHIM_REFUSED } from './script.js';
+import { MARKER, SHIM_REFUSED } from './script.js';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { tryAppendAudit } from '../adapters/audit-log.js';
 import type { GuardVerdict } from '../policy/guard.js';
 import { programFor } from '../shell/programs/index.js';
@@ -60,6 +62,30 @@ export function judgedLine(prog: string, args: string[], env: NodeJS.ProcessEnv,
   return words.join(' ');
 }
 
+const RANK = { allow: 0, reroute: 1, deny: 2 } as const;
+
+/**
+ * The name of the program the shim will start, through symbolic links, when it is not the shim's own:
+ * the first `prog` on PATH outside the shim directories (as the shim finds it), resolved (`~/bin/flutter
+ * -> /usr/bin/make` is make). Null when it is the same name, or there is none.
+ */
+export function linkedName(prog: string, env: NodeJS.ProcessEnv, cwd: string): string | null {
+  for (const d of (env.PATH ?? '').split(':')) {
+    const dir = d === '' ? cwd : d;
+    if (existsSync(`${dir}/${MARKER}`)) continue;
+    const path = `${dir}/${prog}`;
+    try {
+      if (!statSync(path).isFile()) continue;
+      const real = realpathSync.native(path);
+      const name = real.slice(real.lastIndexOf('/') + 1);
+      return name !== prog && /^[A-Za-z0-9_.+-]+$/.test(name) ? name : null;
+    } catch {
+      continue;
+    }
+  }
+  return null;
+}
+
 export async function judge(args: string[], io: Io): Promise<number> {
   const prog = args[0];
   if (prog === undefined || args[1] !== '--' || !/^[A-Za-z0-9_.+-]+$/.test(prog)) {
@@ -67,8 +93,20 @@ export async function judge(args: string[], io: Io): Promise<number> {
   }
   const argv = args.slice(2);
   const guard = loadGuard({ cwd: io.cwd, env: io.env });
-  const line = judgedLine(prog, argv, io.env, judgedEnvNames(prog, guard.config.rules));
-  const v = guard.classify(line, { cwd: io.cwd, env: io.env });
+  let line = judgedLine(prog, argv, io.env, judgedEnvNames(prog, guard.config.rules));
+  let v = guard.classify(line, { cwd: io.cwd, env: io.env });
+  // A program reached through a symbolic link under another name is judged as what it is too; the
+  // stricter verdict stands (a link can make a start heavier, never lighter).
+  // Only a target the registry or a rule knows: an unknown one would only have its arguments guessed at.
+  const real = linkedName(prog, io.env, io.cwd);
+  if (real !== null && (programFor(real) !== null || namedByRules(guard.config.rules, real))) {
+    const realLine = judgedLine(real, argv, io.env, judgedEnvNames(real, guard.config.rules));
+    const rv = guard.classify(realLine, { cwd: io.cwd, env: io.env });
+    if (RANK[rv.decision] > RANK[v.decision]) {
+      v = rv;
+      line = realLine;
+    }
+  }
   if (v.decision === 'allow') return EXIT.ok;
   audit(io, io.cwd, line, v, guard.config);
   const shown = line.length > 200 ? `${line.slice(0, 197)}...` : line;

@@ -355,9 +355,12 @@ describe('Makefiles: the recipes of the targets make runs', () => {
     expect(v.decision).toBe(decision);
     if (rule) expect(v.rule).toBe(rule);
   });
-  it('a Makefile the line writes before running make is unknown (what make reads is not on disk yet)', () => {
-    expect(inWeb("printf 'x:\\n\\tnpx playwright test\\n' > Makefile && make x")).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
-    expect(inWeb("printf 'x:\\n\\tnpx playwright test\\n' > ci.mk && make -f ci.mk x")).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+  it('a Makefile the line writes before running make is what the line wrote (static text), else unknown', () => {
+    expect(inWeb("printf 'x:\\n\\tnpx playwright test\\n' > Makefile && make x")).toMatchObject({ decision: 'reroute', rule: 'playwright-test' });
+    expect(inWeb("printf 'x:\\n\\tnpx playwright test\\n' > ci.mk && make -f ci.mk x")).toMatchObject({ decision: 'reroute', rule: 'playwright-test' });
+    expect(inWeb("printf 'x:\\n\\tnpx playwright test\\n' | make -f - x")).toMatchObject({ decision: 'reroute', rule: 'playwright-test' });
+    expect(inWeb("printf 'x:\\n\\t@echo hi\\n' | make -f - x").decision).toBe('allow');
+    expect(inWeb('printf "x:\\n\\tnpx playwright test $T\\n" > Makefile && make x')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
     // Writing something else (a log named by a variable) is not writing the Makefile, nor is reading it.
     expect(inWeb('make test > "$LOG" 2>&1').decision).toBe('allow');
     expect(inWeb('git diff Makefile && make e2e')).toMatchObject({ decision: 'reroute', rule: 'playwright-test' });
@@ -400,9 +403,19 @@ describe('false positives: scripts that run nothing heavy stay allowed', () => {
 
 describe('bypass attempts', () => {
   it.each([
-    // Written by the line itself, then run: what is on disk now is not what runs.
-    ["echo 'make build-safe' > lint.sh; bash lint.sh", 'deny', 'unknown-program'],
-    ["printf 'make kasm' > new.sh && sh new.sh", 'deny', 'unknown-program'],
+    // Written by the line itself, then run: what the line wrote is what runs (static text: read; else unknown).
+    ["echo 'make build-safe' > lint.sh; bash lint.sh", 'reroute', 'koda-make'],
+    ["printf 'make kasm' > new.sh && sh new.sh", 'reroute', 'koda-make'],
+    ["cat > new.sh <<'EOF'\nmake kasm\nEOF\nbash new.sh", 'reroute', 'koda-make'],
+    ["echo 'make kasm' | tee new.sh >/dev/null; bash new.sh", 'reroute', 'koda-make'],
+    ["echo 'echo hi' > new.sh; echo 'make kasm' >> new.sh; bash new.sh", 'reroute', 'koda-make'],
+    ["echo make > new.sh; sed -i s/make/ls/ new.sh; bash new.sh", 'deny', 'unknown-program'],
+    ['echo "make $T" > new.sh; bash new.sh', 'deny', 'unknown-program'],
+    ['echo "$(cat build.sh)" > new.sh; bash new.sh', 'reroute', 'koda-make'],
+    ['eval "$(cat build.sh)"', 'reroute', 'koda-make'],
+    ['bash -c "$(< build.sh)"', 'reroute', 'koda-make'],
+    ["bash --rcfile build.sh -i <<< ''", 'reroute', 'koda-make'],
+    ["bash --init-file build.sh -i <<< ''", 'reroute', 'koda-make'],
     ["cp build.sh x.sh && ./x.sh", 'deny', 'unknown-program'],
     ['f=lint.sh; echo "make build" > "$f"; bash lint.sh', 'deny', 'unknown-program'],
     // Through wrappers and substitutions.
@@ -410,7 +423,7 @@ describe('bypass attempts', () => {
     ['bash < build.sh', 'reroute', 'koda-make'],
     ['cat build.sh | sh', 'reroute', 'koda-make'],
     ['cat lint.sh build.sh | bash -s', 'reroute', 'koda-make'],
-    ["echo 'make kasm' > lint.sh; bash < lint.sh", 'deny', 'unknown-program'],
+    ["echo 'make kasm' > lint.sh; bash < lint.sh", 'reroute', 'koda-make'],
     ['xargs -a /dev/null ./build.sh', 'reroute', 'koda-make'],
     ['echo $(./build.sh)', 'reroute', 'koda-make'],
     ['bash -c ./build.sh', 'reroute', 'koda-make'],

@@ -42,7 +42,10 @@ describe('commands: what runs', () => {
     ['find . -name Makefile -execdir make build \\;', [`find [.,-name,Makefile,-execdir,make,build,;] @${ROOT}`, 'make [build] @?']],
     ['echo build | xargs make', [`echo [build] @${ROOT}`, `xargs [make] @${ROOT}`, `make [<stdin>] @${ROOT}`]],
     ['npx playwright test', [`npx [playwright,test] @${ROOT}`, `playwright [test] @${ROOT}`]],
-    ['f() { make build; }', [`make [build] @${ROOT}`]],
+    ['f() { make build; }', []],
+    ['f() { make "$1"; }; f build', [`make [build] @${ROOT}`]],
+    // The body's cd moves the caller (it may fail: both directories).
+    ['f() { cd engines/lang/koda; }; f; make build', [`cd [engines/lang/koda] @${ROOT}`, `make [build] @${ROOT}/engines/lang/koda`, `make [build] @${ROOT}`]],
     ['for t in build kasm; do make $t; done', [`make [build] @${ROOT}`, `make [kasm] @${ROOT}`]],
     ["ssh khost1 'make build-safe'", [`ssh [khost1,make build-safe] @${ROOT}`]],
     ["ssh -o ProxyCommand='make build' khost1", [`ssh [-o,ProxyCommand=make build,khost1] @${ROOT}`, `make [build] @${ROOT}`]],

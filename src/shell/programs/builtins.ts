@@ -438,7 +438,14 @@ function link(call: Call, w: Walker): void {
     }
     pos.push(a);
   }
-  if (!symbolic || pos.length < 1) return;
+  if (pos.length < 1) return;
+  if (!symbolic) {
+    // `cp /usr/bin/make /tmp/b/cc`, `ln /usr/bin/make cc`: the copy runs what the file runs (a program's
+    // name only, never a directory mapping: see Ctx.renamed).
+    renamed(call, pos, targetDir);
+    return;
+  }
+  renamed(call, pos, targetDir);
   const target = pos[0]!;
   const linkField = targetDir ?? pos[1] ?? { value: '.', known: true };
   let linkPath = resolveDir(call.cwd, linkField);
@@ -452,6 +459,21 @@ function link(call: Call, w: Walker): void {
     const dest = resolveDir(call.name === 'cp' ? call.cwd : linkPath.slice(0, linkPath.lastIndexOf('/')) || '/', target);
     if (dest !== null && dest !== linkPath) (call.ctx.links ??= new Map()).set(linkPath, dest);
   }
+}
+
+/** Records `LINK -> TARGET` for the program a name or path runs (`ln -sf /usr/bin/make /tmp/b/cc`). */
+function renamed(call: Call, pos: Field[], targetDir: Field | null): void {
+  const target = pos[0]!;
+  const linkField = targetDir ?? pos[1];
+  if (!target.known || !linkField?.known || pos.length > 2) return;
+  const linkPath = resolveDir(call.cwd, linkField);
+  const base = target.value.slice(target.value.lastIndexOf('/') + 1);
+  if (linkPath === null || base === '') return;
+  const at = targetDir || linkField.value.endsWith('/') ? `${linkPath}/${base}` : linkPath;
+  const dir = at.slice(0, at.lastIndexOf('/')) || '/';
+  // A symbolic link's relative target is relative to the link's directory; a copy's to the caller's.
+  const dest = target.value.includes('/') ? resolveDir(call.name === 'ln' && call.fields.some((a) => a.known && /^-[a-zA-Z]*s|^--symbolic$/.test(a.value)) ? dir : call.cwd, target) : target.value;
+  if (dest !== null && dest !== at) (call.ctx.renamed ??= new Map()).set(at, dest);
 }
 
 export const filesystem: ProgramModule = {

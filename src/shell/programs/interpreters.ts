@@ -4,8 +4,9 @@
 // that execs its own arguments (`perl -e 'exec @ARGV' make build-safe`) runs them; a file inside a
 // package (`node node_modules/@playwright/test/cli.js test`) is that package's command.
 import type { Field } from '../expand.js';
-import { emit, withVia, type Call, type Walker } from '../walk-state.js';
+import { clone, emit, NO_STDIN, resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
 import { interpreterFile } from '../script-files.js';
+import { languageOf } from '../inline/index.js';
 import { PACKAGE_BINS } from './package-runners.js';
 import type { ProgramModule } from './types.js';
 
@@ -84,7 +85,11 @@ function walk(call: Call, w: Walker): void {
     }
     i += VALUE_OPTS.has(v) ? 2 : 1;
   }
-  w.emitSelf(call);
+  // Inline code as the rules see it: on one line (the inline-code rules look for a call and a heavy
+  // command in one argument, and calls span lines); its spawns are read from the code as written.
+  const codeAt = code ? fields.indexOf(code) : -1;
+  if (codeAt > 0 && code!.known && /\s/.test(code!.value)) w.emitSelf(call, call.cwd, fields.map((f, k) => (k === codeAt ? { value: f.value.replace(/\s+/g, ' '), known: true } : f)));
+  else w.emitSelf(call);
   const args = fields.slice(i);
   if (module) {
     // `python3 -m pytest -x`: the module's command, with the arguments.
@@ -92,10 +97,7 @@ function walk(call: Call, w: Walker): void {
     return;
   }
   if (code) {
-    // Code that execs its arguments: `perl -e 'exec @ARGV' make build-safe`.
-    if (args.length && code.known && USES_ARGV.test(code.value) && SPAWNS.test(code.value)) {
-      withVia(ctx, `${name} ${codeFlag(name)}`, () => w.runFields(args, call.env, call.cwd, call.st, ctx, call.span, call.stdin, call.wrapDepth + 1));
-    }
+    if (code.known) walkCode(name, code.value, args, call, w);
     return;
   }
   const file = fromStdin ? null : fields[i];
@@ -111,9 +113,34 @@ function walk(call: Call, w: Walker): void {
   // The code is standard input (a heredoc, a here-string, a pipe): judged as the inline code it is.
   const text = call.stdin();
   withVia(ctx, `${name} <stdin`, () => {
-    if (text?.known) emit(ctx, [{ value: name, known: true }, { value: codeFlag(name), known: true }, { value: text.value.replace(/\s+/g, ' '), known: true }], call.env, call.cwd, call.span, call.st);
-    else emit(ctx, [{ value: `${name} <stdin>`, known: false }], call.env, call.cwd, call.span, call.st);
+    if (text?.known) {
+      emit(ctx, [{ value: name, known: true }, { value: codeFlag(name), known: true }, { value: text.value.replace(/\s+/g, ' '), known: true }], call.env, call.cwd, call.span, call.st);
+      walkCode(name, text.value, args, call, w);
+    } else emit(ctx, [{ value: `${name} <stdin>`, known: false }], call.env, call.cwd, call.span, call.st);
   });
+}
+
+/**
+ * What literal code starts (src/shell/inline/): each spawn it makes, judged as the command line or argv it
+ * is, in the directory it starts in; a spawn offhost cannot read is an unknown program (the rules decide
+ * what that means where it runs). Code that runs its own arguments (`perl -e 'exec @ARGV' make …`) runs
+ * `args`.
+ */
+function walkCode(name: string, code: string, args: Field[], call: Call, w: Walker): void {
+  const { ctx } = call;
+  const lang = languageOf(name);
+  const spawns = lang ? lang.spawns(code) : [];
+  const flag = codeFlag(name);
+  const runsArgs = args.length > 0 && (spawns.some((s) => s.kind === 'unknown' && s.argvDerived) || (USES_ARGV.test(code) && SPAWNS.test(code)));
+  if (runsArgs) withVia(ctx, `${name} ${flag}`, () => w.runFields(args, call.env, call.cwd, call.st, ctx, call.span, call.stdin, call.wrapDepth + 1));
+  for (const s of spawns) {
+    if (s.kind === 'unknown' && s.argvDerived && runsArgs) continue;
+    const cwd = s.cwd ? resolveDir(call.cwd, s.cwd) : call.cwd;
+    const via = `${name} ${flag}: ${s.call}`;
+    if (s.kind === 'shell') w.runScript(s.text, via, cwd, call.env, call.st, ctx, call.span);
+    else if (s.kind === 'argv') withVia(ctx, via, () => w.runFields(s.argv, call.env, cwd, clone(call.st), ctx, call.span, NO_STDIN, call.wrapDepth + 1));
+    else withVia(ctx, via, () => emit(ctx, [{ value: `${name} ${s.call}`, known: false }], call.env, cwd, call.span, call.st));
+  }
 }
 
 export const interpreters: ProgramModule = {

@@ -5,7 +5,7 @@
 import { posix } from 'node:path';
 import type { Field } from '../expand.js';
 import { emit, envField, resolveDir, withVia, NestedParseError, type Call, type State, type Walker } from '../walk-state.js';
-import { lineMayWrite, unknownScript } from '../script-files.js';
+import { lineMayWrite, unknownScript, writtenText } from '../script-files.js';
 import { makeRecipes } from '../makefiles.js';
 import { canonicalLong, normalize } from './grammar.js';
 import { MAKE_GRAMMAR } from './make-grammar.js';
@@ -118,24 +118,36 @@ function makefileRecipes(m: MakeCall, dir: string | null, call: Call, w: Walker)
   const { ctx, env, st, span } = call;
   const targets = m.targets.map((t) => t.value);
   const makefile = m.makefile;
-  if (makefile?.known && (makefile.value === '-' || /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(makefile.value))) {
-    // `make -f - x <<'EOF' … EOF`: the Makefile is standard input, not a file to read: unknown, and the
-    // rules see the line around it (the heredoc's heavy command is in the line).
-    unknownScript({ value: 'make -f -', known: false }, `make -f ${makefile.value}`, env, dir, st, ctx, span);
-    return;
-  }
-  if (!ctx.files || dir === null) return;
   let path: string | null = null;
   let text: string | null = null;
+  if (makefile?.known && (makefile.value === '-' || /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(makefile.value))) {
+    // `printf 'x:\n\t$(MAKE) -C …\n' | make -f - x`, `make -f - x <<'EOF'`: the Makefile is standard input,
+    // read when it is static text; otherwise unknown (the rules see the line around it).
+    const input = call.stdin();
+    if (!input?.known) {
+      unknownScript({ value: 'make -f -', known: false }, `make -f ${makefile.value}`, env, dir, st, ctx, span);
+      return;
+    }
+    path = '<stdin>';
+    text = input.value;
+  }
+  if (text === null && (!ctx.files || dir === null)) return;
   const candidates = makefile ? [makefile.known ? resolveDir(dir, makefile) : null] : ['GNUmakefile', 'makefile', 'Makefile'].map((n) => (dir === '/' ? `/${n}` : `${dir}/${n}`));
-  for (const p of candidates) {
+  for (const p of text === null ? candidates : []) {
     if (p === null) return;
+    const written = writtenText(p, ctx);
+    if (written?.known) {
+      // `printf 'x:\n\tmake …\n' > Makefile; make x`: what the line wrote is what make reads.
+      path = p;
+      text = written.value;
+      break;
+    }
     // A Makefile the line itself writes (`printf … > Makefile; make x`): what make reads is not on disk yet.
     if (lineMayWrite(p, ctx, false)) {
       unknownScript({ value: targets.join(' '), known: false }, `make ${targets.join(' ')} (${p.slice(p.lastIndexOf('/') + 1)} written by the line)`, env, dir, st, ctx, span);
       return;
     }
-    const r = ctx.files.read(p);
+    const r = ctx.files!.read(p);
     if (r.kind === 'missing') continue;
     if (r.kind !== 'text') return;
     path = p;

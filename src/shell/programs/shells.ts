@@ -18,6 +18,8 @@ export function shellCall(name: string, argv: Field[]): Unwrapped {
   let i = 1;
   let wantsCommand = false;
   let readsStdin = false;
+  let noexec = false;
+  let interactive = false;
   while (i < argv.length) {
     const f = argv[i]!;
     if (!f.known) break;
@@ -27,6 +29,7 @@ export function shellCall(name: string, argv: Field[]): Unwrapped {
       break;
     }
     if (SHELL_VALUE_OPTS.has(v)) {
+      if (v === '-o' || v === '+o') noexec = argv[i + 1]?.known && argv[i + 1]!.value === 'noexec' ? v === '-o' : noexec;
       i += 2;
       continue;
     }
@@ -37,6 +40,8 @@ export function shellCall(name: string, argv: Field[]): Unwrapped {
     if ((v.startsWith('-') || v.startsWith('+')) && v.length > 1) {
       if (v.includes('c')) wantsCommand = true;
       if (v.includes('s')) readsStdin = true;
+      if (v.includes('n')) noexec = v.startsWith('-');
+      if (v.startsWith('-') && v.includes('i')) interactive = true;
       // `-o` inside a cluster (`-euo pipefail`) takes the next word.
       if (/^[-+][a-zA-Z]*o$/.test(v)) i++;
       i++;
@@ -44,6 +49,9 @@ export function shellCall(name: string, argv: Field[]): Unwrapped {
     }
     break;
   }
+  // `bash -n script.sh`, `sh -n`, `-o noexec`: the script is parsed, not run (not BASH_ENV either); an
+  // interactive shell ignores -n.
+  if (noexec && !interactive && name !== 'fish') return { kind: 'none' };
   if (wantsCommand) {
     const command = argv[i] ?? null;
     if (!command) return { kind: 'none' }; // `bash -c` with no string: bash errors, nothing runs
@@ -62,8 +70,29 @@ function startupFile(call: Call): Field | null {
   return envField(call, key) ?? null;
 }
 
+/** `bash --rcfile f` / `--init-file f`: the start-up file an interactive bash reads (read whenever given: fail closed). */
+function rcFile(call: Call): Field | null {
+  const f = call.fields;
+  for (let i = 1; i < f.length; i++) {
+    const a = f[i]!;
+    if (!a.known || !a.value.startsWith('-') || a.value === '--' || a.value === '-') return null;
+    if (a.value === '--rcfile' || a.value === '--init-file') return f[i + 1] ?? null;
+    if (a.value.startsWith('--rcfile=') || a.value.startsWith('--init-file=')) return { value: a.value.slice(a.value.indexOf('=') + 1), known: true };
+    if (SHELL_VALUE_OPTS.has(a.value) || /^[-+][a-zA-Z]*o$/.test(a.value)) i++;
+  }
+  return null;
+}
+
 function walk(call: Call, w: Walker): void {
   const u = shellCall(call.name, call.fields);
+  const rc = u.kind === 'none' || call.name === 'fish' ? null : rcFile(call);
+  if (rc) {
+    w.emitSelf(call);
+    if (!call.ctx.files) withVia(call.ctx, `${call.name} --rcfile`, () => emit(call.ctx, [{ value: rc.value, known: false }], call.env, call.cwd, call.span, call.st));
+    else w.apply({ kind: 'file-script', via: `${call.name} --rcfile`, file: rc, args: [], sourced: false }, call, false);
+    w.apply(u, call, false);
+    return;
+  }
   const startup = u.kind === 'none' ? null : startupFile(call);
   if (startup && startup.value !== '') {
     w.emitSelf(call);
@@ -91,10 +120,13 @@ export const shells: ProgramModule = {
       { line: "printf 'make build-saf\\x65\\n' | bash", runs: 'make build-safe' },
       { line: "echo -e 'make\\x20build' | sh", runs: 'make build' },
       { line: "BASH_ENV=./env.sh bash -c true", runs: './env.sh' },
+      { line: "bash -n +n -c 'make build'", runs: 'make build' },
     ],
     not_match: [
       { line: "echo 'make build' > notes.txt", runs: 'make build' },
       { line: 'bash -n -c true', runs: 'make build' },
+      { line: "bash -n -c 'make build'", runs: 'make build' },
+      { line: "sh -o noexec -c 'make build'", runs: 'make build' },
     ],
   },
 };
