@@ -114,7 +114,33 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   for (const d of [shell, app]) mkdirSync(d, { recursive: true });
   cpSync(join(STANDINS, '_record'), join(shell, 'headless_shell'));
   cpSync(join(STANDINS, '_record'), join(app, 'Google Chrome'));
+  // Issue 21 part B: git's own command runners. Hooks only a line's `-c core.hooksPath=…` reaches (the
+  // repository's own .git/hooks stay empty, so other lines' commits run nothing), husky's layout, and a
+  // nested repository with husky installed; aliases and an ext:: remote in the repository's config.
+  const hook = (file: string, body: string) => {
+    mkdirSync(join(root, file, '..'), { recursive: true });
+    writeFileSync(join(root, file), body, { mode: 0o755 });
+  };
+  hook('tools/hooks/pre-commit', '#!/bin/sh\nmake -C engines/lang/koda build\n');
+  hook('tools/hooks/pre-push', '#!/bin/sh\nmake -C engines/lang/koda build-safe\n');
+  hook('tools/light-hooks/pre-commit', '#!/bin/sh\nmake -C engines/lang/koda lint\n');
+  hook('tools/light-hooks/post-checkout', '#!/bin/sh\necho checked out\n');
+  hook('.husky/pre-commit', 'make -C engines/lang/koda build-safe\n');
+  hook('.husky/_/pre-commit', '#!/usr/bin/env sh\n. "${0%/*}/h"\n');
+  hook('.husky/_/h', '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n');
   sh('git init -q -b main . && git add -A && git commit -qm one && echo two >> README.md && git commit -qam two', root);
+  sh([
+    'git config alias.kb "!make -C engines/lang/koda build"',
+    'git config alias.kdry "!make -n -C engines/lang/koda build"',
+    'git config alias.lg "log --oneline"',
+    'git config remote.extbuild.url "ext::make -C engines/lang/koda build"',
+  ].join(' && '), root);
+  const hooked = join(root, 'apps/hooked');
+  mkdirSync(join(hooked, '.husky/_'), { recursive: true });
+  writeFileSync(join(hooked, '.husky/pre-commit'), 'make -C ../../engines/lang/koda build\n', { mode: 0o755 });
+  cpSync(join(root, '.husky/_'), join(hooked, '.husky/_'), { recursive: true });
+  writeFileSync(join(hooked, 'README.md'), 'hooked\n');
+  sh('git init -q -b main . && git add -A && git commit -qm one && git config core.hooksPath .husky/_', hooked);
   const bin = join(base, 'bin');
   mkdirSync(bin);
   for (const h of HEAVY) symlinkSync(join(STANDINS, '_record'), join(bin, h));

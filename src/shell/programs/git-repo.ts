@@ -164,20 +164,19 @@ export function hookFile(hooksDir: string, hook: string): { path: string; shell:
 
 /**
  * `ext::CMD ARG…` (git-remote-ext(1)): git runs CMD with the arguments, no shell: words split at spaces,
- * `% ` a space, `%%` a percent, `%s`/`%S` the service name, `%G…`/`%V…` words dropped. Null when the URL
+ * every space ends a word (`% ` is a space in one), `%%` a percent, `%s`/`%S` the service name, `%G…`/`%V…` words dropped. Null when the URL
  * is not an ext:: one.
  */
 export function extCommand(url: Field): Field[] | null {
   if (!url.value.startsWith('ext::')) return null;
   const words: Field[] = [];
   let cur = '';
-  let started = false;
   let drop = false;
   const text = url.value.slice(5);
+  // Every space ends a word (two spaces make an empty argument, as git-remote-ext splits).
   const push = () => {
-    if (started && !drop) words.push({ value: cur, known: url.known });
+    if (!drop) words.push({ value: cur, known: url.known });
     cur = '';
-    started = false;
     drop = false;
   };
   for (let i = 0; i < text.length; i++) {
@@ -191,15 +190,13 @@ export function extCommand(url: Field): Field[] | null {
       if (e === ' ' || e === '%') cur += e;
       else if (e === 's') cur += 'upload-pack';
       else if (e === 'S') cur += 'git-upload-pack';
-      else if ((e === 'G' || e === 'V') && !started) drop = true;
+      else if ((e === 'G' || e === 'V') && cur === '') drop = true;
       else cur += `%${e}`;
-      started = true;
       continue;
     }
     cur += c;
-    started = true;
   }
-  push();
+  if (cur !== '') push(); // a trailing space adds no empty argument
   return words.length ? words : null;
 }
 

@@ -5,7 +5,7 @@
 // earlier in the line, the editor variables, and with the disk its config files: git-repo.ts), and where: git changes to the repository's top level before
 // it runs anything (`git -C dir` first), so these commands run there, not in the caller's directory.
 import type { Field } from '../expand.js';
-import { executableFile, scriptFile, unknownScript } from '../script-files.js';
+import { executableFile, scriptFile, unknownScript, writesUnseenIn } from '../script-files.js';
 import { envField, resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
 import { extCommand, fileConfig, gitDirs, hookFile, hooksOf, remoteOverSsh, type GitDirs } from './git-repo.js';
 import { parseOptions, type Grammar } from './grammar.js';
@@ -275,13 +275,21 @@ function runHooks(call: Call, sub: string, rest: Field[], config: Map<string, Fi
     unknownScript(configured ?? { value: 'core.hooksPath', known: false }, `git ${sub} (its hooks)`, call.env, t, call.st, ctx, call.span);
     return;
   }
-  for (const hook of hooks) {
-    const { path, shell } = hookFile(hooksDir, hook);
-    const file = { value: path, known: true };
-    withVia(ctx, `git ${sub} (its ${hook} hook)`, () => {
-      if (shell) scriptFile(file, [], 'sh -e', false, call.env, t, call.st, ctx, call.span);
-      else executableFile([file], call.env, t, call.st, ctx, call.span);
-    });
+  // This git call's own words (`-m "$MSG"`, `-c core.hooksPath="$PWD/…"`) write no file: the rest of the
+  // line decides whether a hook may be written at run time (in the top-level line, whose spans these are).
+  const saved = ctx.writesUnseen;
+  if (ctx.outerSpan === null && ctx.shellDepth === 0) ctx.writesUnseen = writesUnseenIn(ctx.text.slice(0, call.span.start) + ctx.text.slice(call.span.end));
+  try {
+    for (const hook of hooks) {
+      const { path, shell } = hookFile(hooksDir, hook);
+      const file = { value: path, known: true };
+      withVia(ctx, `git ${sub} (its ${hook} hook)`, () => {
+        if (shell) scriptFile(file, [], 'sh -e', false, call.env, t, call.st, ctx, call.span);
+        else executableFile([file], call.env, t, call.st, ctx, call.span);
+      });
+    }
+  } finally {
+    ctx.writesUnseen = saved;
   }
 }
 
