@@ -43,7 +43,7 @@ export const HEAVY = [
   'selenium-server', 'pytest', 'xcrun', 'vagrant', 'vmrun', 'prlctl', 'colima', 'minikube', 'firecracker', 'crosvm',
 ];
 /** Tools modelled by _models (not installed here). */
-export const MODELS = ['chronic', 'rlwrap', 'cgexec', 'bear', 'scan-build', 'intercept-build', 'sshpass', 'dotenv', 'tsp', 'compiledb', 'numactl', 'ifne', 'cross-env', 'pueue', 'sem', 'at', 'batch', 'entr', 'nodemon', 'watchman-make', 'reflex', 'concurrently', 'start-server-and-test', 'busybox', 'toybox', 'npx', 'torsocks', 'proxychains4', 'eatmydata', 'nocache', 'faketime', 'poetry', 'uv', 'bundle', 'direnv', 'xterm', 'socat', 'uvx', 'pipx', 'volta'];
+export const MODELS = ['chronic', 'rlwrap', 'cgexec', 'bear', 'scan-build', 'intercept-build', 'sshpass', 'dotenv', 'tsp', 'compiledb', 'numactl', 'ifne', 'cross-env', 'pueue', 'sem', 'at', 'batch', 'entr', 'nodemon', 'watchman-make', 'reflex', 'concurrently', 'start-server-and-test', 'busybox', 'toybox', 'npx', 'torsocks', 'proxychains4', 'eatmydata', 'nocache', 'faketime', 'poetry', 'uv', 'bundle', 'direnv', 'xterm', 'socat', 'uvx', 'pipx', 'volta', 'colormake'];
 
 const KODA_MAKEFILE = [
   '.PHONY: build build-safe kasm all test check clean help lint fmt docs',
@@ -108,7 +108,8 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   cpSync(join(STANDINS, '_record'), join(root, 'apps/android/gradlew'));
   // Heavy programs at the paths the lines use: Playwright's CLI file, its headless shell, a macOS app bundle.
   mkdirSync(join(root, 'node_modules/@playwright/test'), { recursive: true });
-  writeFileSync(join(root, 'node_modules/@playwright/test/cli.js'), "require('child_process').execFileSync('playwright', process.argv.slice(2), { stdio: 'inherit' });\n");
+  // Executable with node's #! line, as the package ships it (`node_modules/@playwright/test/cli.js test` runs it by path).
+  writeFileSync(join(root, 'node_modules/@playwright/test/cli.js'), "#!/usr/bin/env node\nrequire('child_process').execFileSync('playwright', process.argv.slice(2), { stdio: 'inherit' });\n", { mode: 0o755 });
   const shell = join(home, '.cache/ms-playwright/chromium_headless_shell-1148/chrome-linux');
   const app = join(home, 'Applications/Google Chrome.app/Contents/MacOS');
   for (const d of [shell, app]) mkdirSync(d, { recursive: true });
