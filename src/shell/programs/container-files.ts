@@ -7,7 +7,8 @@ import type { Field } from '../expand.js';
 import type { YamlValue } from '../mini-yaml.js';
 import { readMiniYaml } from './task.js';
 import { nearest, searchFrom } from '../script-files.js';
-import { resolveDir, type Call } from '../walk-state.js';
+import { positionAt } from '../../errors.js';
+import { resolveDir, UnreadableScriptError, type Call } from '../walk-state.js';
 import type { Unwrapped } from './types.js';
 
 /**
@@ -102,16 +103,24 @@ function unknownRun(via: string): Unwrapped {
   return { kind: 'run', via, argv: [{ value: via, known: false }], cwdUnknown: true };
 }
 
+/**
+ * A build offhost cannot read (a Dockerfile it cannot find or parse, a remote context): its RUN steps
+ * would run on this laptop unjudged, so the line is refused with the reason, as an unreadable script is.
+ */
+function refuse(call: Call, what: string, why: string): never {
+  throw new UnreadableScriptError(`offhost cannot judge \`${what}\`: ${why}, and its RUN steps would run on this laptop. Build it on a test VM with \`offhost run\`, or point -f at a Dockerfile offhost can read`, positionAt(call.ctx.text, call.span.start));
+}
+
 /** The commands a Dockerfile's RUN steps start, each in a directory of the image (unknown on the laptop). */
 export function dockerfileUnwrap(call: Call, file: string | null, via: string): Unwrapped {
   const files = call.ctx.files;
   if (!files) return { kind: 'none' };
-  if (file === null) return unknownRun(`${via}: a Dockerfile offhost cannot find`);
+  if (file === null) refuse(call, via, 'its Dockerfile cannot be known here');
   const r = files.read(file);
   if (r.kind === 'missing' || r.kind === 'directory') return { kind: 'none' }; // the build fails: nothing runs
-  if (r.kind !== 'text') return unknownRun(`${via}: ${file} cannot be read`);
+  if (r.kind !== 'text') refuse(call, via, `${file} cannot be read (${r.kind === 'unreadable' ? r.why : r.kind})`);
   const steps = dockerfileRuns(r.text);
-  if (steps === null) return unknownRun(`${via}: ${file} (a RUN it cannot read)`);
+  if (steps === null) refuse(call, via, `a RUN instruction of ${file} cannot be read (its exec form is not a JSON list of strings)`);
   const items: Unwrapped[] = steps.map((s) =>
     'script' in s
       ? { kind: 'script', via: `${via}: ${file}:${s.line}`, text: { value: s.script, known: true }, cwdUnknown: true }
@@ -128,7 +137,7 @@ export function buildUnwrap(call: Call, args: Field[], via: string): Unwrapped {
   let context: Field | null = null;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (!a.known) return call.ctx.files ? unknownRun(`${via} ${a.value}`) : { kind: 'none' };
+    if (!a.known) return call.ctx.files ? refuse(call, via, `its argument ${a.value} cannot be known here`) : { kind: 'none' };
     const v = a.value;
     if (v === '--') continue;
     if (v.startsWith('-') && v !== '-') {
@@ -145,9 +154,10 @@ export function buildUnwrap(call: Call, args: Field[], via: string): Unwrapped {
   if (!context) return { kind: 'none' };
   const remote = /^(https?:\/\/|git@|git:\/\/|github\.com\/)/.test(context.value) || context.value === '-';
   const dir = remote ? null : resolveDir(call.cwd, context);
-  if (file && !file.known) return unknownRun(`${via} -f ${file.value}`);
+  if (!call.ctx.files) return { kind: 'none' };
+  if (file && !file.known) refuse(call, via, `its Dockerfile ${file.value} cannot be known here`);
   if (file && file.value !== '-') return dockerfileUnwrap(call, resolveDir(call.cwd, file), via);
-  if (dir === null) return call.ctx.files ? unknownRun(`${via} ${context.value}`) : { kind: 'none' };
+  if (dir === null) refuse(call, via, remote ? `its context ${context.value} is not on this disk` : `its context ${context.value} cannot be known here`);
   const files = call.ctx.files;
   const found = files && ['Dockerfile', 'Containerfile'].map((n) => `${dir}/${n}`).find((p) => files.read(p).kind === 'text');
   return dockerfileUnwrap(call, found ?? `${dir}/Dockerfile`, via);
@@ -173,7 +183,7 @@ export function composeUnwrap(call: Call, composeFiles: Field[], services: Field
   if (r.kind !== 'text') return unknownRun(`${via}: ${path} cannot be read`);
   const doc = readMiniYaml(r.text);
   const all = isMap(doc) && isMap(doc.services) ? doc.services : null;
-  if (!all) return unknownRun(`${via}: ${path} (YAML offhost does not read)`);
+  if (!all) return composeByLines(call, r.text, path, via);
   const dir = posix.dirname(path);
   const selected = new Set<string>();
   const add = (name: string) => {
@@ -209,6 +219,28 @@ export function composeUnwrap(call: Call, composeFiles: Field[], services: Field
     const image = typeof svc.image === 'string' ? { value: svc.image, known: true } : null;
     const argv = entry ? [...entry, ...(cmd ?? [])] : image ? imageCommand(image, cmd ?? []) ?? cmd : cmd;
     if (argv && argv.length) items.push({ kind: 'run', via: sVia, argv, ...workdir(svc, dir) });
+  }
+  return { kind: 'many', items };
+}
+
+/**
+ * A compose file outside the YAML reader's subset (anchors and merge keys are common in compose files):
+ * read line by line for what its services run, every service counted (`image:` through the image table,
+ * `command:`/`entrypoint:` strings). A `build:` there cannot be followed: refused, as an unreadable build is.
+ */
+function composeByLines(call: Call, text: string, path: string, via: string): Unwrapped {
+  const items: Unwrapped[] = [];
+  for (const [n, l] of text.split('\n').entries()) {
+    const m = /^\s*(image|command|entrypoint|build)\s*:\s*(.*?)\s*$/.exec(l.replace(/\s#.*$/, ''));
+    if (!m) continue;
+    const value = m[2]!.replace(/^(["'])(.*)\1$/, '$2');
+    const at = `${via} (${path}:${n + 1})`;
+    if (m[1] === 'build') refuse(call, via, `${path}:${n + 1} has a build: offhost cannot follow in YAML it does not read`);
+    if (m[1] === 'image') {
+      const argv = imageCommand({ value, known: true }, []);
+      if (argv) items.push({ kind: 'run', via: at, argv, cwdUnknown: true });
+    } else if (value && !value.startsWith('[')) items.push({ kind: 'script', via: at, text: { value, known: true }, cwdUnknown: true });
+    else if (value.startsWith('[')) items.push({ kind: 'script', via: at, text: { value: value.slice(1, -1).split(',').map((w) => w.trim().replace(/^(["'])(.*)\1$/, '$2')).join(' '), known: true }, cwdUnknown: true });
   }
   return { kind: 'many', items };
 }
