@@ -134,7 +134,9 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
     'git config alias.kb "!make -C engines/lang/koda build"',
     'git config alias.kdry "!make -n -C engines/lang/koda build"',
     'git config alias.lg "log --oneline"',
-    'git config remote.extbuild.url "ext::make -C engines/lang/koda build"',
+    // The command's standard output is git's protocol: make's own output goes to stderr, or git may close
+    // the pipe (and make die of SIGPIPE) before the build starts.
+    'git config remote.extbuild.url "ext::sh -c make% -C% engines/lang/koda% build% >&2"',
   ].join(' && '), root);
   const hooked = join(root, 'apps/hooked');
   mkdirSync(join(hooked, '.husky/_'), { recursive: true });
