@@ -128,12 +128,14 @@ function walk(call: Call, w: Walker): void {
   let i = 1;
   let dir = call.cwd;
   let workTree: Field | null = null;
+  let gitDirOpt: Field | null = null;
   while (i < argv.length && argv[i]!.known && argv[i]!.value.startsWith('-')) {
     const p = parseOptions(GLOBAL, [argv[0]!, argv[i]!, ...(argv[i + 1] ? [argv[i + 1]!] : [])]);
     const [name, value] = p.opts[0] ?? ['', null];
     const took = GLOBAL.value.includes(name) && !argv[i]!.value.includes('=') && !(name === '-c' && argv[i]!.value.length > 2) && !(name === '-C' && argv[i]!.value.length > 2) ? 2 : 1;
     if (name === '-C' && value) dir = resolveDir(dir, value);
     if (name === '--work-tree' && value) workTree = value;
+    if (name === '--git-dir' && value) gitDirOpt = value;
     globals.push([name, value]);
     i += took;
   }
@@ -151,7 +153,10 @@ function walk(call: Call, w: Walker): void {
   let config = lineConfig;
   if (call.ctx.files) {
     const t = top();
-    dirs = t === null ? null : gitDirs(t, call.ctx);
+    // `--git-dir`/GIT_DIR name the repository (its config and hooks) directly.
+    const named = gitDirOpt ?? envValue(call, 'GIT_DIR') ?? null;
+    const namedDir = named ? resolveDir(dir, named) : null;
+    dirs = namedDir ? { gitDir: namedDir, commonDir: namedDir } : t === null ? null : gitDirs(t, call.ctx);
     const files = fileConfig(dirs, call.ctx, (k) => envValue(call, k));
     if (files.size) config = new Map([...files, ...lineConfig]);
   }
