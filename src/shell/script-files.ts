@@ -47,7 +47,7 @@ export function unknownScript(file: Field, label: string, env: Record<string, st
 export function lineMayWrite(path: string, ctx: Ctx, dynamicToo = true): boolean {
   if (writtenByName(path, ctx)) return true;
   if (!dynamicToo) return false;
-  ctx.writesUnseen ??= /(>|\b(tee|cp|mv|install|ln|dd|sed|perl|curl|wget|git|tar|unzip|patch|rsync|truncate)\b)[^;&|\n]*[$`]/.test(ctx.text);
+  ctx.writesUnseen ??= writesUnseenIn(ctx.text);
   return ctx.writesUnseen;
 }
 
@@ -59,10 +59,15 @@ export function lineMayWrite(path: string, ctx: Ctx, dynamicToo = true): boolean
 export function writtenText(path: string, ctx: Ctx): Field | undefined {
   const w = ctx.written?.get(path);
   if (w === undefined) return undefined;
-  ctx.writesUnseen ??= /(>|\b(tee|cp|mv|install|ln|dd|sed|perl|curl|wget|git|tar|unzip|patch|rsync|truncate)\b)[^;&|\n]*[$`]/.test(ctx.text);
+  ctx.writesUnseen ??= writesUnseenIn(ctx.text);
   const followed = ctx.writeCounts?.get(path) ?? 0;
   if (ctx.writesUnseen || writeSites(path, ctx, followed + 1) !== followed) return { value: '', known: false };
   return w;
+}
+
+/** Whether `text` may write to a name made at run time (`> "$f"`, `cp x "$d"`, `git … $X`). */
+export function writesUnseenIn(text: string): boolean {
+  return /(>|\b(tee|cp|mv|install|ln|dd|sed|perl|curl|wget|git|tar|unzip|patch|rsync|truncate)\b)[^;&|\n]*[$`]/.test(text);
 }
 
 const NAME_CHAR = /[A-Za-z0-9_.+-]/;

@@ -32,7 +32,8 @@ export function ensureShims(io: Pick<Io, 'env' | 'cwd'>, rules: Rule[] | null): 
   const dir = defaultShimsDir(io.env);
   const m = readMarker(dir);
   const bin = shimBin(io.env);
-  const current = m !== null && m.bin === bin && m.node === process.execPath && (rules === null || namedPrograms(rules).every((n) => m.programs.includes(n)));
+  // A directory from before the PATH keepers (m.keepers absent) is written again.
+  const current = m !== null && m.keepers !== undefined && m.bin === bin && m.node === process.execPath && (rules === null || namedPrograms(rules).every((n) => m.programs.includes(n)));
   if (!current) installShims({ dir, cwd: io.cwd, env: io.env, node: process.execPath, bin });
   return dir;
 }

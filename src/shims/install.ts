@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync
 import { delimiter, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { planShims, type ShimPlan } from './plan.js';
-import { MARKER, shimScript, type ShimRuntime } from './script.js';
+import { keeperScript, MARKER, PATH_KEEPERS, shimScript, type ShimRuntime } from './script.js';
 
 export interface MarkerData {
   version: 1;
@@ -18,6 +18,8 @@ export interface MarkerData {
   bin: string;
   bash: string;
   configs: string[];
+  /** The PATH keepers written beside the shims (script.ts: PATH_KEEPERS); absent in older markers. */
+  keepers?: string[];
 }
 
 export function defaultShimsDir(env: NodeJS.ProcessEnv): string {
@@ -70,7 +72,9 @@ export function installShims(opts: { dir: string; cwd: string; env: NodeJS.Proce
     throw new ConfigError(`${dir} already holds files offhost did not write; choose another shim directory (OFFHOST_SHIMS_DIR)`);
   }
   const rt: ShimRuntime = { bash: findBash(opts.env), node: opts.node, bin: opts.bin, marker: join(dir, MARKER), configs: plan.configs };
-  const marker: MarkerData = { version: 1, programs: plan.programs.map((p) => p.name), node: rt.node, bin: rt.bin, bash: rt.bash, configs: plan.configs };
+  // A rule naming sh or bash itself would get a judging shim of that name, which then wins over the keeper.
+  const keepers: string[] = PATH_KEEPERS.filter((k) => !plan.programs.some((p) => p.name === k));
+  const marker: MarkerData = { version: 1, programs: plan.programs.map((p) => p.name), node: rt.node, bin: rt.bin, bash: rt.bash, configs: plan.configs, keepers };
   // The marker first: it makes the directory a shim directory (skipped by every shim's PATH search)
   // before any shim in it can run; its mtime is then the stamp the configs are compared with, so it is
   // written again last.
@@ -89,9 +93,15 @@ export function installShims(opts: { dir: string; cwd: string; env: NodeJS.Proce
     renameSync(tmp, file);
     written.push(p.name);
   }
+  for (const k of keepers) {
+    const tmp = join(dir, `.${k}.${process.pid}.tmp`);
+    writeFileSync(tmp, keeperScript(k, dir, rt));
+    chmodSync(tmp, 0o755);
+    renameSync(tmp, join(dir, k));
+  }
   const removed: string[] = [];
-  for (const old of before?.programs ?? []) {
-    if (marker.programs.includes(old)) continue;
+  for (const old of [...(before?.programs ?? []), ...(before?.keepers ?? [])]) {
+    if (marker.programs.includes(old) || keepers.includes(old)) continue;
     try {
       unlinkSync(join(dir, old));
       removed.push(old);
@@ -107,7 +117,7 @@ export function removeShims(dir: string): string[] {
   const m = readMarker(dir);
   if (!m) return [];
   const removed: string[] = [];
-  for (const p of m.programs) {
+  for (const p of [...m.programs, ...(m.keepers ?? [])]) {
     try {
       unlinkSync(join(dir, p));
       removed.push(p);

@@ -147,3 +147,44 @@ ${f.dirs
 fi
 `;
 }
+
+/**
+ * Shells a package runner starts through PATH *after* prepending its own directories: npm, npx, pnpm and
+ * yarn 1 run a package.json script as `sh -c SCRIPT` with `node_modules/.bin` (and npm's node-gyp-bin)
+ * ahead of the PATH they were given; bun runs it with the first of bash, sh, zsh on PATH. There, a
+ * script's `playwright test` found `node_modules/.bin/playwright` before the playwright shim. A keeper of
+ * that name in the shim directory (found by the runner's own PATH search, since no `.bin` has a shell)
+ * puts the shim directory first again and execs the real shell: the script's programs then meet their
+ * shims, and each shim still execs the real program it finds after the shim directories
+ * (`node_modules/.bin/playwright`). Not a judge: nothing is refused here, and node never starts.
+ */
+export const PATH_KEEPERS = ['sh', 'bash'] as const;
+
+export function keeperScript(name: string, dir: string, rt: Pick<ShimRuntime, 'bash'>): string {
+  const q = quote;
+  return `#!${rt.bash} -p
+# offhost PATH keeper for \`${name}\` (written by \`offhost shim install\`: do not edit). A package runner
+# (npm, pnpm, yarn, bun) starts its script's shell through PATH after putting node_modules/.bin first;
+# this puts the shim directory first again and execs the real ${name}, so the script's programs meet their
+# shims (docs/SHIMS.md).
+__oh_prog=${q(name)}
+__oh_dir=${q(dir)}
+__oh_rest=
+__oh_real=
+IFS=:
+set -f
+for __oh_d in $PATH; do
+  [[ $__oh_d == "$__oh_dir" ]] && continue
+  __oh_rest=\${__oh_rest:+$__oh_rest:}\${__oh_d:-.}
+  if [[ -z $__oh_real && ! -e \${__oh_d:-.}/${MARKER} && -f \${__oh_d:-.}/$__oh_prog && -x \${__oh_d:-.}/$__oh_prog ]]; then __oh_real=\${__oh_d:-.}/$__oh_prog; fi
+done
+set +f
+unset IFS
+if [[ -z $__oh_real ]]; then
+  printf '%s: command not found (offhost: no %s on PATH after the shim directories)\\n' "$__oh_prog" "$__oh_prog" >&2
+  exit 127
+fi
+export PATH=$__oh_dir\${__oh_rest:+:$__oh_rest}
+builtin exec -a "$__oh_prog" "$__oh_real" "$@"
+`;
+}

@@ -43,7 +43,7 @@ export const HEAVY = [
   'selenium-server', 'pytest', 'xcrun', 'vagrant', 'vmrun', 'prlctl', 'colima', 'minikube', 'firecracker', 'crosvm',
 ];
 /** Tools modelled by _models (not installed here). */
-export const MODELS = ['chronic', 'rlwrap', 'cgexec', 'bear', 'scan-build', 'intercept-build', 'sshpass', 'dotenv', 'tsp', 'compiledb', 'numactl', 'ifne', 'cross-env', 'pueue', 'sem', 'at', 'batch', 'entr', 'nodemon', 'watchman-make', 'reflex', 'concurrently', 'start-server-and-test', 'busybox', 'toybox', 'npx', 'torsocks', 'proxychains4', 'eatmydata', 'nocache', 'faketime', 'poetry', 'uv', 'bundle', 'direnv', 'xterm', 'socat', 'uvx', 'pipx', 'volta'];
+export const MODELS = ['chronic', 'rlwrap', 'cgexec', 'bear', 'scan-build', 'intercept-build', 'sshpass', 'dotenv', 'tsp', 'compiledb', 'numactl', 'ifne', 'cross-env', 'pueue', 'sem', 'at', 'batch', 'entr', 'nodemon', 'watchman-make', 'reflex', 'concurrently', 'start-server-and-test', 'busybox', 'toybox', 'npx', 'torsocks', 'proxychains4', 'eatmydata', 'nocache', 'faketime', 'poetry', 'uv', 'bundle', 'direnv', 'xterm', 'socat', 'uvx', 'pipx', 'volta', 'colormake'];
 
 const KODA_MAKEFILE = [
   '.PHONY: build build-safe kasm all test check clean help lint fmt docs',
@@ -108,16 +108,45 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   cpSync(join(STANDINS, '_record'), join(root, 'apps/android/gradlew'));
   // Heavy programs at the paths the lines use: Playwright's CLI file, its headless shell, a macOS app bundle.
   mkdirSync(join(root, 'node_modules/@playwright/test'), { recursive: true });
-  writeFileSync(join(root, 'node_modules/@playwright/test/cli.js'), "require('child_process').execFileSync('playwright', process.argv.slice(2), { stdio: 'inherit' });\n");
+  // Executable with node's #! line, as the package ships it (`node_modules/@playwright/test/cli.js test` runs it by path).
+  writeFileSync(join(root, 'node_modules/@playwright/test/cli.js'), "#!/usr/bin/env node\nrequire('child_process').execFileSync('playwright', process.argv.slice(2), { stdio: 'inherit' });\n", { mode: 0o755 });
   const shell = join(home, '.cache/ms-playwright/chromium_headless_shell-1148/chrome-linux');
   const app = join(home, 'Applications/Google Chrome.app/Contents/MacOS');
   for (const d of [shell, app]) mkdirSync(d, { recursive: true });
   cpSync(join(STANDINS, '_record'), join(shell, 'headless_shell'));
   cpSync(join(STANDINS, '_record'), join(app, 'Google Chrome'));
+  // Issue 21 part B: git's own command runners. Hooks only a line's `-c core.hooksPath=…` reaches (the
+  // repository's own .git/hooks stay empty, so other lines' commits run nothing), husky's layout, and a
+  // nested repository with husky installed; aliases and an ext:: remote in the repository's config.
+  const hook = (file: string, body: string) => {
+    mkdirSync(join(root, file, '..'), { recursive: true });
+    writeFileSync(join(root, file), body, { mode: 0o755 });
+  };
+  hook('tools/hooks/pre-commit', '#!/bin/sh\nmake -C engines/lang/koda build\n');
+  hook('tools/hooks/pre-push', '#!/bin/sh\nmake -C engines/lang/koda build-safe\n');
+  hook('tools/light-hooks/pre-commit', '#!/bin/sh\nmake -C engines/lang/koda lint\n');
+  hook('tools/light-hooks/post-checkout', '#!/bin/sh\necho checked out\n');
+  hook('.husky/pre-commit', 'make -C engines/lang/koda build-safe\n');
+  hook('.husky/_/pre-commit', '#!/usr/bin/env sh\n. "${0%/*}/h"\n');
+  hook('.husky/_/h', '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n');
   sh('git init -q -b main . && git add -A && git commit -qm one && echo two >> README.md && git commit -qam two', root);
   // A second checkout of the monorepo (issue 20): a clone at ~/src/koder, and ~/koder-link -> it.
   mkdirSync(join(home, 'src'));
   sh(`git clone -q ${quote(root)} src/koder && ln -s src/koder koder-link`, home);
+  sh([
+    'git config alias.kb "!make -C engines/lang/koda build"',
+    'git config alias.kdry "!make -n -C engines/lang/koda build"',
+    'git config alias.lg "log --oneline"',
+    // The command's standard output is git's protocol: make's own output goes to stderr, or git may close
+    // the pipe (and make die of SIGPIPE) before the build starts.
+    'git config remote.extbuild.url "ext::sh -c make% -C% engines/lang/koda% build% >&2"',
+  ].join(' && '), root);
+  const hooked = join(root, 'apps/hooked');
+  mkdirSync(join(hooked, '.husky/_'), { recursive: true });
+  writeFileSync(join(hooked, '.husky/pre-commit'), 'make -C ../../engines/lang/koda build\n', { mode: 0o755 });
+  cpSync(join(root, '.husky/_'), join(hooked, '.husky/_'), { recursive: true });
+  writeFileSync(join(hooked, 'README.md'), 'hooked\n');
+  sh('git init -q -b main . && git add -A && git commit -qm one && git config core.hooksPath .husky/_', hooked);
   const bin = join(base, 'bin');
   mkdirSync(bin);
   for (const h of HEAVY) symlinkSync(join(STANDINS, '_record'), join(bin, h));

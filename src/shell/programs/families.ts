@@ -9,10 +9,11 @@ import { shells, multicall } from './shells.js';
 import { wrappers } from './wrappers.js';
 import { schedulers } from './schedulers.js';
 import { make } from './make.js';
+import { makeWrappers } from './make-wrappers.js';
 import { git } from './git.js';
 import { ssh } from './ssh.js';
 import { containers } from './containers.js';
-import { packageRunners, monorepoRunners } from './package-runners.js';
+import { packageRunners, monorepoRunners, packageFiles } from './package-runners.js';
 import { interpreters } from './interpreters.js';
 import { textTools } from './text-tools.js';
 import { heavyPrograms, appLaunchers } from './heavy.js';
@@ -32,7 +33,7 @@ export interface FamilyEntry {
 }
 
 export const MODULES: readonly ProgramModule[] = [
-  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, git, ssh, containers, packageRunners, monorepoRunners, interpreters, deno, just, task, nx, textTools, appLaunchers, fvm, inert, installers, ...heavyPrograms,
+  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, makeWrappers, git, ssh, containers, packageRunners, monorepoRunners, packageFiles, interpreters, deno, just, task, nx, textTools, appLaunchers, fvm, inert, installers, ...heavyPrograms,
 ];
 
 export const FAMILIES: readonly FamilyEntry[] = MODULES.map((m) => ({ family: m.family, names: m.names, ...(m.pattern ? { pattern: m.pattern } : {}), load: () => m }));

@@ -1,10 +1,13 @@
-// git: the commands it runs (aliases with `!`, editors, pagers, filters, `bisect run`, `rebase -x`,
+// git: the commands it runs (aliases with `!`, editors, pagers, filters, hooks, `--upload-pack`, `ext::`
+// remotes, `bisect run`, `rebase -x`,
 // `submodule foreach`, `difftool -x`, `filter-branch --*-filter`), from every place git reads its
 // configuration (`-c`, `--config-env`, GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS, a `git config`
-// earlier in the line, the editor variables), and where: git changes to the repository's top level before
+// earlier in the line, the editor variables, and with the disk its config files: git-repo.ts), and where: git changes to the repository's top level before
 // it runs anything (`git -C dir` first), so these commands run there, not in the caller's directory.
 import type { Field } from '../expand.js';
-import { envField, resolveDir, type Call, type Walker } from '../walk-state.js';
+import { executableFile, scriptFile, unknownScript, writesUnseenIn } from '../script-files.js';
+import { envField, resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
+import { extCommand, fileConfig, gitDirs, hookFile, hooksOf, remoteOverSsh, type GitDirs } from './git-repo.js';
 import { parseOptions, type Grammar } from './grammar.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 
@@ -125,12 +128,14 @@ function walk(call: Call, w: Walker): void {
   let i = 1;
   let dir = call.cwd;
   let workTree: Field | null = null;
+  let gitDirOpt: Field | null = null;
   while (i < argv.length && argv[i]!.known && argv[i]!.value.startsWith('-')) {
     const p = parseOptions(GLOBAL, [argv[0]!, argv[i]!, ...(argv[i + 1] ? [argv[i + 1]!] : [])]);
     const [name, value] = p.opts[0] ?? ['', null];
     const took = GLOBAL.value.includes(name) && !argv[i]!.value.includes('=') && !(name === '-c' && argv[i]!.value.length > 2) && !(name === '-C' && argv[i]!.value.length > 2) ? 2 : 1;
     if (name === '-C' && value) dir = resolveDir(dir, value);
     if (name === '--work-tree' && value) workTree = value;
+    if (name === '--git-dir' && value) gitDirOpt = value;
     globals.push([name, value]);
     i += took;
   }
@@ -138,11 +143,23 @@ function walk(call: Call, w: Walker): void {
   // Found only when something runs there (most git calls run nothing: no walk up the tree looking for .git).
   let topFound: { dir: string | null } | null = null;
   const top = () => (topFound ??= { dir: topLevel(dir, call, workTree ?? wt ?? null) }).dir;
-  const config = configOf(call, globals);
+  const lineConfig = configOf(call, globals);
   const subField = argv[i];
   const sub = subField?.known ? subField.value : null;
   const rest = argv.slice(i + 1);
   const run = (text: Field, via: string) => w.apply({ kind: 'script', via, text, absoluteCwd: top() }, call, false);
+  // The configuration files git reads (with the disk only: the system, global and repository files).
+  let dirs: GitDirs | null = null;
+  let config = lineConfig;
+  if (call.ctx.files) {
+    const t = top();
+    // `--git-dir`/GIT_DIR name the repository (its config and hooks) directly.
+    const named = gitDirOpt ?? envValue(call, 'GIT_DIR') ?? null;
+    const namedDir = named ? resolveDir(dir, named) : null;
+    dirs = namedDir ? { gitDir: namedDir, commonDir: namedDir } : t === null ? null : gitDirs(t, call.ctx);
+    const files = fileConfig(dirs, call.ctx, (k) => envValue(call, k));
+    if (files.size) config = new Map([...files, ...lineConfig]);
+  }
 
   if (sub === 'config') recordConfig(call, rest);
   // Commands from the configuration (judged whether or not this subcommand reaches them: fail closed).
@@ -158,8 +175,12 @@ function walk(call: Call, w: Walker): void {
       }
       continue;
     }
-    if (key === 'core.hookspath') continue; // hooks are files: the exec-time layer's
+    if (key === 'core.hookspath') continue; // a directory: its hooks are read below
     run(value, `git -c ${key}`);
+  }
+  if (sub) {
+    remoteCommands(call, w, sub, rest, config, top);
+    runHooks(call, sub, rest, config, dirs, top);
   }
   if (config !== NO_CONFIG) {
     for (const k of COMMAND_ENV) {
@@ -168,6 +189,113 @@ function walk(call: Call, w: Walker): void {
     }
   }
   if (sub) for (const u of subcommandRuns(sub, rest)) w.apply(u.kind === 'run' || u.kind === 'script' ? (u.cwdUnknown ? u : { ...u, absoluteCwd: top() }) : u, call, false);
+}
+
+const NETWORK = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'archive', 'remote', 'submodule']);
+/** Options whose value is a command git runs for the remote side: `--upload-pack`, `--receive-pack`, push's `--exec`, archive's `--exec`, clone's `-u`. */
+const PACK_OPTION: Record<string, readonly string[]> = {
+  clone: ['--upload-pack'],
+  fetch: ['--upload-pack'],
+  pull: ['--upload-pack'],
+  'ls-remote': ['--upload-pack'],
+  push: ['--receive-pack', '--exec'],
+  archive: ['--exec'],
+};
+
+/**
+ * What git starts to reach a remote: the `--upload-pack`/`--receive-pack` command (through a shell, here
+ * unless the repository is another machine over ssh: then it runs there) and an `ext::` URL's command
+ * (here, always: git-remote-ext starts it itself), given on the line or as a remote's url in the config.
+ */
+function remoteCommands(call: Call, w: Walker, sub: string, rest: Field[], config: Map<string, Field>, top: () => string | null): void {
+  if (!NETWORK.has(sub)) return;
+  const longs = PACK_OPTION[sub] ?? [];
+  const packs: Field[] = [];
+  const urls: Field[] = [];
+  for (let k = 0; k < rest.length; k++) {
+    const f = rest[k]!;
+    if (!f.known) continue;
+    const v = f.value;
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = eq < 0 ? v : v.slice(0, eq);
+      // An unambiguous prefix is the option (git's parse-options): `--upload=CMD`.
+      if (name.length >= 5 && longs.some((l) => l.startsWith(name))) {
+        const value = eq < 0 ? rest[++k] : { value: v.slice(eq + 1), known: true };
+        if (value) packs.push(value);
+      } else if (name === '--remote' && eq > 0) urls.push({ value: v.slice(eq + 1), known: true });
+      continue;
+    }
+    if (sub === 'clone' && v.startsWith('-u')) {
+      const value = v.length > 2 ? { value: v.slice(2), known: true } : rest[++k];
+      if (value) packs.push(value);
+      continue;
+    }
+    if (!v.startsWith('-')) urls.push(f);
+  }
+  // A remote's name stands for its configured url (`git fetch origin`, `git push` to origin).
+  const named = urls.length ? urls : [{ value: 'origin', known: true }];
+  const resolved = named.map((u) => config.get(`remote.${u.value.toLowerCase()}.url`) ?? u);
+  for (const u of resolved) {
+    const ext = extAllowed(call, config) ? extCommand(u) : null;
+    if (ext) w.apply({ kind: 'run', via: `git ${sub} ${u.value.slice(0, 40)}`, argv: ext, absoluteCwd: top() }, call, false);
+  }
+  if (packs.length && !resolved.some((u) => !u.known || !remoteOverSsh(u.value))) return; // they run on the other machine
+  for (const p of packs) w.apply({ kind: 'script', via: `git ${sub} --upload-pack`, text: p, absoluteCwd: top() }, call, false);
+}
+
+/**
+ * Whether git would use an `ext::` remote (git-config(1) protocol.allow): GIT_ALLOW_PROTOCOL lists the
+ * protocols allowed; else protocol.ext.allow, else protocol.allow; by default ext is `never`. A value
+ * offhost cannot know allows it (fail closed).
+ */
+function extAllowed(call: Call, config: Map<string, Field>): boolean {
+  const list = envValue(call, 'GIT_ALLOW_PROTOCOL');
+  if (list) return !list.known || list.value.split(':').includes('ext');
+  const v = config.get('protocol.ext.allow') ?? config.get('protocol.allow');
+  return v !== undefined && (!v.known || v.value.toLowerCase() !== 'never');
+}
+
+/**
+ * The hooks `git SUB` runs, read as the scripts they are (a `#!` line says what runs them): from
+ * `core.hooksPath` (relative to the top level) or the repository's `hooks/` directory. Only with the
+ * disk; a hooks directory offhost cannot know (`-c core.hooksPath=$DIR`) is an unknown script.
+ */
+function runHooks(call: Call, sub: string, rest: Field[], config: Map<string, Field>, dirs: GitDirs | null, top: () => string | null): void {
+  const ctx = call.ctx;
+  if (!ctx.files) return;
+  const hooks = hooksOf(sub, rest);
+  if (!hooks.length) return;
+  const t = top();
+  const configured = config.get('core.hookspath');
+  let hooksDir: string | null;
+  if (configured && configured.value !== '') {
+    const v = configured.value.startsWith('~/') && ctx.home ? { ...configured, value: `${ctx.home}${configured.value.slice(1)}` } : configured;
+    hooksDir = resolveDir(t, v);
+  } else {
+    if (!dirs) return; // not a repository: git runs no hook
+    hooksDir = `${dirs.commonDir}/hooks`;
+  }
+  if (hooksDir === null) {
+    unknownScript(configured ?? { value: 'core.hooksPath', known: false }, `git ${sub} (its hooks)`, call.env, t, call.st, ctx, call.span);
+    return;
+  }
+  // This git call's own words (`-m "$MSG"`, `-c core.hooksPath="$PWD/…"`) write no file: the rest of the
+  // line decides whether a hook may be written at run time (in the top-level line, whose spans these are).
+  const saved = ctx.writesUnseen;
+  if (ctx.outerSpan === null && ctx.shellDepth === 0) ctx.writesUnseen = writesUnseenIn(ctx.text.slice(0, call.span.start) + ctx.text.slice(call.span.end));
+  try {
+    for (const hook of hooks) {
+      const { path, shell } = hookFile(hooksDir, hook);
+      const file = { value: path, known: true };
+      withVia(ctx, `git ${sub} (its ${hook} hook)`, () => {
+        if (shell) scriptFile(file, [], 'sh -e', false, call.env, t, call.st, ctx, call.span);
+        else executableFile([file], call.env, t, call.st, ctx, call.span);
+      });
+    }
+  } finally {
+    ctx.writesUnseen = saved;
+  }
 }
 
 export const git: ProgramModule = {
@@ -191,11 +319,18 @@ export const git: ProgramModule = {
       { line: "git config alias.b '!make build-safe'; git b", runs: 'make build-safe' },
       { line: "git config alias.b 'bisect run make build-safe'; git b", runs: 'make build-safe' },
       { line: "git -c alias.b='!make build-safe' b", runs: 'make build-safe' },
+      { line: "git fetch --upload-pack='make build-safe' ../other", runs: 'make build-safe' },
+      { line: "git clone -u 'make build-safe' /srv/repo copy", runs: 'make build-safe' },
+      { line: "git push --receive-pack='make build-safe' ./mirror main", runs: 'make build-safe' },
+      { line: "git -c protocol.ext.allow=always ls-remote 'ext::make build-safe'", runs: 'make build-safe' },
+      { line: "git -c protocol.allow=always clone 'ext::sh -c make% build-safe' x", runs: 'sh -c make build-safe' },
     ],
     not_match: [
       { line: "git -c alias.b='!make build-safe' log", runs: 'make build-safe' },
       { line: "git log --grep='make build-safe'", runs: 'make build-safe' },
       { line: "git commit -m 'make build-safe'", runs: 'make build-safe' },
+      { line: "git fetch --upload-pack='make build-safe' khost1:repo", runs: 'make build-safe' },
+      { line: "git ls-remote 'ext::make build-safe'", runs: 'make build-safe' },
     ],
   },
 };

@@ -267,3 +267,26 @@ export const monorepoRunners: ProgramModule = {
     not_match: [{ line: 'turbo run build --dry-run', runs: 'make build' }],
   },
 };
+
+/**
+ * A package's JavaScript file run by its path (`node_modules/@playwright/test/cli.js test`): its `#!`
+ * line is node's, so it is `node FILE ARGS`, which the interpreters family reads as that package's
+ * command (`playwright test`). Other .js files run by path are read by their `#!` line as before.
+ */
+export const packageFiles: ProgramModule = {
+  family: 'package files',
+  names: [],
+  pattern: /\.[cm]?js$/,
+  unwrap: (call: Call) => {
+    const prog = call.fields[0]!;
+    if (!prog.known || !/(^|\/)node_modules\//.test(prog.value)) return { kind: 'none' };
+    return { kind: 'run', via: `${prog.value} (run by node, its #! line)`, argv: [{ value: 'node', known: true }, ...call.fields] };
+  },
+  examples: {
+    match: [
+      { line: 'node_modules/@playwright/test/cli.js test', runs: 'node node_modules/@playwright/test/cli.js test' },
+      { line: './node_modules/playwright/cli.js test --project=chromium', runs: 'node ./node_modules/playwright/cli.js test --project=chromium' },
+    ],
+    not_match: [{ line: './scripts/build.js', runs: 'node ./scripts/build.js' }],
+  },
+};

@@ -201,3 +201,6 @@ export const task: ProgramModule = {
     not_match: [{ line: 'task --list', runs: 'make build' }],
   },
 };
+
+/** The YAML subset reader, for the containers family's compose files (one family owns mini-yaml.ts: docs/BUILD.md). */
+export { readMiniYaml } from '../mini-yaml.js';
