@@ -223,7 +223,8 @@ __offhost_debug() {
     done)
       if (( ++__offhost_done > 1000 )); then
         printf 'offhost: interrupted a refused line that kept looping\\n' >&2
-        builtin kill -INT "$BASHPID"
+        # (\$BASHPID is bash 4: the shell a command substitution's exec'd sh reports as its parent is this one.)
+        builtin kill -INT "$(exec sh -c 'echo "$PPID"')"
         return 1
       fi
       __offhost_stand_in && return 0
@@ -263,6 +264,9 @@ __offhost_debug() {
 
 # At a terminal: the line is judged when Enter is pressed, before bash accepts it, so that what runs is
 # the line itself, the reroute (its status is the remote one) or __offhost_refused (status 126).
+# bash 3.2 (a Mac's /bin/bash) has no READLINE_LINE: there the DEBUG-trap layer alone judges each line
+# (the whole of it, from history, before its first command runs).
+if (( BASH_VERSINFO[0] >= 4 )); then
 __offhost_rl() {
   local line=$READLINE_LINE priv=0 rc
   __offhost_enter accept-line
@@ -299,6 +303,7 @@ __offhost_rl() {
       ;;
   esac
 }
+fi
 # What the second half of the Enter macro does: accept the line, or (line not complete) nothing.
 __offhost_enter() {
   local m
@@ -323,12 +328,14 @@ else
 fi
 shopt -s extdebug
 trap '__offhost_debug' DEBUG
-for __offhost_map in emacs vi-insert vi-command; do
-  bind -m "$__offhost_map" -x '"\\C-x\\C-o\\C-k": __offhost_rl' 2>/dev/null
-  bind -m "$__offhost_map" '"\\C-m": "\\C-x\\C-o\\C-k\\C-x\\C-o\\C-l"' 2>/dev/null
-done
-unset __offhost_map
-__offhost_enter accept-line
+if (( BASH_VERSINFO[0] >= 4 )); then
+  for __offhost_map in emacs vi-insert vi-command; do
+    bind -m "$__offhost_map" -x '"\\C-x\\C-o\\C-k": __offhost_rl' 2>/dev/null
+    bind -m "$__offhost_map" '"\\C-m": "\\C-x\\C-o\\C-k\\C-x\\C-o\\C-l"' 2>/dev/null
+  done
+  unset __offhost_map
+  __offhost_enter accept-line
+fi
 `;
 }
 
