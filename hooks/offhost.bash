@@ -2,7 +2,8 @@
 # Checks each command line before it runs. Source it from ~/.bashrc.
 [[ $- == *i* ]] || return 0
 [[ -n ${__offhost_loaded-} ]] && return 0
-if [[ -n $(trap -p DEBUG) ]]; then
+# (In POSIX mode bash prints an unset trap as `trap -- - DEBUG`.)
+if [[ -n $(trap -p DEBUG) && $(trap -p DEBUG) != 'trap -- - DEBUG' ]]; then
   printf 'offhost: a DEBUG trap is already set (%s); not installing the offhost check\n' "$(trap -p DEBUG)" >&2
   return 0
 fi
