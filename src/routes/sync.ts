@@ -22,6 +22,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { quote, quoteArgv } from './quote.js';
+import { probeRsync, rsyncProblem } from './rsync-probe.js';
 import { gitEnv, gitText, type SourceState } from './source.js';
 import type { VmSpec } from './types.js';
 
@@ -147,6 +148,9 @@ export async function rsyncTree(vm: VmSpec, state: SourceState, dir: string, env
     await spawnCollect('ssh', [...(vm.sshOptions ?? []), ...(t.user ? ['-l', t.user] : []), t.dest, '--', quoteArgv([...t.prefix, 'mkdir', '-p', dir])], { cwd: state.root, env }, `ssh ${t.dest} mkdir -p ${dir}`);
     return { sent: 0 };
   }
+  // openrsync (a Mac's /usr/bin/rsync) takes a subset of GNU rsync's options: refuse before connecting.
+  const problem = rsyncProblem(probeRsync(env));
+  if (problem) throw new SyncError(problem);
   const list = Buffer.from(files.map((f) => `${f.replace(/^\.\//, '')}\0`).join(''));
   const args = [
     '-a',

@@ -15,6 +15,7 @@ import type { VmSpec } from '../routes/types.js';
 import { firstLine, hostScriptArgv, runOnHost, sshFailed, type HostResult } from './host.js';
 import { diskAt, findInstance, incusType } from './incus.js';
 import { describeVm } from './isolation.js';
+import { probeRsync, rsyncProblem } from '../routes/rsync-probe.js';
 
 export interface Check {
   name: string;
@@ -147,6 +148,16 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
     return report(vm, checks);
   }
   checks.push({ name: 'laptop tool', ok: true, detail: `on PATH here: ${BACKENDS[vm.backend].tools(vm).join(' ') || '(none needed)'}` });
+  if (vm.sync === 'rsync') {
+    // Before any connection: a Mac's openrsync may refuse options the copy needs (src/routes/rsync-probe.ts).
+    const info = probeRsync(env);
+    const problem = rsyncProblem(info);
+    if (problem) {
+      checks.push({ name: 'rsync', ok: false, status: EXIT.backendMissing, detail: problem.replace(/; install GNU rsync.*$/, ''), fix: problem.slice(problem.indexOf('install GNU rsync')) });
+      return report(vm, checks);
+    }
+    checks.push({ name: 'rsync', ok: true, detail: `${info.describe} takes the options sync: rsync uses` });
+  }
   if (opts.full && vm.host && vm.host_key) {
     const c = hostKeyCheck(vm, env);
     checks.push(c);
