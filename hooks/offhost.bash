@@ -16,9 +16,19 @@ __offhost_shadows=()
 __offhost_err=${TMPDIR:-/tmp}/offhost-check.$$
 # The heavy programs of offhost's built-in rules: still refused when offhost itself cannot run.
 __offhost_heavy='^(Brave Browser|Chromium|Firefox|Firefox Developer Edition|Firefox Nightly|Google Chrome|Google Chrome Beta|Google Chrome Canary|Google Chrome Dev|Hyprland|Microsoft Edge|Microsoft Edge Beta|Microsoft Edge Dev|MiniBrowser|Safari|UTM|VBoxHeadless|VBoxManage|VBoxSDL|VirtualBoxVM|WebKitWebDriver|X|Xdummy|Xephyr|Xnest|Xorg|Xtigervnc|Xvfb|Xvnc|backstop|brave|brave-browser|brave-browser-beta|brave-browser-nightly|brave-browser-stable|bun|cage|chrome|chrome-headless-shell|chromedriver|chromium|chromium-browser|chromium-freeworld|cloud-hypervisor|codeceptjs|colima|crosvm|crosvm-run|cypress|dart|deno|detox|docker|dwl|emulator|emulator-headless|epiphany|firecracker|firefox|firefox-beta|firefox-bin|firefox-developer-edition|firefox-esr|firefox-nightly|flutter|gamescope|geckodriver|gmake|gnome-boxes|gnome-shell|google-chrome|google-chrome-beta|google-chrome-canary|google-chrome-dev|google-chrome-stable|google-chrome-unstable|gradle|gradlew|headless-shell|headless_shell|hikari|hyprland|karma|kvm|kwin_wayland|labwc|lb|lhci|librewolf|lighthouse|make|microsoft-edge|microsoft-edge-beta|microsoft-edge-canary|microsoft-edge-dev|microsoft-edge-stable|minikube|msedge|msedgedriver|multipass|multipassd|mutter|nerdctl|ng|nightwatch|niri|node|nodejs|opera|pa11y|pa11y-ci|patrol|playwright|podman|prlctl|protractor|puppeteer|py\.test|pytest|python|python3|qemu-kvm|quickemu|river|ruby|selenium-server|selenium-standalone|sway|taiko|test-storybook|testcafe|testem|tigervncserver|ungoogled-chromium|utm|utmctl|vagrant|vboxheadless|vboxmanage|virsh|virt-install|virt-viewer|vitest|vivaldi|vivaldi-stable|vmplayer|vmrun|vmware|vncserver|waterfox|wayfire|wdio|web-test-runner|weston|wlheadless-run|wtr|x11vnc-virtual|xpra|xvfb-run|emulator64-.*|python3\..*|qemu-system-.*)$'
-# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (`offhost init --shims`).
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (`offhost init --shims`), and kept
+# first at every prompt: on a Mac, path_helper (/etc/profile, /etc/zprofile) and `brew shellenv` put
+# /usr/bin and /opt/homebrew/bin in front of what was inherited.
 __offhost_shims=${OFFHOST_SHIMS_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
-if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
+__offhost_front() {
+  [[ -e $__offhost_shims/.offhost-shims && $PATH: != "$__offhost_shims":* ]] || return 0
+  local p=:$PATH:
+  while [[ $p == *:"$__offhost_shims":* ]]; do p=${p/:"$__offhost_shims":/:}; done
+  p=${p#:}
+  p=${p%:}
+  export PATH=$__offhost_shims${p:+:$p}
+}
+__offhost_front
 
 # Sets __offhost_hnum and __offhost_hline from the last history entry.
 __offhost_hist() {
@@ -36,7 +46,7 @@ __offhost_reset() {
   __offhost_state=idle
   [[ -n ${__offhost_shadows[*]-} ]] && __offhost_unshadow
 }
-__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
+__offhost_arm() { __offhost_front; __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
 
 # Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
 # its config is broken: exit, cd, trap -, builtins that run nothing, and editing offhost's own config.

@@ -86,9 +86,19 @@ __offhost_shadows=()
 __offhost_err=\${TMPDIR:-/tmp}/offhost-check.$$
 # The heavy programs of offhost's built-in rules: still refused when offhost itself cannot run.
 __offhost_heavy=${shQuote(heavyRegex())}
-# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`).
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`), and kept
+# first at every prompt: on a Mac, path_helper (/etc/profile, /etc/zprofile) and \`brew shellenv\` put
+# /usr/bin and /opt/homebrew/bin in front of what was inherited.
 __offhost_shims=\${OFFHOST_SHIMS_DIR:-\${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
-if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
+__offhost_front() {
+  [[ -e $__offhost_shims/.offhost-shims && $PATH: != "$__offhost_shims":* ]] || return 0
+  local p=:$PATH:
+  while [[ $p == *:"$__offhost_shims":* ]]; do p=\${p/:"$__offhost_shims":/:}; done
+  p=\${p#:}
+  p=\${p%:}
+  export PATH=$__offhost_shims\${p:+:$p}
+}
+__offhost_front
 
 # Sets __offhost_hnum and __offhost_hline from the last history entry.
 __offhost_hist() {
@@ -106,7 +116,7 @@ __offhost_reset() {
   __offhost_state=idle
   [[ -n \${__offhost_shadows[*]-} ]] && __offhost_unshadow
 }
-__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
+__offhost_arm() { __offhost_front; __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
 
 # Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
 # its config is broken: exit, cd, trap -, builtins that run nothing, and editing offhost's own config.
@@ -395,9 +405,16 @@ __offhost_judge() {
   done
   return 0
 }
-# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`).
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`), and kept
+# first at every prompt: on a Mac, path_helper (/etc/zprofile) and \`brew shellenv\` put /usr/bin and
+# /opt/homebrew/bin in front of what was inherited.
 __offhost_shims=\${OFFHOST_SHIMS_DIR:-\${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
-if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
+__offhost_front() {
+  [[ -e $__offhost_shims/.offhost-shims && $PATH: != "$__offhost_shims":* ]] || return 0
+  path=("$__offhost_shims" \${path:#$__offhost_shims})
+  export PATH
+}
+__offhost_front
 
 # Enter. At a continuation prompt (PS2) zsh holds the lines before in $PREBUFFER: the construct is judged
 # whole ($PREBUFFER$BUFFER), and when it is refused or rerouted, push-line-or-edit takes all of it back
@@ -448,6 +465,7 @@ __offhost_addhistory() {
 __offhost_refused() { print -u2 -r -- "offhost: \${__offhost_out:-refused}"; return 126; }
 autoload -Uz add-zsh-hook add-zle-hook-widget
 add-zsh-hook zshaddhistory __offhost_addhistory
+add-zsh-hook precmd __offhost_front
 add-zle-hook-widget line-init __offhost_line_init
 zle -N accept-line __offhost_accept_line
 `;

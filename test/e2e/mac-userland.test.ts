@@ -156,3 +156,47 @@ describe.skipIf(why !== null)(`with busybox's userland first on PATH${why ? `: s
     }
   });
 });
+
+describe.skipIf(why !== null)(`the shims stay first on PATH, ahead of /opt/homebrew/bin${why ? `: skipped, ${why}` : ''}`, () => {
+  // A Mac's login shells run path_helper (/etc/profile, /etc/zprofile), which puts /usr/bin and friends
+  // before an inherited PATH, and `brew shellenv` (in ~/.zprofile), which puts /opt/homebrew/bin first.
+  const macPath = (shims: string) => `/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin:${shims}:${bb}`;
+  const shimsDir = () => {
+    const d = join(base, 'front-shims');
+    if (!existsSync(d)) {
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, '.offhost-shims'), '');
+    }
+    return d;
+  };
+  it.each([
+    ['busybox sh', () => [join(bb, 'sh'), '-c']],
+    ['bash --posix', () => ['/bin/bash', '--posix', '-c']],
+  ])('the PATH line init prints, under %s: moved to the front, once; left alone when first', async (_n, sh) => {
+    const { pathLine } = await import('../../src/cli/commands/shim.js');
+    const d = shimsDir();
+    const [prog, ...flags] = sh();
+    const after = (path: string) => {
+      const r = spawnSync(prog!, [...flags, `${pathLine(d)}printf '%s' "$PATH"`], { env: { PATH: path, HOME: base }, encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      return r.stdout;
+    };
+    expect(after(macPath(d))).toBe(`${d}:/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin:${bb}`);
+    expect(after(`${d}:/opt/homebrew/bin:${d}:${bb}`)).toBe(`${d}:/opt/homebrew/bin:${d}:${bb}`);
+    expect(after(`/opt/homebrew/bin:${bb}`)).toBe(`${d}:/opt/homebrew/bin:${bb}`);
+  });
+  it('the bash snippet puts them first, and back first at the next prompt after something prepends Homebrew', () => {
+    const d = shimsDir();
+    const rc = join(base, 'rc-front');
+    writeFileSync(rc, `PS1='$ '\nHISTFILE=${join(base, 'hist-front')}\n${bashSnippet([process.execPath, BIN])}`);
+    const r = spawnSync('/bin/bash', ['--noprofile', '--rcfile', rc, '-i'], {
+      cwd: web,
+      input: 'echo "A=$PATH"\nexport PATH=/opt/homebrew/bin:$PATH\necho "B=$PATH"\n',
+      env: env({ PATH: macPath(d), OFFHOST_SHIMS_DIR: d, PWD: web }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.stdout).toContain(`A=${d}:/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin:${bb}\n`);
+    expect(r.stdout).toContain(`B=${d}:/opt/homebrew/bin:/opt/homebrew/bin:/usr/bin:/bin:/usr/sbin:/sbin:${bb}\n`);
+  });
+});
