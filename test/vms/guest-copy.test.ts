@@ -15,7 +15,7 @@ import { cleanEnv, configure, ensureBuilt, g, BIN } from '../locks/lifecycle-hel
 import { preflight } from '../../src/vms/preflight.js';
 import { syncMode } from '../../src/routes/sync.js';
 import type { VmSpec } from '../../src/routes/types.js';
-import type { RunRecord } from '../../src/run/record.js';
+import { coveredArch, recordText, type RunRecord } from '../../src/run/record.js';
 
 const hasRsync = spawnSync('sh', ['-c', 'command -v rsync && command -v findmnt'], { encoding: 'utf8' }).status === 0;
 const why = hasRsync ? null : 'rsync or findmnt is not installed (.ci/run installs rsync and util-linux)';
@@ -87,6 +87,7 @@ describe.skipIf(why !== null)(`offhost run on a Lima or Tart guest builds in a g
     expect(rec.source).toMatchObject({ mode: 'rsync', branch: 'main' });
     expect(rec.vm).toMatchObject({ id: l.vm.id, backend, dir: copy });
     expect(rec.vm!.uname).toMatch(/^Linux \S+ x86_64$/);
+    expect(recordText(rec)).toContain('- architecture covered: x86_64\n');
     // Another branch: its own directory.
     g(l.repo, 'checkout', '-q', '-b', 'feature/x');
     const r2 = spawnSync(process.execPath, [BIN, 'run', '--', 'make build-safe'], { cwd: l.koda, env: l.env, encoding: 'utf8', timeout: 120_000 });
@@ -123,5 +124,17 @@ describe.skipIf(why !== null)(`vm status on a Lima guest${why ? `: skipped, ${wh
     const bad = preflight(inside, l.env, { full: false });
     expect(bad.checks.find((c) => c.name === 'copy dir')).toMatchObject({ ok: false });
     expect(existsSync(join(l.home, 'copies'))).toBe(false);
+  });
+});
+
+describe('the architecture a run is evidence for', () => {
+  it("is the guest's own, from its uname; arm64 is aarch64 and never x86_64", () => {
+    expect(coveredArch('Linux 6.8.0-45-generic aarch64')).toBe('aarch64');
+    expect(coveredArch('Darwin 24.1.0 arm64')).toBe('aarch64');
+    expect(coveredArch('Linux 6.1.0 x86_64')).toBe('x86_64');
+    expect(coveredArch(undefined)).toBeNull();
+    expect(coveredArch('garbage')).toBeNull();
+    const rec = { id: 'r', outcome: 'exit', status: 0, exit: 0, command: { line: 'make', cwd: '/c', env: {} }, started: 's', ended: 'e', session: 's', ai: 'claude', laptop: { hostname: 'h', user: 'u', cwd: '/' }, vm: { id: 's.laptop.dev-lima-koda', backend: 'lima', uname: 'Linux 6.8.0 aarch64' }, log: 'l' } as unknown as RunRecord;
+    expect(recordText(rec)).toContain('- architecture covered: aarch64 (not x86_64)\n');
   });
 });
