@@ -184,6 +184,11 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
     return report(vm, checks);
   }
   checks.push({ name: 'laptop tool', ok: true, detail: `on PATH here: ${BACKENDS[vm.backend].tools(vm).join(' ') || '(none needed)'}` });
+  if (guestCopy(vm) && syncMode(vm) === 'shared') {
+    // Seed 001: the host tree is mounted read-only in a Lima/Tart guest; never build in it.
+    checks.push({ name: 'sync', ok: false, detail: `${vm.id} is a ${vm.backend} guest with sync: shared: its builds would run in the laptop's tree mounted in the guest (never build in /Users/**: seed 001)`, fix: `remove \`sync: shared\` from ${vm.id}: the default for ${vm.backend} is a guest-local copy (sync: rsync), or set sync: git` });
+    return report(vm, checks);
+  }
   if (syncMode(vm) === 'rsync') {
     // Before any connection: a Mac's openrsync may refuse options the copy needs (src/routes/rsync-probe.ts).
     const info = probeRsync(env);

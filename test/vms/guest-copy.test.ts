@@ -97,6 +97,13 @@ describe.skipIf(why !== null)(`offhost run on a Lima or Tart guest builds in a g
 });
 
 describe.skipIf(why !== null)(`vm status on a Lima guest${why ? `: skipped, ${why}` : ''}`, () => {
+  it('sync: shared on a Lima or Tart guest is refused: its builds would run in the mounted laptop tree', () => {
+    const l = laptopWith('lima', 'shared');
+    const r = preflight({ ...l.vm, sync: 'shared' } as VmSpec, l.env, { full: false });
+    expect(r.status).not.toBe(0);
+    expect(r.checks.at(-1)).toMatchObject({ name: 'sync', ok: false });
+    expect(r.checks.at(-1)!.fix).toContain('remove `sync: shared`');
+  });
   it('the guest architecture against the catalogue: an arm64 guest declared x86_64 fails (no x86_64 evidence)', () => {
     const l = laptopWith('lima', 'arch');
     const ok = preflight(l.vm, l.env, { full: false });
