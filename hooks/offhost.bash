@@ -2,7 +2,8 @@
 # Checks each command line before it runs. Source it from ~/.bashrc.
 [[ $- == *i* ]] || return 0
 [[ -n ${__offhost_loaded-} ]] && return 0
-if [[ -n $(trap -p DEBUG) ]]; then
+# (In POSIX mode bash prints an unset trap as `trap -- - DEBUG`.)
+if [[ -n $(trap -p DEBUG) && $(trap -p DEBUG) != 'trap -- - DEBUG' ]]; then
   printf 'offhost: a DEBUG trap is already set (%s); not installing the offhost check\n' "$(trap -p DEBUG)" >&2
   return 0
 fi
@@ -15,9 +16,19 @@ __offhost_shadows=()
 __offhost_err=${TMPDIR:-/tmp}/offhost-check.$$
 # The heavy programs of offhost's built-in rules: still refused when offhost itself cannot run.
 __offhost_heavy='^(Brave Browser|Chromium|Firefox|Firefox Developer Edition|Firefox Nightly|Google Chrome|Google Chrome Beta|Google Chrome Canary|Google Chrome Dev|Hyprland|Microsoft Edge|Microsoft Edge Beta|Microsoft Edge Dev|MiniBrowser|Safari|UTM|VBoxHeadless|VBoxManage|VBoxSDL|VirtualBoxVM|WebKitWebDriver|X|Xdummy|Xephyr|Xnest|Xorg|Xtigervnc|Xvfb|Xvnc|backstop|brave|brave-browser|brave-browser-beta|brave-browser-nightly|brave-browser-stable|bun|cage|chrome|chrome-headless-shell|chromedriver|chromium|chromium-browser|chromium-freeworld|cloud-hypervisor|codeceptjs|colima|crosvm|crosvm-run|cypress|dart|deno|detox|docker|dwl|emulator|emulator-headless|epiphany|firecracker|firefox|firefox-beta|firefox-bin|firefox-developer-edition|firefox-esr|firefox-nightly|flutter|gamescope|geckodriver|gmake|gnome-boxes|gnome-shell|google-chrome|google-chrome-beta|google-chrome-canary|google-chrome-dev|google-chrome-stable|google-chrome-unstable|gradle|gradlew|headless-shell|headless_shell|hikari|hyprland|karma|kvm|kwin_wayland|labwc|lb|lhci|librewolf|lighthouse|make|microsoft-edge|microsoft-edge-beta|microsoft-edge-canary|microsoft-edge-dev|microsoft-edge-stable|minikube|msedge|msedgedriver|multipass|multipassd|mutter|nerdctl|ng|nightwatch|niri|node|nodejs|opera|pa11y|pa11y-ci|patrol|playwright|podman|prlctl|protractor|puppeteer|py\.test|pytest|python|python3|qemu-kvm|quickemu|river|ruby|selenium-server|selenium-standalone|sway|taiko|test-storybook|testcafe|testem|tigervncserver|ungoogled-chromium|utm|utmctl|vagrant|vboxheadless|vboxmanage|virsh|virt-install|virt-viewer|vitest|vivaldi|vivaldi-stable|vmplayer|vmrun|vmware|vncserver|waterfox|wayfire|wdio|web-test-runner|weston|wlheadless-run|wtr|x11vnc-virtual|xpra|xvfb-run|emulator64-.*|python3\..*|qemu-system-.*)$'
-# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (`offhost init --shims`).
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (`offhost init --shims`), and kept
+# first at every prompt: on a Mac, path_helper (/etc/profile, /etc/zprofile) and `brew shellenv` put
+# /usr/bin and /opt/homebrew/bin in front of what was inherited.
 __offhost_shims=${OFFHOST_SHIMS_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
-if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
+__offhost_front() {
+  [[ -e $__offhost_shims/.offhost-shims && $PATH: != "$__offhost_shims":* ]] || return 0
+  local p=:$PATH:
+  while [[ $p == *:"$__offhost_shims":* ]]; do p=${p/:"$__offhost_shims":/:}; done
+  p=${p#:}
+  p=${p%:}
+  export PATH=$__offhost_shims${p:+:$p}
+}
+__offhost_front
 
 # Sets __offhost_hnum and __offhost_hline from the last history entry.
 __offhost_hist() {
@@ -35,7 +46,7 @@ __offhost_reset() {
   __offhost_state=idle
   [[ -n ${__offhost_shadows[*]-} ]] && __offhost_unshadow
 }
-__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
+__offhost_arm() { __offhost_front; __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
 
 # Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
 # its config is broken: exit, cd, trap -, builtins that run nothing, and editing offhost's own config.
@@ -153,7 +164,8 @@ __offhost_debug() {
     done)
       if (( ++__offhost_done > 1000 )); then
         printf 'offhost: interrupted a refused line that kept looping\n' >&2
-        builtin kill -INT "$BASHPID"
+        # ($BASHPID is bash 4: the shell a command substitution's exec'd sh reports as its parent is this one.)
+        builtin kill -INT "$(exec sh -c 'echo "$PPID"')"
         return 1
       fi
       __offhost_stand_in && return 0
@@ -193,6 +205,9 @@ __offhost_debug() {
 
 # At a terminal: the line is judged when Enter is pressed, before bash accepts it, so that what runs is
 # the line itself, the reroute (its status is the remote one) or __offhost_refused (status 126).
+# bash 3.2 (a Mac's /bin/bash) has no READLINE_LINE: there the DEBUG-trap layer alone judges each line
+# (the whole of it, from history, before its first command runs).
+if (( BASH_VERSINFO[0] >= 4 )); then
 __offhost_rl() {
   local line=$READLINE_LINE priv=0 rc
   __offhost_enter accept-line
@@ -229,6 +244,7 @@ __offhost_rl() {
       ;;
   esac
 }
+fi
 # What the second half of the Enter macro does: accept the line, or (line not complete) nothing.
 __offhost_enter() {
   local m
@@ -253,9 +269,11 @@ else
 fi
 shopt -s extdebug
 trap '__offhost_debug' DEBUG
-for __offhost_map in emacs vi-insert vi-command; do
-  bind -m "$__offhost_map" -x '"\C-x\C-o\C-k": __offhost_rl' 2>/dev/null
-  bind -m "$__offhost_map" '"\C-m": "\C-x\C-o\C-k\C-x\C-o\C-l"' 2>/dev/null
-done
-unset __offhost_map
-__offhost_enter accept-line
+if (( BASH_VERSINFO[0] >= 4 )); then
+  for __offhost_map in emacs vi-insert vi-command; do
+    bind -m "$__offhost_map" -x '"\C-x\C-o\C-k": __offhost_rl' 2>/dev/null
+    bind -m "$__offhost_map" '"\C-m": "\C-x\C-o\C-k\C-x\C-o\C-l"' 2>/dev/null
+  done
+  unset __offhost_map
+  __offhost_enter accept-line
+fi

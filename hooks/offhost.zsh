@@ -52,9 +52,16 @@ __offhost_judge() {
   done
   return 0
 }
-# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (`offhost init --shims`).
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (`offhost init --shims`), and kept
+# first at every prompt: on a Mac, path_helper (/etc/zprofile) and `brew shellenv` put /usr/bin and
+# /opt/homebrew/bin in front of what was inherited.
 __offhost_shims=${OFFHOST_SHIMS_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
-if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
+__offhost_front() {
+  [[ -e $__offhost_shims/.offhost-shims && $PATH: != "$__offhost_shims":* ]] || return 0
+  path=("$__offhost_shims" ${path:#$__offhost_shims})
+  export PATH
+}
+__offhost_front
 
 # Enter. At a continuation prompt (PS2) zsh holds the lines before in $PREBUFFER: the construct is judged
 # whole ($PREBUFFER$BUFFER), and when it is refused or rerouted, push-line-or-edit takes all of it back
@@ -105,5 +112,6 @@ __offhost_addhistory() {
 __offhost_refused() { print -u2 -r -- "offhost: ${__offhost_out:-refused}"; return 126; }
 autoload -Uz add-zsh-hook add-zle-hook-widget
 add-zsh-hook zshaddhistory __offhost_addhistory
+add-zsh-hook precmd __offhost_front
 add-zle-hook-widget line-init __offhost_line_init
 zle -N accept-line __offhost_accept_line

@@ -72,7 +72,8 @@ export function bashSnippet(cmd: readonly string[]): string {
 # Checks each command line before it runs. Source it from ~/.bashrc.
 [[ $- == *i* ]] || return 0
 [[ -n \${__offhost_loaded-} ]] && return 0
-if [[ -n $(trap -p DEBUG) ]]; then
+# (In POSIX mode bash prints an unset trap as \`trap -- - DEBUG\`.)
+if [[ -n $(trap -p DEBUG) && $(trap -p DEBUG) != 'trap -- - DEBUG' ]]; then
   printf 'offhost: a DEBUG trap is already set (%s); not installing the offhost check\\n' "$(trap -p DEBUG)" >&2
   return 0
 fi
@@ -85,9 +86,19 @@ __offhost_shadows=()
 __offhost_err=\${TMPDIR:-/tmp}/offhost-check.$$
 # The heavy programs of offhost's built-in rules: still refused when offhost itself cannot run.
 __offhost_heavy=${shQuote(heavyRegex())}
-# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`).
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`), and kept
+# first at every prompt: on a Mac, path_helper (/etc/profile, /etc/zprofile) and \`brew shellenv\` put
+# /usr/bin and /opt/homebrew/bin in front of what was inherited.
 __offhost_shims=\${OFFHOST_SHIMS_DIR:-\${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
-if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
+__offhost_front() {
+  [[ -e $__offhost_shims/.offhost-shims && $PATH: != "$__offhost_shims":* ]] || return 0
+  local p=:$PATH:
+  while [[ $p == *:"$__offhost_shims":* ]]; do p=\${p/:"$__offhost_shims":/:}; done
+  p=\${p#:}
+  p=\${p%:}
+  export PATH=$__offhost_shims\${p:+:$p}
+}
+__offhost_front
 
 # Sets __offhost_hnum and __offhost_hline from the last history entry.
 __offhost_hist() {
@@ -105,7 +116,7 @@ __offhost_reset() {
   __offhost_state=idle
   [[ -n \${__offhost_shadows[*]-} ]] && __offhost_unshadow
 }
-__offhost_arm() { __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
+__offhost_arm() { __offhost_front; __offhost_hist; __offhost_histnum=$__offhost_hnum; __offhost_state=armed; }
 
 # Lines that run nothing offhost judges pass without starting it, so that they work even when offhost or
 # its config is broken: exit, cd, trap -, builtins that run nothing, and editing offhost's own config.
@@ -223,7 +234,8 @@ __offhost_debug() {
     done)
       if (( ++__offhost_done > 1000 )); then
         printf 'offhost: interrupted a refused line that kept looping\\n' >&2
-        builtin kill -INT "$BASHPID"
+        # (\$BASHPID is bash 4: the shell a command substitution's exec'd sh reports as its parent is this one.)
+        builtin kill -INT "$(exec sh -c 'echo "$PPID"')"
         return 1
       fi
       __offhost_stand_in && return 0
@@ -263,6 +275,9 @@ __offhost_debug() {
 
 # At a terminal: the line is judged when Enter is pressed, before bash accepts it, so that what runs is
 # the line itself, the reroute (its status is the remote one) or __offhost_refused (status 126).
+# bash 3.2 (a Mac's /bin/bash) has no READLINE_LINE: there the DEBUG-trap layer alone judges each line
+# (the whole of it, from history, before its first command runs).
+if (( BASH_VERSINFO[0] >= 4 )); then
 __offhost_rl() {
   local line=$READLINE_LINE priv=0 rc
   __offhost_enter accept-line
@@ -299,6 +314,7 @@ __offhost_rl() {
       ;;
   esac
 }
+fi
 # What the second half of the Enter macro does: accept the line, or (line not complete) nothing.
 __offhost_enter() {
   local m
@@ -323,12 +339,14 @@ else
 fi
 shopt -s extdebug
 trap '__offhost_debug' DEBUG
-for __offhost_map in emacs vi-insert vi-command; do
-  bind -m "$__offhost_map" -x '"\\C-x\\C-o\\C-k": __offhost_rl' 2>/dev/null
-  bind -m "$__offhost_map" '"\\C-m": "\\C-x\\C-o\\C-k\\C-x\\C-o\\C-l"' 2>/dev/null
-done
-unset __offhost_map
-__offhost_enter accept-line
+if (( BASH_VERSINFO[0] >= 4 )); then
+  for __offhost_map in emacs vi-insert vi-command; do
+    bind -m "$__offhost_map" -x '"\\C-x\\C-o\\C-k": __offhost_rl' 2>/dev/null
+    bind -m "$__offhost_map" '"\\C-m": "\\C-x\\C-o\\C-k\\C-x\\C-o\\C-l"' 2>/dev/null
+  done
+  unset __offhost_map
+  __offhost_enter accept-line
+fi
 `;
 }
 
@@ -387,9 +405,16 @@ __offhost_judge() {
   done
   return 0
 }
-# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`).
+# The exec-time shims (docs/SHIMS.md) first on PATH, when installed (\`offhost init --shims\`), and kept
+# first at every prompt: on a Mac, path_helper (/etc/zprofile) and \`brew shellenv\` put /usr/bin and
+# /opt/homebrew/bin in front of what was inherited.
 __offhost_shims=\${OFFHOST_SHIMS_DIR:-\${XDG_DATA_HOME:-$HOME/.local/share}/offhost/shims}
-if [[ -e $__offhost_shims/.offhost-shims && :$PATH: != *:"$__offhost_shims":* ]]; then export PATH=$__offhost_shims:$PATH; fi
+__offhost_front() {
+  [[ -e $__offhost_shims/.offhost-shims && $PATH: != "$__offhost_shims":* ]] || return 0
+  path=("$__offhost_shims" \${path:#$__offhost_shims})
+  export PATH
+}
+__offhost_front
 
 # Enter. At a continuation prompt (PS2) zsh holds the lines before in $PREBUFFER: the construct is judged
 # whole ($PREBUFFER$BUFFER), and when it is refused or rerouted, push-line-or-edit takes all of it back
@@ -440,6 +465,7 @@ __offhost_addhistory() {
 __offhost_refused() { print -u2 -r -- "offhost: \${__offhost_out:-refused}"; return 126; }
 autoload -Uz add-zsh-hook add-zle-hook-widget
 add-zsh-hook zshaddhistory __offhost_addhistory
+add-zsh-hook precmd __offhost_front
 add-zle-hook-widget line-init __offhost_line_init
 zle -N accept-line __offhost_accept_line
 `;

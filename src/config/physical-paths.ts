@@ -10,6 +10,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { GuardConfig } from '../policy/guard.js';
+import { diskCaseFs, diskCaseRule, foldCase, storedSpelling, type CaseFs, type CaseRule } from '../policy/case-rule.js';
 
 /** The physical path of an absolute path: symlinks resolved; a missing tail is kept as written. */
 export function physicalPath(p: string): string {
@@ -54,11 +55,25 @@ export function isUnderPath(p: string, dir: string): boolean {
 }
 const under = isUnderPath;
 
+/** How a canonicalizer learns a volume's case rule and the names stored on it (the disk by default). */
+export interface CaseAccess {
+  rule: (dir: string) => CaseRule;
+  fs: CaseFs;
+}
+const diskCase: CaseAccess = { rule: diskCaseRule, fs: diskCaseFs };
+
 /**
  * The canonical spelling of a directory for `config`: physical, then mapped back to the configured
  * directory it lies under (the longest one). Cached: a hook or shell process judges few directories.
+ * On a case-insensitive volume (src/config/case-rule.ts) `under` compares folded: a configured directory
+ * reached in another case (`~/dev/Koder/Engines/Lang/Koda`) is written in the configuration's spelling,
+ * and the names below it in the spelling stored on disk (the one a VM's copy has).
  */
-export function makeCanonicalizer(config: Pick<GuardConfig, 'root' | 'home' | 'vars' | 'pathMap' | 'routes'>, physical: (p: string) => string = physicalPath): Canonicalize {
+export function makeCanonicalizer(
+  config: Pick<GuardConfig, 'root' | 'home' | 'vars' | 'pathMap' | 'routes'>,
+  physical: (p: string) => string = physicalPath,
+  caseAccess: CaseAccess = diskCase,
+): Canonicalize {
   const configured = new Set<string>();
   if (config.root) configured.add(config.root);
   if (config.home) configured.add(config.home);
@@ -66,15 +81,19 @@ export function makeCanonicalizer(config: Pick<GuardConfig, 'root' | 'home' | 'v
   for (const m of config.pathMap) if (m.from.startsWith('/')) configured.add(m.from);
   for (const r of config.routes.values()) for (const m of r.pathMap) if (m.from.startsWith('/')) configured.add(m.from);
   let pairs: { physical: string; spelled: string }[] | null = null;
+  let allPairs: { physical: string; folded: string; spelled: string }[] | null = null;
   const getPairs = () => {
     if (pairs) return pairs;
     pairs = [];
+    allPairs = [];
     for (const d of configured) {
       const p = physical(d);
       if (p !== d) pairs.push({ physical: p, spelled: d });
+      allPairs.push({ physical: p, folded: foldCase(p), spelled: d });
     }
     // The longest physical prefix first: the most specific configured directory wins.
     pairs.sort((a, b) => b.physical.length - a.physical.length);
+    allPairs.sort((a, b) => b.physical.length - a.physical.length);
     return pairs;
   };
   const cache = new Map<string, string>();
@@ -83,14 +102,27 @@ export function makeCanonicalizer(config: Pick<GuardConfig, 'root' | 'home' | 'v
     if (hit !== undefined) return hit;
     const p = physical(dir);
     let out = p;
-    for (const pair of getPairs()) {
-      if (under(p, pair.physical)) {
-        out = pair.spelled + p.slice(pair.physical.length);
-        break;
+    if (caseAccess.rule(p) === 'insensitive') out = respell(p);
+    else {
+      for (const pair of getPairs()) {
+        if (under(p, pair.physical)) {
+          out = pair.spelled + p.slice(pair.physical.length);
+          break;
+        }
       }
     }
     if (cache.size > 1000) cache.clear();
     cache.set(dir, out);
     return out;
   };
+
+  /** A physical path on a case-insensitive volume: the configured directory's spelling, then the stored one. */
+  function respell(p: string): string {
+    getPairs();
+    const f = foldCase(p);
+    for (const pair of allPairs!) {
+      if (under(f, pair.folded)) return storedSpelling(pair.spelled + p.slice(pair.physical.length), pair.spelled.length, caseAccess.fs);
+    }
+    return storedSpelling(p, 0, caseAccess.fs);
+  }
 }

@@ -1,6 +1,7 @@
 // Where lock files live (POLICY R3/R4), relative to the repository root. Pure.
 import { LockError } from '../errors.js';
 import { vmIdProblem } from './schema.js';
+import { foldCase } from '../policy/case-rule.js';
 
 export const DEFAULT_NOTICES_DIR = 'meta/context/notices';
 export const ACTIVE_DIR = 'vm-active';
@@ -81,15 +82,21 @@ export interface PathClass {
   slug?: string;
 }
 
-/** What a repository-relative path is: an active VM lock, an archived one, a component lock, or other. */
+/**
+ * What a repository-relative path is: an active VM lock, an archived one, a component lock, or other.
+ * The folders and the `lock-….md` frame are compared without case: on a Mac's case-insensitive disk
+ * `Meta/Context/Notices/VM-Active/LOCK-x.MD` is the active lock file, so it is checked as one everywhere
+ * (never less strict). The id keeps its spelling (lint refuses one that is not canonical).
+ */
 export function classifyPath(path: string, noticesDir?: string): PathClass {
   const p = path.replace(/\\/g, '/').replace(/^\.\/+/, '');
   const d = dir(noticesDir);
-  if (!p.startsWith(d)) return { kind: 'other' };
+  if (!foldCase(p).startsWith(foldCase(d))) return { kind: 'other' };
   const rest = p.slice(d.length);
-  const m = /^([^/]+)\/lock-([^/]+)\.md$/.exec(rest);
+  const m = /^([^/]+)\/lock-([^/]+)\.md$/i.exec(rest);
   if (!m) return { kind: 'other' };
-  const [, folder, id] = m as unknown as [string, string, string];
+  const [, spelledFolder, id] = m as unknown as [string, string, string];
+  const folder = foldCase(spelledFolder);
   if (folder === ACTIVE_DIR) return { kind: 'active', vm: id };
   if (folder === ARCHIVE_DIR) {
     const vm = id.replace(/-(?:expired-)?\d{4}-\d{2}-\d{2}(?:-\d+)?$/, '');

@@ -4,6 +4,7 @@
 // what it read for the one line it serves.
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
 import type { FileAccess, FileRead } from '../shell/commands.js';
+import { diskCaseRule, foldCase } from './case-rule.js';
 
 /** Scripts larger than this are not read (their commands are unknown: the rules decide). */
 export const SCRIPT_MAX = 512 * 1024;
@@ -92,5 +93,6 @@ export function diskFiles(): FileAccess {
         return dir; // a directory that does not exist (yet): as given
       }
     },
+    nameKey: (dir) => (diskCaseRule(dir) === 'insensitive' ? foldCase : null),
   };
 }

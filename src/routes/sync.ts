@@ -14,14 +14,17 @@
 //           run's VM script.
 //
 // rsync and git reach the VM over ssh: the ssh backend directly, incus and docker behind `host`
-// (`--rsync-path` / `--receive-pack` run `incus exec INSTANCE -- …` there). Other backends have no
-// ssh transport for them: their VMs use `sync: shared`.
+// (`--rsync-path` / `--receive-pack` run `incus exec INSTANCE -- …` there). rsync reaches Lima and Tart
+// guests through limactl / tart exec (./guest-copy.ts), and is their default. Other backends have no
+// transport for them: their VMs use `sync: shared`.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { quote, quoteArgv } from './quote.js';
+import { probeRsync, rsyncProblem } from './rsync-probe.js';
+import { guestCopy } from './guest-copy.js';
 import { gitEnv, gitText, type SourceState } from './source.js';
 import type { VmSpec } from './types.js';
 
@@ -36,7 +39,8 @@ export class SyncError extends Error {
 }
 
 export function syncMode(vm: VmSpec): SyncMode {
-  return vm.sync ?? 'shared';
+  // Lima and Tart mount the host's tree read-only: their builds run in a guest-local copy (./guest-copy.ts).
+  return vm.sync ?? (guestCopy(vm) ? 'rsync' : 'shared');
 }
 
 function slug(s: string): string {
@@ -123,7 +127,8 @@ export interface RsyncResult {
  * else the files changed since the last verified copy, or all of them by checksum when there is none.
  */
 export async function rsyncTree(vm: VmSpec, state: SourceState, dir: string, env: NodeJS.ProcessEnv, stateDir: string, only?: string[]): Promise<RsyncResult> {
-  const t = sshTransport(vm);
+  const guest = guestCopy(vm);
+  const t = guest ? null : sshTransport(vm);
   let files: string[];
   let checksum = false;
   if (only) files = only;
@@ -146,10 +151,14 @@ export async function rsyncTree(vm: VmSpec, state: SourceState, dir: string, env
   // a copy gone missing since is sent again in full).
   if (files.length === 0 && !checksum && !only) return { sent: 0 };
   // Make the directory even when nothing is sent (a first run of an empty tree).
-  if (files.length === 0) {
-    await spawnCollect('ssh', [...(vm.sshOptions ?? []), ...(t.user ? ['-l', t.user] : []), t.dest, '--', quoteArgv([...t.prefix, 'mkdir', '-p', dir])], { cwd: state.root, env }, `ssh ${t.dest} mkdir -p ${dir}`);
-    return { sent: 0 };
+  if (files.length === 0 || guest) {
+    if (guest) await spawnCollect(guest.mkdir(dir)[0]!, guest.mkdir(dir).slice(1), { cwd: state.root, env }, `${guest.mkdir(dir).join(' ')}`);
+    else await spawnCollect('ssh', [...(vm.sshOptions ?? []), ...(t!.user ? ['-l', t!.user] : []), t!.dest, '--', quoteArgv([...t!.prefix, 'mkdir', '-p', dir])], { cwd: state.root, env }, `ssh ${t!.dest} mkdir -p ${dir}`);
+    if (files.length === 0) return { sent: 0 };
   }
+  // openrsync (a Mac's /usr/bin/rsync) takes a subset of GNU rsync's options: refuse before connecting.
+  const problem = rsyncProblem(probeRsync(env));
+  if (problem) throw new SyncError(problem);
   const list = Buffer.from(files.map((f) => `${f.replace(/^\.\//, '')}\0`).join(''));
   const args = [
     '-a',
@@ -158,11 +167,11 @@ export async function rsyncTree(vm: VmSpec, state: SourceState, dir: string, env
     checksum ? '--checksum' : '--ignore-times',
     '--no-owner',
     '--no-group',
-    '-e', sshCommand(vm, t.user),
+    '-e', guest ? guest.rsh : sshCommand(vm, t!.user),
     // rsync hands `<rsync-path> --server …` to the remote shell: make the directory there, then exec rsync.
-    `--rsync-path=${quoteArgv([...t.prefix, 'sh', '-c', `mkdir -p ${quote(dir)} && exec rsync "$@"`, 'rsync'])}`,
+    `--rsync-path=${guest ? 'rsync' : quoteArgv([...t!.prefix, 'sh', '-c', `mkdir -p ${quote(dir)} && exec rsync "$@"`, 'rsync'])}`,
     './',
-    `${t.dest}:${dir}/`,
+    `${guest ? guest.dest : t!.dest}:${dir}/`,
   ];
   await spawnCollect('rsync', args, { cwd: state.root, env, input: list }, `rsync to ${vm.id}:${dir}`);
   return { sent: checksum ? null : files.length };

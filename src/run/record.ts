@@ -119,6 +119,13 @@ export function parseOsRelease(lines: string[]): Record<string, string> {
   return out;
 }
 
+/** The architecture a run on this guest covers, from its `uname -srm` (arm64 and aarch64 are one). */
+export function coveredArch(uname: string | undefined): string | null {
+  const m = uname?.trim().split(/\s+/).at(-1);
+  if (!m || uname!.trim().split(/\s+/).length < 3) return null;
+  return m === 'arm64' ? 'aarch64' : m === 'amd64' ? 'x86_64' : m;
+}
+
 /** The record as markdown, for the lock archive and `offhost runs show`. */
 export function recordText(r: RunRecord): string {
   const lines = [
@@ -138,6 +145,10 @@ export function recordText(r: RunRecord): string {
       `- vm: ${r.vm.id} (${r.vm.backend}${r.vm.host ? ` on ${r.vm.host}` : ''}${r.vm.instance ? `, ${r.vm.instance}` : ''})${r.vm.dir ? `, tree at ${r.vm.dir}` : ''}`,
       `- guest: ${r.vm.uname ?? '(not reached)'}${r.vm.osRelease?.PRETTY_NAME ? `; ${r.vm.osRelease.PRETTY_NAME}` : ''}`,
     );
+    // What the run is evidence for: the guest's own architecture (an arm64 guest, say Lima or Tart on
+    // Apple silicon, is no x86_64 evidence, whatever the catalogue says).
+    const arch = coveredArch(r.vm.uname);
+    if (arch) lines.push(`- architecture covered: ${arch}${arch === 'aarch64' ? ' (not x86_64)' : ''}`);
   }
   if (r.detail) lines.push(`- detail: ${r.detail.split('\n').join(' / ')}`);
   lines.push(`- log: ${r.log}`);

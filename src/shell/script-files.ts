@@ -27,6 +27,12 @@ export interface FileAccess {
    * (`~/koda-link` -> `…/engines/lang/koda`) the parents they search are the checkout's, not the link's.
    */
   physical?(absoluteDir: string): string;
+  /**
+   * How names in this directory compare, when not as plain text: a function giving each name its key (on a
+   * case-insensitive volume, a Mac's APFS, vfat, a casefold directory: src/policy/case-rule.ts `foldCase`),
+   * keeping every character's length. `echo … > RUN.sh; bash run.sh` then writes the file it runs.
+   */
+  nameKey?(absoluteDir: string): ((name: string) => string) | null;
 }
 
 /** Where a tool's upward search for its file (package.json, justfile, Taskfile…) starts from `dir`. */
@@ -82,8 +88,11 @@ function writtenByName(path: string, ctx: Ctx): boolean {
 /** How many places in the line write the file's name (counting stops at `max`). */
 function writeSites(path: string, ctx: Ctx, max = 2): number {
   let sites = 0;
-  const text = ctx.text;
-  const base = path.slice(path.lastIndexOf('/') + 1);
+  const slash = path.lastIndexOf('/');
+  const key = ctx.files?.nameKey?.(slash > 0 ? path.slice(0, slash) : '/') ?? null;
+  // Keyed, the text keeps its positions (a name key keeps each character's length).
+  const text = key ? key(ctx.text) : ctx.text;
+  const base = key ? key(path.slice(slash + 1)) : path.slice(slash + 1);
   for (let at = text.indexOf(base); at >= 0; at = text.indexOf(base, at + 1)) {
     const before = text[at - 1];
     const after = text[at + base.length];

@@ -135,14 +135,14 @@ ${dirs}  __oh_known() { ${known}; }
     [[ -z $__oh_d ]] && break
     __oh_d=\${__oh_d%/*}
   done
-${f.dirs
+${f.dirs.length ? '  # Without case: on a case-insensitive volume (a Mac) `Engines/Lang/Koda` is the engine directory.\n  shopt -s nocasematch\n' : ''}${f.dirs
   .map((d) =>
     [
       d.existed ? `  [[ ${q(d.spelled)} -ef ${q(d.physical)} ]] || __oh_fast=` : `  [[ -e ${q(d.spelled)} ]] && __oh_fast=`,
       `  case $__oh_cwd in ${q(d.physical)}*|${q(d.spelled)}*${d.inCheckout ? `|*/${q(d.inCheckout)}*` : ''}) __oh_fast= ;; esac`,
     ].join('\n'),
   )
-  .join('\n')}
+  .join('\n')}${f.dirs.length ? '\n  shopt -u nocasematch' : ''}
   if [[ -n $__oh_fast ]]; then builtin exec -a "$__oh_prog" "$__oh_real" "$@"; fi
 fi
 `;

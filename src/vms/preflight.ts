@@ -16,6 +16,9 @@ import { HOST_KEY_FAILURE } from '../routes/hostkey.js';
 import { firstLine, hostScriptArgv, runOnHost, sshFailed, type HostResult } from './host.js';
 import { diskAt, findInstance, incusType } from './incus.js';
 import { describeVm } from './isolation.js';
+import { probeRsync, rsyncProblem } from '../routes/rsync-probe.js';
+import { guestCopy } from '../routes/guest-copy.js';
+import { DEFAULT_GUEST_DIR, syncMode } from '../routes/sync.js';
 
 export interface Check {
   name: string;
@@ -45,17 +48,51 @@ function report(vm: VmSpec, checks: Check[]): PreflightReport {
   return { vm: vm.id, checks, status: failed ? (failed.status ?? EXIT.preflightFailed) : EXIT.ok };
 }
 
-/** The POSIX sh probe run inside the guest; prints `df …`, `mnt …`, `tool NAME ok|missing` lines. */
-export function guestProbe(vm: VmSpec, full: boolean): string {
+/**
+ * The POSIX sh probe run inside the guest; prints `df …`, `mnt …`, `tool NAME ok|missing` lines, and for a
+ * Lima or Tart guest (`hostTree`: the laptop tree it mounts) `arch …`, `hmnt …` (that tree's mount) and
+ * `copydir ok|no DIR` (the nearest existing parent of the copy's directory is writable: nothing is made).
+ */
+export function guestProbe(vm: VmSpec, full: boolean, hostTree?: string): string {
   const parts = [': offhost-probe', `echo "df $(df -Pk ${SCRATCH} 2>/dev/null | tail -n 1)"`];
+  if (hostTree !== undefined) {
+    const dir = (vm.guest_dir ?? DEFAULT_GUEST_DIR).replace(/\/+$/, '') || '/';
+    parts.push(
+      'echo "arch $(uname -m)"',
+      `echo "hmnt $(findmnt -n -o TARGET,OPTIONS -T ${quote(hostTree)} 2>/dev/null)"`,
+      `d=${quote(dir)}; while [ ! -e "$d" ]; do d=$(dirname "$d"); done; if [ -d "$d" ] && [ -w "$d" ]; then echo "copydir ok $d"; else echo "copydir no $d"; fi`,
+    );
+  }
   if (full && vm.mount) parts.push(`echo "mnt $(findmnt -n -o TARGET,OPTIONS -T ${quote(vm.mount.path)} 2>/dev/null)"`);
   if (full) for (const t of vm.tools ?? []) parts.push(`if command -v ${quote(t)} >/dev/null 2>&1; then echo ${quote(`tool ${t} ok`)}; else echo ${quote(`tool ${t} missing`)}; fi`);
   return parts.join('; ');
 }
 
-function guestChecks(vm: VmSpec, out: string, full: boolean, provision: string): Check[] {
+/** A Lima or Tart guest: its architecture as declared, the laptop tree mounted read-only, the copy's directory writable. */
+function guestCopyChecks(vm: VmSpec, lines: string[], hostTree: string): Check[] {
+  const checks: Check[] = [];
+  const arch = lines.find((l) => l.startsWith('arch '))?.slice(5).trim() ?? '';
+  const norm = (a: string) => (a === 'arm64' ? 'aarch64' : a === 'amd64' ? 'x86_64' : a);
+  if (arch && vm.arch && norm(arch) !== norm(vm.arch)) {
+    checks.push({ name: 'arch', ok: false, detail: `the guest is ${arch}; the catalogue says ${vm.arch}${norm(arch) === 'aarch64' ? ' (an arm64 guest is no x86_64 evidence)' : ''}`, fix: `declare arch: ${arch} for ${vm.id} (routes that require ${vm.arch} then refuse it), or point them at a ${vm.arch} guest` });
+  } else checks.push({ name: 'arch', ok: true, detail: `the guest is ${arch || 'of an architecture uname did not print'}${vm.arch ? ' as declared' : ' (declare `arch:` so that routes can require one)'}` });
+  const [target = '', opts = ''] = (lines.find((l) => l.startsWith('hmnt '))?.slice(5).trim() ?? '').split(/\s+/);
+  const ro = opts.split(',').includes('ro');
+  if (target === '' || target === '/') checks.push({ name: 'host tree', ok: true, detail: `${hostTree} is not mounted from the laptop in the guest${target === '' ? ' (findmnt printed nothing)' : ''}` });
+  else if (!ro)
+    checks.push({ name: 'host tree', ok: false, detail: `${hostTree} is mounted writable in the guest (${target})`, fix: vm.backend === 'lima' ? `mount it read-only: \`writable: false\` for that mount in \`limactl edit ${vm.instance ?? ''}\` (builds run in the guest-local copy, never in the mount: seed 001)` : 'share it read-only (`tart run --dir=NAME:PATH:ro`): builds run in the guest-local copy, never in the mount (seed 001)' });
+  else checks.push({ name: 'host tree', ok: true, detail: `${hostTree} is mounted read-only (${target}); builds run in the guest-local copy` });
+  const copy = lines.find((l) => l.startsWith('copydir '))?.split(' ') ?? [];
+  const dir = (vm.guest_dir ?? DEFAULT_GUEST_DIR).replace(/\/+$/, '') || '/';
+  if (copy[1] === 'ok') checks.push({ name: 'copy dir', ok: true, detail: `${dir} can be written in the guest (${copy.slice(2).join(' ')} is writable)` });
+  else checks.push({ name: 'copy dir', ok: false, detail: `${dir} cannot be made in the guest: ${copy.slice(2).join(' ') || 'its parent'} is not writable`, fix: `set \`guest_dir\` for ${vm.id} to a guest-local directory the guest user can write (default ${DEFAULT_GUEST_DIR})` });
+  return checks;
+}
+
+function guestChecks(vm: VmSpec, out: string, full: boolean, provision: string, hostTree?: string): Check[] {
   const checks: Check[] = [];
   const lines = out.split('\n');
+  if (hostTree !== undefined) checks.push(...guestCopyChecks(vm, lines, hostTree));
   const df = lines.find((l) => l.startsWith('df '));
   const floor = vm.disk_floor_mb ?? DEFAULT_DISK_FLOOR_MB;
   const cols = df?.slice(3).trim().split(/\s+/) ?? [];
@@ -168,6 +205,21 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
     return report(vm, checks);
   }
   checks.push({ name: 'laptop tool', ok: true, detail: `on PATH here: ${BACKENDS[vm.backend].tools(vm).join(' ') || '(none needed)'}` });
+  if (guestCopy(vm) && syncMode(vm) === 'shared') {
+    // Seed 001: the host tree is mounted read-only in a Lima/Tart guest; never build in it.
+    checks.push({ name: 'sync', ok: false, detail: `${vm.id} is a ${vm.backend} guest with sync: shared: its builds would run in the laptop's tree mounted in the guest (never build in /Users/**: seed 001)`, fix: `remove \`sync: shared\` from ${vm.id}: the default for ${vm.backend} is a guest-local copy (sync: rsync), or set sync: git` });
+    return report(vm, checks);
+  }
+  if (syncMode(vm) === 'rsync') {
+    // Before any connection: a Mac's openrsync may refuse options the copy needs (src/routes/rsync-probe.ts).
+    const info = probeRsync(env);
+    const problem = rsyncProblem(info);
+    if (problem) {
+      checks.push({ name: 'rsync', ok: false, status: EXIT.backendMissing, detail: problem.replace(/; install GNU rsync.*$/, ''), fix: problem.slice(problem.indexOf('install GNU rsync')) });
+      return report(vm, checks);
+    }
+    checks.push({ name: 'rsync', ok: true, detail: `${info.describe} takes the options sync: rsync uses` });
+  }
   if (opts.full && vm.host && vm.host_key) {
     const c = hostKeyCheck(vm, env);
     checks.push(c);
@@ -238,8 +290,10 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
     return report(vm, checks);
   }
 
-  // Any other backend: the probe runs in the guest through the route's own command.
-  const line = renderJob(vm, { argv: ['sh', '-c', guestProbe(vm, opts.full)], cwd: '/', env: {} });
+  // Any other backend: the probe runs in the guest through the route's own command. A Lima or Tart guest
+  // mounts the laptop's tree (the home, by default): the copy's checks look at it.
+  const hostTree = guestCopy(vm) && syncMode(vm) === 'rsync' ? (vm.mount?.path ?? env.HOME ?? '/Users') : undefined;
+  const line = renderJob(vm, { argv: ['sh', '-c', guestProbe(vm, opts.full, hostTree)], cwd: '/', env: {} });
   const r = runOnHost(['bash', '-c', line], env, 120_000);
   if (r.status !== 0) {
     if (HOST_KEY_FAILURE.test(r.stderr)) {
@@ -255,7 +309,7 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
     return report(vm, checks);
   }
   checks.push({ name: 'guest', ok: true, detail: `${vm.id} runs commands` });
-  checks.push(...guestChecks(vm, r.stdout, opts.full, provision));
+  checks.push(...guestChecks(vm, r.stdout, opts.full, provision, hostTree));
   return report(vm, checks);
 }
 

@@ -54,3 +54,17 @@ describe('the guard with a path mapping', () => {
     }
   });
 });
+
+describe('a Mac: /tmp, /var and /etc are symlinks into /private', () => {
+  it('a directory under one is judged by its physical path, written back in the configured spelling', () => {
+    // <base>/tmp -> <base>/private/tmp, as /tmp -> /private/tmp on macOS.
+    mkdirSync(join(base, 'private', 'tmp', 'koder', 'engines', 'lang', 'koda'), { recursive: true });
+    symlinkSync(join(base, 'private', 'tmp'), join(base, 'tmp'));
+    const root = join(base, 'tmp', 'koder');
+    const koda = join(root, 'engines', 'lang', 'koda');
+    const canon = makeCanonicalizer({ root, home, vars: { root, home, koda }, pathMap: [], routes: new Map() });
+    expect(canon(join(base, 'private', 'tmp', 'koder', 'engines', 'lang', 'koda'))).toBe(koda);
+    expect(canon(koda)).toBe(koda);
+    expect(physicalPath(koda)).toBe(join(base, 'private', 'tmp', 'koder', 'engines', 'lang', 'koda'));
+  });
+});

@@ -59,6 +59,13 @@ describe('paths', () => {
     expect(classifyPath(`x/vm-active/lock-${VM}.md`, 'x')).toEqual({ kind: 'active', vm: VM });
     expect(classifyPath(`vm-active/lock-${VM}.md`, '.')).toEqual({ kind: 'active', vm: VM });
   });
+  it('a case variant of the folders is the lock folder (on a Mac it is the same directory); the id keeps its spelling', () => {
+    expect(classifyPath(`Meta/Context/Notices/VM-Active/LOCK-${VM}.MD`)).toEqual({ kind: 'active', vm: VM });
+    expect(classifyPath(`meta/context/notices/Vm-Active-Archive/lock-${VM}-2026-05-19.md`)).toEqual({ kind: 'archive', vm: VM });
+    expect(classifyPath('META/context/notices/Active/lock-rfc019.md')).toMatchObject({ kind: 'component', slug: 'rfc019' });
+    expect(classifyPath(`meta/context/notices/vm-active/lock-S.KHOST1.dev-linux-koda.md`)).toEqual({ kind: 'active', vm: 'S.KHOST1.dev-linux-koda' });
+    expect(classifyPath(`meta/context/noticesX/vm-active/lock-${VM}.md`)).toEqual({ kind: 'other' });
+  });
 });
 
 describe('serializeLock', () => {
