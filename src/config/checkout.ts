@@ -36,22 +36,33 @@ export interface MonorepoCheckout {
 export type RuleSpace = (dir: string) => string | undefined;
 
 /**
- * The monorepo checkout holding `dir` (absolute), or null. `physical` resolves symlinks (memoised by the
- * caller); `exists` tests a marker (the disk by default).
+ * A finder of the monorepo checkout holding a directory: `find(dir)` gives it, or null. `dir` is absolute;
+ * `physical` resolves symlinks (the guard passes its memoised one: the roots are resolved once per finder,
+ * and a directory the guard has already resolved costs nothing more); `exists` tests a marker (the disk).
  */
+export function checkoutFinder(id: CheckoutIdentity, physical: (p: string) => string = physicalPath, exists: (p: string) => boolean = existsSync): (dir: string) => MonorepoCheckout | null {
+  let listed: Map<string, 'root' | 'roots'> | null = null;
+  return (dir) => {
+    if (listed === null) {
+      listed = new Map();
+      if (id.root !== null) listed.set(physical(id.root), 'root');
+      for (const r of id.roots) if (!listed.has(physical(r))) listed.set(physical(r), 'roots');
+    }
+    let a = physical(dir);
+    for (;;) {
+      const why = listed.get(a);
+      if (why) return { top: a, why };
+      for (const m of id.markers) if (exists(a === '/' ? `/${m}` : `${a}/${m}`)) return { top: a, why: 'marker', marker: m };
+      const up = dirname(a);
+      if (up === a) return null;
+      a = up;
+    }
+  };
+}
+
+/** The monorepo checkout holding `dir` (absolute), or null: checkoutFinder for one directory. */
 export function monorepoCheckoutOf(dir: string, id: CheckoutIdentity, physical: (p: string) => string = physicalPath, exists: (p: string) => boolean = existsSync): MonorepoCheckout | null {
-  const listed = new Map<string, 'root' | 'roots'>();
-  for (const r of id.roots) if (!listed.has(physical(r))) listed.set(physical(r), r === id.root ? 'root' : 'roots');
-  if (id.root !== null && !listed.has(physical(id.root))) listed.set(physical(id.root), 'root');
-  let a = physical(dir);
-  for (;;) {
-    const why = listed.get(a);
-    if (why) return { top: a, why };
-    for (const m of id.markers) if (exists(a === '/' ? `/${m}` : `${a}/${m}`)) return { top: a, why: 'marker', marker: m };
-    const up = dirname(a);
-    if (up === a) return null;
-    a = up;
-  }
+  return checkoutFinder(id, physical, exists)(dir);
 }
 
 /**
@@ -62,14 +73,16 @@ export function monorepoCheckoutOf(dir: string, id: CheckoutIdentity, physical: 
 export function makeRuleSpace(id: CheckoutIdentity, physical: (p: string) => string = physicalPath, exists: (p: string) => boolean = existsSync): RuleSpace {
   if (id.root === null) return () => undefined;
   const root = id.root;
-  let rootPhysical: string | null = null;
+  const find = checkoutFinder(id, physical, exists);
   const cache = new Map<string, string | undefined>();
   return (dir) => {
     if (cache.has(dir)) return cache.get(dir);
-    rootPhysical ??= physical(root);
-    const p = physical(dir);
-    const c = monorepoCheckoutOf(p, id, physical, exists);
-    const out = c === null || c.top === rootPhysical ? undefined : root + (c.top === '/' ? p : p.slice(c.top.length));
+    const c = find(dir);
+    let out: string | undefined;
+    if (c !== null && c.why !== 'root') {
+      const p = physical(dir);
+      out = root + (c.top === '/' ? p : p.slice(c.top.length));
+    }
     if (cache.size > 1000) cache.clear();
     cache.set(dir, out);
     return out;

@@ -115,7 +115,7 @@ beforeAll(() => {
 afterAll(() => t.cleanup());
 
 describe('check and explain', () => {
-  it('reroute heavy work and allow light work in every checkout, the route staying in that checkout', { timeout: 180_000 }, () => {
+  it('reroute heavy work and allow light work in every checkout, the route staying in that checkout', { timeout: 400_000 }, () => {
     const table: string[] = [];
     for (const l of layouts) {
       for (const [rel, line] of HEAVY) {
@@ -183,7 +183,7 @@ function agentEvent(agent: string, command: string, cwd: string): string {
 const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf', 'opencode'];
 
 describe('the seven agent hooks, as child processes', () => {
-  it('refuse the heavy build with the rewrite, and let light work through, in every checkout', { timeout: 240_000 }, () => {
+  it('refuse the heavy build with the rewrite, and let light work through, in every checkout', { timeout: 600_000 }, () => {
     for (const l of layouts) {
       // Agents report getcwd() (physical); a shell-started one may report the symlinked path.
       for (const dir of new Set([at(l, KODA), physicalAt(l, KODA)])) {
@@ -229,9 +229,9 @@ describe('offhost run, the $SHELL wrapper, the shims and the snippets run the bu
       expect(light.status, light.stderr).toBe(0);
       expect(heavyRuns(t).map((h) => [h.prog, h.laptop, h.cwd])).toEqual([['make', true, physicalAt(l, KODA)]]);
     }
-  }, 180_000);
+  }, 400_000);
 
-  it('the exec-time shims (a plain bash with the shims first on PATH): the fast path never skips another checkout\'s engine', { timeout: 180_000 }, () => {
+  it('the exec-time shims (a plain bash with the shims first on PATH): the fast path never skips another checkout\'s engine', { timeout: 400_000 }, () => {
     expect(offhost(['shim', 'install'], t.home).status).toBe(0);
     for (const l of layouts) {
       const env = laptopEnv(t, { PWD: at(l, KODA), OFFHOST_SESSION: 'checkouts-shim' });
@@ -248,7 +248,7 @@ describe('offhost run, the $SHELL wrapper, the shims and the snippets run the bu
     expect(offhost(['shim', 'remove'], t.home).status).toBe(0);
   });
 
-  it('the bash snippet at a real interactive bash', { timeout: 180_000 }, () => {
+  it('the bash snippet at a real interactive bash', { timeout: 400_000 }, () => {
     const snippet = offhost(['init', '--shell', 'bash'], t.home);
     expect(snippet.status, snippet.stderr).toBe(0);
     const rc = join(t.base, 'checkouts-bashrc');
@@ -270,7 +270,7 @@ describe('offhost run, the $SHELL wrapper, the shims and the snippets run the bu
     }
   });
 
-  it('the zsh and fish snippets\' judge (`shell --check`, called as they call it, with the logical $PWD)', { timeout: 120_000 }, () => {
+  it('the zsh and fish snippets\' judge (`shell --check`, called as they call it, with the logical $PWD)', { timeout: 300_000 }, () => {
     for (const l of layouts) {
       for (const fish of [[], ['--fish']]) {
         const heavy = offhost(['shell', '--check', ...fish, '--cwd', at(l, KODA), '--', 'make build-safe'], at(l, KODA));
@@ -283,7 +283,7 @@ describe('offhost run, the $SHELL wrapper, the shims and the snippets run the bu
 });
 
 describe('scan and ci', () => {
-  it('scan and check agree line for line in every checkout, and every checkout gets the same findings', { timeout: 180_000 }, () => {
+  it('scan and check agree line for line in every checkout, and every checkout gets the same findings', { timeout: 400_000 }, () => {
     const lines = PACKAGE_JSON.split('\n');
     const scripts = lines.map((text, i) => ({ line: i + 1, m: /^\s+"[a-z-]+": "(.*)",?$/.exec(text) })).filter((x) => x.m !== null);
     expect(scripts.length).toBe(6);
@@ -307,7 +307,7 @@ describe('scan and ci', () => {
     expect(outputs.size).toBe(1);
   });
 
-  it('ci flags a heavy script a pull request adds, in every checkout', { timeout: 180_000 }, () => {
+  it('ci flags a heavy script a pull request adds, in every checkout', { timeout: 400_000 }, () => {
     layouts.forEach((l, i) => {
       if (layouts.findIndex((x) => x.physical === l.physical) < i) return; // a symlink: the real checkout's row does it (one working tree)
       const branch = git(l.top, 'rev-parse', '--abbrev-ref', 'HEAD').trim();

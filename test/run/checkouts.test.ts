@@ -38,7 +38,7 @@ describe.skipIf(!sshdAvailable())('offhost run from a worktree beside the checko
     const c = await runOn(l, ['--', 'make build-safe'], { cwd: kodaDir(l) });
     expect(c.code, c.stderr).toBe(0);
     expect(c.stdout).toBe(`built v1 in ${join(l.vm, 'src', 'koder', 'main')}/engines/lang/koda\n`);
-  }, 240_000);
+  }, 480_000);
 
   it('sync: shared with a mount of the canonical checkout refuses the worktree with the fix, before taking the lock', async () => {
     const l = laptop(s, (vm) => ({ sync: 'shared', mount: { source: '~/dev/koder', path: join(vm, 'koder'), readonly: true } }));
@@ -55,5 +55,5 @@ describe.skipIf(!sshdAvailable())('offhost run from a worktree beside the checko
     expect(g(l.repo, 'for-each-ref', 'refs/offhost/locks')).toBe(before);
     expect(existsSync(join(feature, LOOP_ACTIVE))).toBe(false);
     expect(existsSync(join(l.repo, LOOP_ACTIVE))).toBe(false);
-  }, 120_000);
+  }, 300_000);
 });
