@@ -8,7 +8,10 @@ if [[ -n $(trap -p DEBUG) && $(trap -p DEBUG) != 'trap -- - DEBUG' ]]; then
   return 0
 fi
 __offhost_loaded=1
+# The offhost this snippet was made with: used where the directory's repository has none of its own.
 __offhost_cmd=(offhost)
+__offhost_run=()
+__offhost_self=${BASH_SOURCE[0]-}
 __offhost_state=idle
 __offhost_histnum=
 __offhost_said=
@@ -77,13 +80,31 @@ __offhost_private() {
   return 1
 }
 
+# The offhost for this directory (__offhost_run): the install of the repository it is in (node_modules/.bin/
+# offhost here or above), else the one this snippet was made with, else offhost on PATH; 1 when there is none.
+__offhost_find() {
+  local d=$PWD p
+  while :; do
+    if [[ -f $d/node_modules/.bin/offhost && -x $d/node_modules/.bin/offhost ]]; then __offhost_run=("$d/node_modules/.bin/offhost"); return 0; fi
+    [[ -z $d || $d == / ]] && break
+    d=${d%/*}
+  done
+  p=${__offhost_cmd[${#__offhost_cmd[@]}-1]}
+  if [[ -f $p ]]; then __offhost_run=("${__offhost_cmd[@]}"); return 0; fi
+  d=$(type -P offhost 2>/dev/null)
+  if [[ -n $d ]]; then __offhost_run=("$d"); return 0; fi
+  __offhost_run=()
+  printf 'no offhost for %s: no node_modules/.bin/offhost here or above, %s is gone, and none on PATH\n' "$PWD" "$p" >"$__offhost_err"
+  return 1
+}
+
 # offhost could not answer (node or the install gone, a crash): say so once, refuse the heavy programs known.
 __offhost_fallback() {
   local line=$1 rc=$2 w words why
   if [[ -z $__offhost_said ]]; then
     __offhost_said=1
     why=$(head -n 1 "$__offhost_err" 2>/dev/null)
-    printf 'offhost: cannot run %s (status %s%s); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell bash\n' "${__offhost_cmd[*]}" "$rc" "${why:+: $why}" >&2
+    printf 'offhost: cannot run %s (status %s%s); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell bash; or take this integration out: delete the line sourcing %s from ~/.bashrc, then that file\n' "${__offhost_run[*]:-${__offhost_cmd[*]}}" "$rc" "${why:+: $why}" "${__offhost_self:-it}" >&2
   fi
   read -ra words <<<"$line"
   for w in "${words[@]}"; do
@@ -105,8 +126,12 @@ __offhost_judge() {
   __offhost_trivial "$line" && return 0
   local priv=()
   [[ ${2-} == 1 ]] && priv=(--private)
-  __offhost_out=$("${__offhost_cmd[@]}" shell --check --cwd "$PWD" "${priv[@]}" -- "$line" 2>"$__offhost_err")
-  rc=$?
+  if __offhost_find; then
+    __offhost_out=$("${__offhost_run[@]}" shell --check --cwd "$PWD" "${priv[@]}" -- "$line" 2>"$__offhost_err")
+    rc=$?
+  else
+    rc=127
+  fi
   case $rc in
     0 | 3 | 5 | 126) return $rc ;;
     4)

@@ -3,7 +3,38 @@
 status is-interactive; or exit 0
 set -q __offhost_loaded; and exit 0
 set -g __offhost_loaded 1
+# The offhost this snippet was made with: used where the directory's repository has none of its own.
 set -g __offhost_cmd 'offhost'
+set -g __offhost_run
+set -g __offhost_self (status filename)
+
+# The offhost for this directory (__offhost_run): the install of the repository it is in (node_modules/.bin/
+# offhost here or above), else the one this snippet was made with, else offhost on PATH; 1 when there is none.
+function __offhost_find
+    set -l d $PWD
+    while true
+        if test -f "$d/node_modules/.bin/offhost" -a -x "$d/node_modules/.bin/offhost"
+            set -g __offhost_run "$d/node_modules/.bin/offhost"
+            return 0
+        end
+        if test -z "$d" -o "$d" = /
+            break
+        end
+        set d (string replace -r '/[^/]*$' '' -- $d)
+    end
+    if test -f "$__offhost_cmd[-1]"
+        set -g __offhost_run $__offhost_cmd
+        return 0
+    end
+    set -l p (command -s offhost)
+    if test -n "$p"
+        set -g __offhost_run $p[1]
+        return 0
+    end
+    set -g __offhost_run
+    echo "no offhost for $PWD: no node_modules/.bin/offhost here or above, $__offhost_cmd[-1] is gone, and none on PATH" >$__offhost_err
+    return 1
+end
 set -g __offhost_said ''
 set -g __offhost_heavy '^(Brave Browser|Chromium|Firefox|Firefox Developer Edition|Firefox Nightly|Google Chrome|Google Chrome Beta|Google Chrome Canary|Google Chrome Dev|Hyprland|Microsoft Edge|Microsoft Edge Beta|Microsoft Edge Dev|MiniBrowser|Safari|UTM|VBoxHeadless|VBoxManage|VBoxSDL|VirtualBoxVM|WebKitWebDriver|X|Xdummy|Xephyr|Xnest|Xorg|Xtigervnc|Xvfb|Xvnc|backstop|brave|brave-browser|brave-browser-beta|brave-browser-nightly|brave-browser-stable|bun|cage|chrome|chrome-headless-shell|chromedriver|chromium|chromium-browser|chromium-freeworld|cloud-hypervisor|codeceptjs|colima|crosvm|crosvm-run|cypress|dart|deno|detox|docker|dwl|emulator|emulator-headless|epiphany|firecracker|firefox|firefox-beta|firefox-bin|firefox-developer-edition|firefox-esr|firefox-nightly|flutter|gamescope|geckodriver|gmake|gnome-boxes|gnome-shell|google-chrome|google-chrome-beta|google-chrome-canary|google-chrome-dev|google-chrome-stable|google-chrome-unstable|gradle|gradlew|headless-shell|headless_shell|hikari|hyprland|karma|kvm|kwin_wayland|labwc|lb|lhci|librewolf|lighthouse|make|microsoft-edge|microsoft-edge-beta|microsoft-edge-canary|microsoft-edge-dev|microsoft-edge-stable|minikube|msedge|msedgedriver|multipass|multipassd|mutter|nerdctl|ng|nightwatch|niri|node|nodejs|opera|pa11y|pa11y-ci|patrol|playwright|podman|prlctl|protractor|puppeteer|py\.test|pytest|python|python3|qemu-kvm|quickemu|river|ruby|selenium-server|selenium-standalone|sway|taiko|test-storybook|testcafe|testem|tigervncserver|ungoogled-chromium|utm|utmctl|vagrant|vboxheadless|vboxmanage|virsh|virt-install|virt-viewer|vitest|vivaldi|vivaldi-stable|vmplayer|vmrun|vmware|vncserver|waterfox|wayfire|wdio|web-test-runner|weston|wlheadless-run|wtr|x11vnc-virtual|xpra|xvfb-run|emulator64-.*|python3\..*|qemu-system-.*)$'
 set -g __offhost_err (set -q TMPDIR; and echo $TMPDIR; or echo /tmp)/offhost-check.$fish_pid
@@ -33,11 +64,13 @@ function __offhost_judge
     set -l raw
     set -l rc 127
     # fish reports a missing command itself, on the terminal: look first
-    if command -q -- $__offhost_cmd[1]
-        set raw ($__offhost_cmd shell --check --fish --cwd $PWD $priv -- $line 2>$__offhost_err)
+    if not __offhost_find
+        # the reason is in $__offhost_err
+    else if command -q -- $__offhost_run[1]
+        set raw ($__offhost_run shell --check --fish --cwd $PWD $priv -- $line 2>$__offhost_err)
         set rc $status
     else
-        echo "$__offhost_cmd[1]: not found" >$__offhost_err
+        echo "$__offhost_run[1]: not found" >$__offhost_err
     end
     set -g __offhost_out (string join \n -- $raw)
     switch $rc
@@ -52,7 +85,9 @@ function __offhost_judge
     end
     if test -z "$__offhost_said"
         set -g __offhost_said 1
-        set -ga __offhost_note "offhost: cannot run $__offhost_cmd (status $rc: "(head -n 1 $__offhost_err 2>/dev/null)"); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell fish"
+        set -l what $__offhost_run
+        set -q what[1]; or set what $__offhost_cmd
+        set -ga __offhost_note "offhost: cannot run $what (status $rc: "(head -n 1 $__offhost_err 2>/dev/null)"); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell fish; or take this integration out: delete the line sourcing $__offhost_self from ~/.config/fish/config.fish, then that file"
     end
     for w in (string split -n ' ' -- (string replace -ra '[\n;&|()]' ' ' -- $line))
         set w (basename -- (string trim -c '\'"' -- $w) 2>/dev/null)

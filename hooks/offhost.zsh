@@ -3,8 +3,27 @@
 [[ -o interactive ]] || return 0
 (( ${+__offhost_loaded} )) && return 0
 typeset -g __offhost_loaded=1 __offhost_said= __offhost_out= __offhost_refused_line= __offhost_refused_priv=
-typeset -ga __offhost_cmd
+typeset -ga __offhost_cmd __offhost_run
+# The offhost this snippet was made with: used where the directory's repository has none of its own.
 __offhost_cmd=(offhost)
+typeset -g __offhost_self=${(%):-%x}
+
+# The offhost for this directory (__offhost_run): the install of the repository it is in (node_modules/.bin/
+# offhost here or above), else the one this snippet was made with, else offhost on PATH; 1 when there is none.
+__offhost_find() {
+  emulate -L zsh
+  local d=$PWD
+  while :; do
+    if [[ -f $d/node_modules/.bin/offhost && -x $d/node_modules/.bin/offhost ]]; then __offhost_run=("$d/node_modules/.bin/offhost"); return 0; fi
+    [[ $d == / || -z $d ]] && break
+    d=${d:h}
+  done
+  if [[ -f $__offhost_cmd[-1] ]]; then __offhost_run=("${__offhost_cmd[@]}"); return 0; fi
+  if (( ${+commands[offhost]} )); then __offhost_run=("$commands[offhost]"); return 0; fi
+  __offhost_run=()
+  print -r -- "no offhost for $PWD: no node_modules/.bin/offhost here or above, $__offhost_cmd[-1] is gone, and none on PATH" >$__offhost_err
+  return 1
+}
 typeset -g __offhost_heavy='^(Brave Browser|Chromium|Firefox|Firefox Developer Edition|Firefox Nightly|Google Chrome|Google Chrome Beta|Google Chrome Canary|Google Chrome Dev|Hyprland|Microsoft Edge|Microsoft Edge Beta|Microsoft Edge Dev|MiniBrowser|Safari|UTM|VBoxHeadless|VBoxManage|VBoxSDL|VirtualBoxVM|WebKitWebDriver|X|Xdummy|Xephyr|Xnest|Xorg|Xtigervnc|Xvfb|Xvnc|backstop|brave|brave-browser|brave-browser-beta|brave-browser-nightly|brave-browser-stable|bun|cage|chrome|chrome-headless-shell|chromedriver|chromium|chromium-browser|chromium-freeworld|cloud-hypervisor|codeceptjs|colima|crosvm|crosvm-run|cypress|dart|deno|detox|docker|dwl|emulator|emulator-headless|epiphany|firecracker|firefox|firefox-beta|firefox-bin|firefox-developer-edition|firefox-esr|firefox-nightly|flutter|gamescope|geckodriver|gmake|gnome-boxes|gnome-shell|google-chrome|google-chrome-beta|google-chrome-canary|google-chrome-dev|google-chrome-stable|google-chrome-unstable|gradle|gradlew|headless-shell|headless_shell|hikari|hyprland|karma|kvm|kwin_wayland|labwc|lb|lhci|librewolf|lighthouse|make|microsoft-edge|microsoft-edge-beta|microsoft-edge-canary|microsoft-edge-dev|microsoft-edge-stable|minikube|msedge|msedgedriver|multipass|multipassd|mutter|nerdctl|ng|nightwatch|niri|node|nodejs|opera|pa11y|pa11y-ci|patrol|playwright|podman|prlctl|protractor|puppeteer|py\.test|pytest|python|python3|qemu-kvm|quickemu|river|ruby|selenium-server|selenium-standalone|sway|taiko|test-storybook|testcafe|testem|tigervncserver|ungoogled-chromium|utm|utmctl|vagrant|vboxheadless|vboxmanage|virsh|virt-install|virt-viewer|vitest|vivaldi|vivaldi-stable|vmplayer|vmrun|vmware|vncserver|waterfox|wayfire|wdio|web-test-runner|weston|wlheadless-run|wtr|x11vnc-virtual|xpra|xvfb-run|emulator64-.*|python3\..*|qemu-system-.*)$'
 typeset -g __offhost_err=${TMPDIR:-/tmp}/offhost-check.$$
 
@@ -30,8 +49,12 @@ __offhost_judge() {
   local -a priv
   [[ $2 == 1 ]] && priv=(--private)
   # stdout only: the rewrite (3) or the reason (126); stderr would end up in the buffer or on the display
-  __offhost_out=$("${__offhost_cmd[@]}" shell --check --cwd "$PWD" $priv -- "$line" 2>"$__offhost_err")
-  rc=$?
+  if __offhost_find; then
+    __offhost_out=$("${__offhost_run[@]}" shell --check --cwd "$PWD" $priv -- "$line" 2>"$__offhost_err")
+    rc=$?
+  else
+    rc=127
+  fi
   case $rc in
     0 | 3 | 5 | 126) return $rc ;;
     4)
@@ -41,7 +64,7 @@ __offhost_judge() {
   esac
   if [[ -z $__offhost_said ]]; then
     __offhost_said=1
-    print -u2 -r -- "offhost: cannot run ${__offhost_cmd[*]} (status $rc: $(head -n 1 $__offhost_err 2>/dev/null)); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell zsh"
+    print -u2 -r -- "offhost: cannot run ${${__offhost_run[*]}:-${__offhost_cmd[*]}} (status $rc: $(head -n 1 $__offhost_err 2>/dev/null)); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell zsh; or take this integration out: delete the line sourcing ${__offhost_self:-it} from ~/.zshrc, then that file"
   fi
   for w in ${(z)line}; do
     w=${${(Q)w}:t}

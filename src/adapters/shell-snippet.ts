@@ -78,7 +78,10 @@ if [[ -n $(trap -p DEBUG) && $(trap -p DEBUG) != 'trap -- - DEBUG' ]]; then
   return 0
 fi
 __offhost_loaded=1
+# The offhost this snippet was made with: used where the directory's repository has none of its own.
 __offhost_cmd=${commandArray(cmd)}
+__offhost_run=()
+__offhost_self=\${BASH_SOURCE[0]-}
 __offhost_state=idle
 __offhost_histnum=
 __offhost_said=
@@ -147,13 +150,31 @@ __offhost_private() {
   return 1
 }
 
+# The offhost for this directory (__offhost_run): the install of the repository it is in (node_modules/.bin/
+# offhost here or above), else the one this snippet was made with, else offhost on PATH; 1 when there is none.
+__offhost_find() {
+  local d=$PWD p
+  while :; do
+    if [[ -f $d/node_modules/.bin/offhost && -x $d/node_modules/.bin/offhost ]]; then __offhost_run=("$d/node_modules/.bin/offhost"); return 0; fi
+    [[ -z $d || $d == / ]] && break
+    d=\${d%/*}
+  done
+  p=\${__offhost_cmd[\${#__offhost_cmd[@]}-1]}
+  if [[ -f $p ]]; then __offhost_run=("\${__offhost_cmd[@]}"); return 0; fi
+  d=$(type -P offhost 2>/dev/null)
+  if [[ -n $d ]]; then __offhost_run=("$d"); return 0; fi
+  __offhost_run=()
+  printf 'no offhost for %s: no node_modules/.bin/offhost here or above, %s is gone, and none on PATH\\n' "$PWD" "$p" >"$__offhost_err"
+  return 1
+}
+
 # offhost could not answer (node or the install gone, a crash): say so once, refuse the heavy programs known.
 __offhost_fallback() {
   local line=$1 rc=$2 w words why
   if [[ -z $__offhost_said ]]; then
     __offhost_said=1
     why=$(head -n 1 "$__offhost_err" 2>/dev/null)
-    printf 'offhost: cannot run %s (status %s%s); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell bash\\n' "\${__offhost_cmd[*]}" "$rc" "\${why:+: $why}" >&2
+    printf 'offhost: cannot run %s (status %s%s); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell bash; or take this integration out: delete the line sourcing %s from ~/.bashrc, then that file\\n' "\${__offhost_run[*]:-\${__offhost_cmd[*]}}" "$rc" "\${why:+: $why}" "\${__offhost_self:-it}" >&2
   fi
   read -ra words <<<"$line"
   for w in "\${words[@]}"; do
@@ -175,8 +196,12 @@ __offhost_judge() {
   __offhost_trivial "$line" && return 0
   local priv=()
   [[ \${2-} == 1 ]] && priv=(--private)
-  __offhost_out=$("\${__offhost_cmd[@]}" shell --check --cwd "$PWD" "\${priv[@]}" -- "$line" 2>"$__offhost_err")
-  rc=$?
+  if __offhost_find; then
+    __offhost_out=$("\${__offhost_run[@]}" shell --check --cwd "$PWD" "\${priv[@]}" -- "$line" 2>"$__offhost_err")
+    rc=$?
+  else
+    rc=127
+  fi
   case $rc in
     0 | 3 | 5 | 126) return $rc ;;
     4)
@@ -356,8 +381,27 @@ export function zshSnippet(cmd: readonly string[]): string {
 [[ -o interactive ]] || return 0
 (( \${+__offhost_loaded} )) && return 0
 typeset -g __offhost_loaded=1 __offhost_said= __offhost_out= __offhost_refused_line= __offhost_refused_priv=
-typeset -ga __offhost_cmd
+typeset -ga __offhost_cmd __offhost_run
+# The offhost this snippet was made with: used where the directory's repository has none of its own.
 __offhost_cmd=${commandArray(cmd)}
+typeset -g __offhost_self=\${(%):-%x}
+
+# The offhost for this directory (__offhost_run): the install of the repository it is in (node_modules/.bin/
+# offhost here or above), else the one this snippet was made with, else offhost on PATH; 1 when there is none.
+__offhost_find() {
+  emulate -L zsh
+  local d=$PWD
+  while :; do
+    if [[ -f $d/node_modules/.bin/offhost && -x $d/node_modules/.bin/offhost ]]; then __offhost_run=("$d/node_modules/.bin/offhost"); return 0; fi
+    [[ $d == / || -z $d ]] && break
+    d=\${d:h}
+  done
+  if [[ -f $__offhost_cmd[-1] ]]; then __offhost_run=("\${__offhost_cmd[@]}"); return 0; fi
+  if (( \${+commands[offhost]} )); then __offhost_run=("$commands[offhost]"); return 0; fi
+  __offhost_run=()
+  print -r -- "no offhost for $PWD: no node_modules/.bin/offhost here or above, $__offhost_cmd[-1] is gone, and none on PATH" >$__offhost_err
+  return 1
+}
 typeset -g __offhost_heavy=${shQuote(heavyRegex())}
 typeset -g __offhost_err=\${TMPDIR:-/tmp}/offhost-check.$$
 
@@ -383,8 +427,12 @@ __offhost_judge() {
   local -a priv
   [[ $2 == 1 ]] && priv=(--private)
   # stdout only: the rewrite (3) or the reason (126); stderr would end up in the buffer or on the display
-  __offhost_out=$("\${__offhost_cmd[@]}" shell --check --cwd "$PWD" $priv -- "$line" 2>"$__offhost_err")
-  rc=$?
+  if __offhost_find; then
+    __offhost_out=$("\${__offhost_run[@]}" shell --check --cwd "$PWD" $priv -- "$line" 2>"$__offhost_err")
+    rc=$?
+  else
+    rc=127
+  fi
   case $rc in
     0 | 3 | 5 | 126) return $rc ;;
     4)
@@ -394,7 +442,7 @@ __offhost_judge() {
   esac
   if [[ -z $__offhost_said ]]; then
     __offhost_said=1
-    print -u2 -r -- "offhost: cannot run \${__offhost_cmd[*]} (status $rc: $(head -n 1 $__offhost_err 2>/dev/null)); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell zsh"
+    print -u2 -r -- "offhost: cannot run \${\${__offhost_run[*]}:-\${__offhost_cmd[*]}} (status $rc: $(head -n 1 $__offhost_err 2>/dev/null)); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell zsh; or take this integration out: delete the line sourcing \${__offhost_self:-it} from ~/.zshrc, then that file"
   fi
   for w in \${(z)line}; do
     w=\${\${(Q)w}:t}
@@ -478,7 +526,38 @@ export function fishSnippet(cmd: readonly string[]): string {
 status is-interactive; or exit 0
 set -q __offhost_loaded; and exit 0
 set -g __offhost_loaded 1
+# The offhost this snippet was made with: used where the directory's repository has none of its own.
 set -g __offhost_cmd ${cmd.map(fishQuote).join(' ')}
+set -g __offhost_run
+set -g __offhost_self (status filename)
+
+# The offhost for this directory (__offhost_run): the install of the repository it is in (node_modules/.bin/
+# offhost here or above), else the one this snippet was made with, else offhost on PATH; 1 when there is none.
+function __offhost_find
+    set -l d $PWD
+    while true
+        if test -f "$d/node_modules/.bin/offhost" -a -x "$d/node_modules/.bin/offhost"
+            set -g __offhost_run "$d/node_modules/.bin/offhost"
+            return 0
+        end
+        if test -z "$d" -o "$d" = /
+            break
+        end
+        set d (string replace -r '/[^/]*$' '' -- $d)
+    end
+    if test -f "$__offhost_cmd[-1]"
+        set -g __offhost_run $__offhost_cmd
+        return 0
+    end
+    set -l p (command -s offhost)
+    if test -n "$p"
+        set -g __offhost_run $p[1]
+        return 0
+    end
+    set -g __offhost_run
+    echo "no offhost for $PWD: no node_modules/.bin/offhost here or above, $__offhost_cmd[-1] is gone, and none on PATH" >$__offhost_err
+    return 1
+end
 set -g __offhost_said ''
 set -g __offhost_heavy ${fishQuote(heavyRegex())}
 set -g __offhost_err (set -q TMPDIR; and echo $TMPDIR; or echo /tmp)/offhost-check.$fish_pid
@@ -508,11 +587,13 @@ function __offhost_judge
     set -l raw
     set -l rc 127
     # fish reports a missing command itself, on the terminal: look first
-    if command -q -- $__offhost_cmd[1]
-        set raw ($__offhost_cmd shell --check --fish --cwd $PWD $priv -- $line 2>$__offhost_err)
+    if not __offhost_find
+        # the reason is in $__offhost_err
+    else if command -q -- $__offhost_run[1]
+        set raw ($__offhost_run shell --check --fish --cwd $PWD $priv -- $line 2>$__offhost_err)
         set rc $status
     else
-        echo "$__offhost_cmd[1]: not found" >$__offhost_err
+        echo "$__offhost_run[1]: not found" >$__offhost_err
     end
     set -g __offhost_out (string join \\n -- $raw)
     switch $rc
@@ -527,7 +608,9 @@ function __offhost_judge
     end
     if test -z "$__offhost_said"
         set -g __offhost_said 1
-        set -ga __offhost_note "offhost: cannot run $__offhost_cmd (status $rc: "(head -n 1 $__offhost_err 2>/dev/null)"); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell fish"
+        set -l what $__offhost_run
+        set -q what[1]; or set what $__offhost_cmd
+        set -ga __offhost_note "offhost: cannot run $what (status $rc: "(head -n 1 $__offhost_err 2>/dev/null)"); only the heavy programs this snippet knows are refused until it is fixed: reinstall offhost (npm ci, or npm i -g offhost), then offhost init --shell fish; or take this integration out: delete the line sourcing $__offhost_self from ~/.config/fish/config.fish, then that file"
     end
     for w in (string split -n ' ' -- (string replace -ra '[\\n;&|()]' ' ' -- $line))
         set w (basename -- (string trim -c '\\'"' -- $w) 2>/dev/null)

@@ -24,6 +24,8 @@ import { DELETION_COMMENT, HOOK_MARKER, LINT_COMMAND, LINT_STAGED_FILES, LINT_ST
 import { planAgentSettings, type Plan } from './agent-settings.js';
 import { planUserWiring } from './uninstall-user.js';
 import { repositoryOf, updateLedger } from './user-wiring.js';
+import { planLeftovers, removeWithEmptyParents } from './uninstall-leftovers.js';
+import { homeShow } from './uninstall-user.js';
 
 export interface UninstallOptions {
   /** Project whose agent settings are cleaned (default: the repository root). */
@@ -156,10 +158,13 @@ export async function uninstall(io: Io, opts: UninstallOptions = {}): Promise<nu
   const plans = [...planHook(root, ls.othersLeft), ...ls.plans, ...planAgentSettings(project, show)];
   const user = planUserWiring(io.env, root, { shared: opts.shared === true, skip: new Set(plans.map((p) => p.path)) });
   plans.push(...user.plans);
+  const left = planLeftovers(root, io.env, show, homeShow(io.env.HOME));
+  plans.push(...left.plans);
   const deps = ls.pkg ? { ...(isPlainObject(ls.pkg.value.dependencies) ? ls.pkg.value.dependencies : {}), ...(isPlainObject(ls.pkg.value.devDependencies) ? ls.pkg.value.devDependencies : {}) } : {};
   const kept = [
     ...('husky' in deps || 'lint-staged' in deps ? ['kept: husky and lint-staged (devDependencies, scripts.prepare): other hooks may use them; `npm uninstall husky lint-staged` removes them if nothing does'] : []),
     ...user.kept,
+    ...left.kept,
     ...('offhost' in deps ? ['offhost itself: `npm uninstall offhost`'] : []),
   ];
   if (opts.dryRun) {
@@ -171,8 +176,12 @@ export async function uninstall(io: Io, opts: UninstallOptions = {}): Promise<nu
     if (p.apply) p.apply();
     else if (p.text === null) {
       rmSync(p.path, { force: true });
-      // The agent's folder (.claude, .codex, ...) when init made it for this file alone.
-      if (!p.path.endsWith('pre-commit')) {
+      if (p.path.startsWith(`${root}/`) && !p.path.endsWith('pre-commit')) {
+        // In the repository: the folders init made for this file alone (.github/hooks and .github,
+        // .opencode/plugins and .opencode, .claude …) when nothing else is left in them.
+        removeWithEmptyParents(p.path, root);
+      } else if (!p.path.endsWith('pre-commit')) {
+        // Under HOME: the agent's own folder (~/.codex …) when init made it for this file alone.
         try {
           rmdirSync(dirname(p.path));
         } catch {

@@ -4,14 +4,14 @@
 // spoke. Skipped only where tmux (or zsh, fish) cannot run here: test/helpers/tools.ts starts a real tmux
 // server to know (.ci/run installs them).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { missing, titled } from '../helpers/tools.js';
 import { standinEnv } from '../helpers/standins.js';
 import { bashSnippet, fishSnippet } from '../../src/adapters/shell-snippet.js';
-import { type FakeHome, BIN, fakeHome, initMonorepo, offhostOnPath, requireBuild } from './hooks-helpers.js';
+import { type FakeHome, BIN, ROOT, fakeHome, initMonorepo, offhostOnPath, requireBuild } from './hooks-helpers.js';
 
 const noTmux = missing('tmux');
 let h: FakeHome;
@@ -44,7 +44,7 @@ const makeRuns = () => (existsSync(h.localLog) ? readFileSync(h.localLog, 'utf8'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An interactive bash in tmux with `snippet` sourced from its rc file. */
-async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string; fish?: boolean; zsh?: boolean; bashArgs?: string[] } = {}) {
+async function terminal(snippet: string, opts: { cwd?: string; env?: Record<string, string>; prelude?: string; fish?: boolean; zsh?: boolean; bashArgs?: string[]; offhostOnPath?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'offhost-tmux-'));
   made.push(dir);
   const out = join(dir, 'out');
@@ -56,7 +56,7 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
   const env = standinEnv({
     log: join(dir, 'standin.log'),
     home: h.home,
-    extraPath: [offhostDir, h.localBin],
+    extraPath: opts.offhostOnPath === false ? [h.localBin] : [offhostDir, h.localBin],
     env: { OFFHOST_ROLE: 'laptop', LAPTOP_MARKER: '1', OFFHOST_AUDIT_LOG: h.audit, TERM: 'xterm', ...(opts.env ?? {}) },
   });
   const tmux = (...args: string[]) => spawnSync('tmux', ['-S', sock, ...args], { env, encoding: 'utf8' });
@@ -246,7 +246,7 @@ describe.skipIf(noTmux)(titled('the bash snippet at a real terminal (tmux)', noT
   });
 
   it('offhost gone (rm -rf node_modules): said once in one line with the fix; exit, cd, trap - DEBUG work; heavy lines refused', async () => {
-    const t = await terminal(bashSnippet([join(h.home, 'gone', 'node_modules', '.bin', 'offhost')]));
+    const t = await terminal(bashSnippet([join(h.home, 'gone', 'node_modules', '.bin', 'offhost')]), { offhostOnPath: false });
     try {
       const before = makeRuns().length;
       expect(await t.type('echo one')).toBe('0');
@@ -259,6 +259,8 @@ describe.skipIf(noTmux)(titled('the bash snippet at a real terminal (tmux)', noT
       const screen = t.screen();
       expect(count(screen, 'offhost: cannot run')).toBe(1);
       expect(screen).toMatch(/offhost: cannot run .* \(status 127.*reinstall offhost \(npm ci, or npm i -g offhost\)/);
+      // and how to take the integration out, naming the file that was sourced
+      expect(screen).toMatch(/or take this integration out: delete the line sourcing \S*rc from ~\/\.bashrc, then that file/);
       // trap - DEBUG takes the check out (the user's choice): make then runs here.
       expect(await t.type('trap - DEBUG')).toBe('0');
       expect(await t.type('cd koda; make build-safe')).toBe('0');
@@ -381,7 +383,7 @@ describe.skipIf(noFish)(titled('the fish snippet at a real terminal (tmux)', noF
   });
 
   it('offhost gone: said once, heavy lines refused, the rest runs', async () => {
-    const t = await terminal(fishSnippet([join(h.home, 'gone', 'node_modules', '.bin', 'offhost')]), { fish: true });
+    const t = await terminal(fishSnippet([join(h.home, 'gone', 'node_modules', '.bin', 'offhost')]), { fish: true, offhostOnPath: false });
     try {
       const before = makeRuns().length;
       expect(await t.type('echo one')).toBe('0');
@@ -389,6 +391,30 @@ describe.skipIf(noFish)(titled('the fish snippet at a real terminal (tmux)', noF
       expect(await t.type('make build-safe')).toBe('126');
       expect(makeRuns().length).toBe(before);
       expect(count(t.screen(), 'offhost: cannot run')).toBe(1);
+      expect(t.screen()).toContain('or take this integration out: delete the line sourcing');
+    } finally {
+      t.kill();
+    }
+  });
+
+  it('the snippet finds the install of the repository it is in (the one it was made with gone, none on PATH)', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'offhost-tmux-repo-'));
+    made.push(repo);
+    mkdirSync(join(repo, 'node_modules', '.bin'), { recursive: true });
+    mkdirSync(join(repo, 'src', 'deep'), { recursive: true });
+    symlinkSync(join(ROOT, 'dist', 'offhost.cjs'), join(repo, 'node_modules', '.bin', 'offhost'));
+    const t = await terminal(fishSnippet([join(h.home, 'gone', 'node_modules', '.bin', 'offhost')]), { fish: true, offhostOnPath: false, cwd: join(repo, 'src', 'deep') });
+    try {
+      // Judged by the repository's offhost (from a subdirectory): refused with its reason, not the fallback.
+      expect(await t.type('qemu-system-x86_64 -hda win10.qcow2')).toBe('126');
+      expect(await t.type('echo ok')).toBe('0');
+      expect(t.screen()).toContain('offhost: refused (rule qemu-windows)');
+      expect(t.screen()).not.toContain('offhost: cannot run');
+      expect(existsSync(join(h.home, 'qemu.log'))).toBe(false);
+      // Outside it, nothing to run: the fallback refuses what it knows, and says how to take the snippet out.
+      expect(await t.type(`cd ${tmpdir()}`)).toBe('0');
+      expect(await t.type('qemu-system-x86_64 -hda win10.qcow2')).toBe('126');
+      expect(t.screen()).toMatch(/no offhost for .*: no node_modules\/\.bin\/offhost here or above/);
     } finally {
       t.kill();
     }

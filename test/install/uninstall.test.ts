@@ -156,3 +156,54 @@ describe('offhost uninstall', () => {
     expect(readFileSync(join(dir, '.husky/pre-commit'), 'utf8')).toBe('npx lint-staged\n');
   });
 });
+
+describe('offhost uninstall: what else of offhost it finds, and what it keeps', () => {
+  it('empty .github/ and .opencode/ init made go (a .github/ with workflows stays); offhost\'s .git/info/exclude block and its read-only lock views go; ~/.cache/offhost goes; the audit log and refs/offhost/locks are kept and named', async () => {
+    const { chmodSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const dir = repo();
+    const other = repo();
+    write(other, '.github/workflows/ci.yml', 'on: push\n');
+    for (const d of [dir, other]) {
+      expect(offhost(['init', '--agent', 'copilot'], d).status).toBe(0);
+      expect(offhost(['init', '--agent', 'opencode'], d).status).toBe(0);
+    }
+    // What the lock views leave (src/locks/view.ts): the header, view lines, a line of the user's after them.
+    const viewSrc = readFileSync(join(import.meta.dirname, '..', '..', 'src', 'locks', 'view.ts'), 'utf8');
+    const head = /const EXCLUDE_HEAD = '([^']+)'/.exec(viewSrc)?.[1];
+    const { EXCLUDE_HEAD } = await import('../../src/install/uninstall-leftovers.js');
+    expect(head, 'the header uninstall looks for is the one the views write').toBe(EXCLUDE_HEAD);
+    const view = 'meta/context/notices/vm-active/lock-s.khost1.dev-linux-koda.md';
+    write(dir, view, '---\nvm: s.khost1.dev-linux-koda\n---\n');
+    chmodSync(join(dir, view), 0o444);
+    write(dir, '.git/info/exclude', `# git ls-files --others --exclude-from=.git/info/exclude\n*.swp\n${EXCLUDE_HEAD}\n/${view}\n/build-output/\n`);
+    git(dir, 'commit', '-q', '--allow-empty', '-m', 'x');
+    git(dir, 'update-ref', 'refs/offhost/locks', 'HEAD');
+    const cache = join(home, '.cache', 'offhost');
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(join(cache, 'layer-abc.json'), '{}');
+    const audit = join(home, '.local', 'state', 'offhost', 'audit.jsonl');
+    mkdirSync(join(audit, '..'), { recursive: true });
+    writeFileSync(audit, '{"decision":"deny"}\n');
+
+    const r = offhost(['uninstall'], dir);
+    expect(r.status, r.stderr).toBe(0);
+    expect(existsSync(join(dir, '.github'))).toBe(false);
+    expect(existsSync(join(dir, '.opencode'))).toBe(false);
+    expect(readFileSync(join(dir, '.git/info/exclude'), 'utf8')).toBe('# git ls-files --others --exclude-from=.git/info/exclude\n*.swp\n/build-output/\n');
+    expect(existsSync(join(dir, view))).toBe(false);
+    expect(existsSync(join(dir, 'meta'))).toBe(false);
+    expect(r.stdout).toContain("removed offhost's entries (1 lock view)");
+    expect(existsSync(cache)).toBe(false);
+    expect(r.stdout).toContain('~/.cache/offhost: removed');
+    expect(existsSync(audit)).toBe(true);
+    expect(r.stdout).toMatch(/kept: ~\/\.local\/state\/offhost\/audit\.jsonl \(20 bytes: the audit log .* `rm ~\/\.local\/state\/offhost\/audit\.jsonl\*` removes it/);
+    expect(git(dir, 'rev-parse', '--verify', 'refs/offhost/locks')).toMatch(/^[0-9a-f]{40}/);
+    expect(r.stdout).toContain('kept: refs/offhost/locks (the history of every VM lock');
+
+    const r2 = offhost(['uninstall'], other);
+    expect(r2.status, r2.stderr).toBe(0);
+    expect(existsSync(join(other, '.github', 'hooks'))).toBe(false);
+    expect(readFileSync(join(other, '.github/workflows/ci.yml'), 'utf8')).toBe('on: push\n');
+    expect(existsSync(join(other, '.opencode'))).toBe(false);
+  });
+});
