@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { missing, titled } from '../helpers/tools.js';
+import { WAIT_MS } from '../helpers/hang-guard.js';
 import { standinEnv } from '../helpers/standins.js';
 import { bashSnippet, fishSnippet } from '../../src/adapters/shell-snippet.js';
 import { type FakeHome, BIN, ROOT, fakeHome, initMonorepo, offhostOnPath, requireBuild } from './hooks-helpers.js';
@@ -73,7 +74,7 @@ async function terminal(snippet: string, opts: { cwd?: string; env?: Record<stri
     marks++;
     tmux('send-keys', '-t', 't', '-l', opts.fish ? `echo "st=$status" >> ${out}` : `echo "st=$?" >> ${out}`);
     tmux('send-keys', '-t', 't', 'Enter');
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < WAIT_MS / 100; i++) {
       const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
       if (lines.length >= marks) return (lines[marks - 1] as string).replace(/^st=/, '');
       await sleep(100);

@@ -21,6 +21,7 @@ import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { onPath, sshdPath, toolProblem } from './tools.js';
+import { WAIT_MS } from './hang-guard.js';
 
 export const SSHD = sshdPath() ?? '/usr/sbin/sshd';
 export const SSH = process.env.OFFHOST_TEST_SSH ?? onPath('ssh') ?? '/usr/bin/ssh';
@@ -193,7 +194,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
     };
     let log = '';
     const ready = await (async () => {
-      for (let i = 0; i < 200; i++) {
+      for (let i = 0; i < WAIT_MS / 50; i++) {
         log = readLog();
         if (log.includes(`Server listening on 127.0.0.1 port ${port}`)) return true;
         if (child.exitCode !== null || child.signalCode !== null) return false;

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { missing, onPath, sshdPath, titled } from '../helpers/tools.js';
+import { WAIT_MS } from '../helpers/hang-guard.js';
 import { cleanEnv, configure, ensureBuilt, g, offhost } from '../locks/lifecycle-helpers.js';
 
 const SSHD = sshdPath() ?? '/usr/sbin/sshd';
@@ -50,7 +51,7 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'bin'));
   writeFileSync(join(dir, 'bin', 'ssh'), `#!/bin/sh\nexec /usr/bin/ssh -F '${join(dir, 'ssh_config')}' "$@"\n`);
   chmodSync(join(dir, 'bin', 'ssh'), 0o755);
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < WAIT_MS / 100; i++) {
     try {
       execFileSync('ssh-keyscan', ['-T', '2', '-p', String(port), '127.0.0.1'], { stdio: 'pipe' });
       break;

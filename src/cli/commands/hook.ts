@@ -44,7 +44,7 @@ const REFUSE_INPUT: Record<AgentName, (reason: string) => HookReply> = {
 const STDIN_MAX = 8 * 1024 * 1024;
 
 // In the layout of every command's help (src/cli/help.ts), as a plain string: the hook is hot.
-const USAGE = `Usage: offhost hook AGENT [--mode rewrite|suggest] [--allow-rewrite] [--role laptop|vm|ci] [--config FILE] [--debug]
+const USAGE = `Usage: offhost hook AGENT [--mode rewrite|suggest] [--allow-rewrite] [--role R] [--config FILE] [--debug]
 
 A pre-exec hook: reads the agent's event JSON on stdin and answers in its protocol. AGENT is one of
 ${AGENTS.join(', ')}
