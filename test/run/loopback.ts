@@ -135,7 +135,7 @@ export function records(l: Laptop): RunRecord[] {
   return ids.map((id) => JSON.parse(readFileSync(join(dir, id, 'record.json'), 'utf8')) as RunRecord);
 }
 
-export async function until(cond: () => boolean, ms = 20_000): Promise<void> {
+export async function until(cond: () => boolean, ms = 90_000): Promise<void> {
   const startAt = Date.now();
   while (!cond()) {
     if (Date.now() - startAt > ms) throw new Error('timed out waiting');
