@@ -137,8 +137,12 @@ export async function acquire(s: LockStore, a: AcquireArgs): Promise<AcquireResu
     const dropped = dropDeadEnded(s, cur, now);
     cur = dropped.rec;
     const holder = holderOf(cur, path, now, s.opts.remote ? 'remote' : 'ref', skewOf(s));
-    if (dropped.ended) holder.state = 'expired';
-    if (dropped.ended) holder.why = dropped.ended;
+    // Another session's lock whose runs have all ended is free (archived with why); this session's own
+    // simply loses the dead claim and gets the new one.
+    if (dropped.ended && cur.session !== a.session) {
+      holder.state = 'expired';
+      holder.why = dropped.ended;
+    }
     if (holder.state === 'future') {
       if (cur.session !== a.session) return { result: { status: 'held', target: name, holder } };
       throw new LockError(`${holder.why}; this session's lock cannot be renewed while the clock disagrees by more than the skew margin; nothing was changed`, path);
