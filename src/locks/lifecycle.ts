@@ -161,8 +161,9 @@ export async function acquire(s: LockStore, a: AcquireArgs): Promise<AcquireResu
     const dropped = dropDeadEnded(s, cur, now);
     cur = dropped.rec;
     const holder = holderOf(cur, path, now, s.mode === 'remote' ? 'remote' : 'ref', skewOf(s));
-    // A lock only runs held, whose last run's process is gone (holder-process.ts), has ended: free it now.
-    if (dropped.ended) {
+    // Another session's lock whose runs have all ended (holder-process.ts) is free now (archived with why);
+    // this session's own simply loses the dead claim and gets the new one.
+    if (dropped.ended && cur.session !== a.session) {
       holder.state = 'expired';
       holder.why = dropped.ended;
     }

@@ -44,3 +44,20 @@ export async function vmSshOptions(vm: VmSpec, env: NodeJS.ProcessEnv, stateDir:
   const pinning = await pinnedSshOptions(vm, env, stateDir);
   return [...pinning, ...connectionSshOptions(vm), ...multiplexSshOptions(pinning, env)];
 }
+
+/**
+ * The VM with its own connection, not the shared master: for the checks after a connection was lost or
+ * hung (the master may be the thing that hangs), where being right matters more than being quick.
+ */
+export function ownConnection(vm: VmSpec): VmSpec {
+  const opts = vm.sshOptions ?? [];
+  const out: string[] = [];
+  for (let i = 0; i < opts.length; i++) {
+    if (opts[i] === '-o' && /^Control(Master|Path|Persist)=/.test(opts[i + 1] ?? '')) {
+      i++;
+      continue;
+    }
+    out.push(opts[i]!);
+  }
+  return { ...vm, sshOptions: [...out, '-o', 'ControlPath=none'] };
+}

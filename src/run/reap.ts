@@ -9,7 +9,7 @@ import type { ResolvedConfig } from '../config/resolve.js';
 import type { Claim } from '../locks/lock-types.js';
 import type { JobReaper } from '../locks/holder-process.js';
 import { renderJob, type VmSpec } from '../routes/index.js';
-import { vmSshOptions } from '../routes/multiplex.js';
+import { ownConnection, vmSshOptions } from '../routes/multiplex.js';
 import { backendEnv } from '../shims/env.js';
 import { stateDir } from './record.js';
 import { pgidFile, strayFunctions } from './remote.js';
@@ -57,7 +57,7 @@ export function confirmScript(nonce: string, job: string): string {
 
 /** After a session that ended without the command's status: is the command's job gone? Stops it if not. */
 export async function confirmStopped(spec: VmSpec, io: Pick<Io, 'cwd' | 'env'>, nonce: string): Promise<boolean> {
-  const r = await remoteOnce(spec, io, confirmScript(nonce, nonce.slice('@offhost-'.length)));
+  const r = await remoteOnce(ownConnection(spec), io, confirmScript(nonce, nonce.slice('@offhost-'.length)));
   return r.code === 0 && /^(gone|stopped)\b/m.test(r.out);
 }
 
