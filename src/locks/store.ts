@@ -586,5 +586,6 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
   const store = new LockStore(repo, o);
   for (const e of early) store.sharing.push(e);
   for (const f of removeStaleTemp(repo)) store.note(`removed ${f}, a private index of an offhost process that no longer runs`);
+  if (store.mode === 'user') for (const f of removeStaleTemp(store.db())) store.note(`removed ${f}, a private index of an offhost process that no longer runs`);
   return store;
 }
