@@ -64,7 +64,7 @@ describe('clones of one repository on one machine, no --push', () => {
     expect((await offhost(['lock', 'release', VM], { cwd: first, env: sessionEnv('first') })).code).toBe(0);
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'now mine'], { cwd: second, env: sessionEnv('second') })).code).toBe(0);
     expect((await offhost(['lock', 'release', VM], { cwd: second, env: sessionEnv('second') })).code).toBe(0);
-  });
+  }, 300_000);
 
   it('two clones of a bare remote race without --push: exactly one holder', async () => {
     const { bare, clones } = bareWithClones(3);
@@ -72,7 +72,7 @@ describe('clones of one repository on one machine, no --push', () => {
     expect(results.filter((r) => r.code === 0), results.map((r) => r.stderr).join('\n')).toHaveLength(1);
     expect(results.filter((r) => r.code === 1)).toHaveLength(2);
     expect(holders([bare, ...clones]).size).toBe(1);
-  });
+  }, 300_000);
 
   it('a clone without a commit keeps its own locks and says so', async () => {
     const dir = join(dirname(tempRepo('x')), 'empty');
@@ -81,7 +81,7 @@ describe('clones of one repository on one machine, no --push', () => {
     const st = await offhost(['lock', 'status'], { cwd: dir });
     expect(st.code, st.stderr).toBe(0);
     expect(st.stdout).toContain("this clone's own");
-  });
+  }, 300_000);
 });
 
 describe('the mode belongs to the repository: mixed --push and plain calls', () => {
@@ -106,7 +106,7 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
       expect((await offhost(['lock', 'release', VM], { cwd: c, env: sessionEnv('agent-a') })).code).toBe(0);
       expect(holderIn(bare)).toBeNull();
     }
-  });
+  }, 300_000);
 
   it('a second clone on another "machine" (its own HOME) goes through the remote once the remote holds the ref', async () => {
     const { bare, clones } = bareWithClones(2);
@@ -118,7 +118,7 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
     expect(b.stderr).toContain('held by session machine-a');
     const noPush = await offhost(['lock', 'acquire', VM, '--reason', 'b', '--no-push'], { cwd: clones[1]!, env: { ...sessionEnv('machine-c'), HOME: otherHome } });
     expect(noPush.code).toBe(2);
-  });
+  }, 300_000);
 
   it('races of every mix (plain, --push, --no-push) across two clones: never two holders', async () => {
     const mixes: string[][] = [
@@ -148,5 +148,5 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
         expect(r.code, `${detail}\nlate ${k}: ${r.stderr}`).toBe(1);
       }
     }
-  }, 240_000);
+  }, 900_000);
 });
