@@ -557,7 +557,9 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
       const userStore = await ensureUserStore(env, identity);
       o.sightingsDir ??= sightingsDir(env);
       o.remote = userStore;
-      const marked = (await runGit(['cat-file', '-e', `${LOCK_REF}:${SHARED_THROUGH}`], { cwd: userStore, env })).code === 0;
+      const m = await runGit(['cat-file', 'blob', `${LOCK_REF}:${SHARED_THROUGH}`], { cwd: userStore, env });
+      const marker = m.code === 0 ? parseMarker(m.stdout) : null;
+      const marked = marker !== null;
       if (!marked && !want && hasRemote && share.probeRemote) {
         try {
           const theirs = await remoteRef(repo, share.remoteName, LOCK_REF);
@@ -579,6 +581,16 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
         }
       }
       o.hub = { userStore, identity, ...(hasRemote ? { shareRemote: share.remoteName } : {}), wantRemote: want, forbidRemote: share.flag === false };
+      // Shared through a remote, and the user store's locks copied there already: straight to the remote
+      // (until then the first transaction copies them: LockStore.adopt).
+      if (marker?.joined) {
+        if (share.flag === false) {
+          throw new LockError(
+            `this repository's locks are shared through the remote ${marker.url} (the user store ${userStore} says so): --no-push would take a lock no other clone sees, so it is refused; nothing was changed. Drop --no-push`,
+          );
+        }
+        o.remote = await remoteNamed(repo, marker.url, marker.name);
+      }
     } else if (want && hasRemote) {
       o.remote = share.remoteName;
     }

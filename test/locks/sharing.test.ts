@@ -3,7 +3,7 @@
 // the built CLI as concurrent processes; every mix of --push, plain and --no-push calls.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ACTIVE, REF, VM, bareWithClones, cleanEnv, configure, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
 
@@ -28,10 +28,24 @@ function holderIn(dir: string, ref = REF): string | null {
   return /^session: (\S+)$/m.exec(r.stdout)?.[1] ?? null;
 }
 
-/** Every holder of VM that any store of these repositories shows (remote, user stores, each clone's copy). */
+/** The user store of each clone among `dirs` (by the store-id offhost cached in its git directory). */
+function storesOf(dirs: string[]): string[] {
+  const out = new Set<string>();
+  for (const d of dirs) {
+    try {
+      const id = readFileSync(join(d, '.git', 'offhost', 'store-id'), 'utf8').trim();
+      for (const s of userStores()) if (s.endsWith(`${id}.git`)) out.add(s);
+    } catch {
+      /* a bare remote, or a clone that never ran a lock command */
+    }
+  }
+  return [...out];
+}
+
+/** Every holder of VM that any store of these repositories shows (remote, their user store, each clone's copy). */
 function holders(dirs: string[]): Set<string> {
   const out = new Set<string>();
-  for (const d of [...dirs, ...userStores()]) {
+  for (const d of [...dirs, ...storesOf(dirs)]) {
     const h = holderIn(d);
     if (h) out.add(h);
   }
