@@ -505,13 +505,15 @@ export class LockStore {
   private unchanged(err: unknown): Error {
     const msg = err instanceof Error ? err.message : String(err);
     if (isOffhostError(err) && !(err instanceof GitError)) return err as Error;
+    // The repository the change was being written in: the user store in user mode, else the clone.
+    const where = this.db().commonDir;
     const hint = /Read-only file system|EROFS/i.test(msg)
-      ? `${this.repo.commonDir} is on a read-only file system: make it writable`
+      ? `${where} is on a read-only file system: make it writable`
       : /No space left|ENOSPC|disk quota/i.test(msg)
-        ? `the disk holding ${this.repo.commonDir} is full: free some space`
+        ? `the disk holding ${where} is full: free some space`
         : /remote|push|fetch|ls-remote/i.test(msg)
           ? `check that the remote ${this.opts.remote ?? ''} is reachable`
-          : `see git's message (repository ${this.repo.commonDir})`;
+          : `see git's message (repository ${where})`;
     return new LockError(`the lock change could not be made (${msg.split('\n')[0]}): ${hint}, then retry; nothing was changed`);
   }
 
