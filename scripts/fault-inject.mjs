@@ -67,7 +67,10 @@ function repo(parent = WORK) {
   git(dir, 'init', '-q', '-b', 'main');
   configure(dir);
   writeFileSync(join(dir, 'a.txt'), 'a\n');
-  git(dir, 'add', 'a.txt');
+  // Each trial is a repository of its own: the lock store is per repository identity (its root commit),
+  // so two trials' first commits must differ even when made in the same second.
+  writeFileSync(join(dir, 'id.txt'), `${dir}\n`);
+  git(dir, 'add', 'a.txt', 'id.txt');
   git(dir, 'commit', '-q', '-m', 'c1');
   writeFileSync(join(dir, 'a.txt'), 'a\nb\n');
   git(dir, 'commit', '-q', '-am', 'c2');
@@ -141,6 +144,13 @@ function strayFiles(dir) {
   const tmp = join(dir, '.git', 'offhost', 'tmp');
   const left = existsSync(tmp) ? readdirSync(tmp) : [];
   if (existsSync(join(dir, '.git', `${REF}.lock`))) left.push(`${REF}.lock`);
+  // The user stores every clone's lock commands go through (docs/LOCKS.md): the same two leftovers there.
+  const stores = join(HOME, '.local', 'state', 'offhost', 'lock-stores');
+  for (const s of existsSync(stores) ? readdirSync(stores) : []) {
+    const st = join(stores, s, 'offhost', 'tmp');
+    if (existsSync(st)) left.push(...readdirSync(st).map((n) => `${s}/offhost/tmp/${n}`));
+    if (existsSync(join(stores, s, `${REF}.lock`))) left.push(`${s}/${REF}.lock`);
+  }
   return left;
 }
 

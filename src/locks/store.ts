@@ -505,13 +505,15 @@ export class LockStore {
   private unchanged(err: unknown): Error {
     const msg = err instanceof Error ? err.message : String(err);
     if (isOffhostError(err) && !(err instanceof GitError)) return err as Error;
+    // The repository the change was being written in: the user store in user mode, else the clone.
+    const where = this.db().commonDir;
     const hint = /Read-only file system|EROFS/i.test(msg)
-      ? `${this.repo.commonDir} is on a read-only file system: make it writable`
+      ? `${where} is on a read-only file system: make it writable`
       : /No space left|ENOSPC|disk quota/i.test(msg)
-        ? `the disk holding ${this.repo.commonDir} is full: free some space`
+        ? `the disk holding ${where} is full: free some space`
         : /remote|push|fetch|ls-remote/i.test(msg)
           ? `check that the remote ${this.opts.remote ?? ''} is reachable`
-          : `see git's message (repository ${this.repo.commonDir})`;
+          : `see git's message (repository ${where})`;
     return new LockError(`the lock change could not be made (${msg.split('\n')[0]}): ${hint}, then retry; nothing was changed`);
   }
 
@@ -557,7 +559,9 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
       const userStore = await ensureUserStore(env, identity);
       o.sightingsDir ??= sightingsDir(env);
       o.remote = userStore;
-      const marked = (await runGit(['cat-file', '-e', `${LOCK_REF}:${SHARED_THROUGH}`], { cwd: userStore, env })).code === 0;
+      const m = await runGit(['cat-file', 'blob', `${LOCK_REF}:${SHARED_THROUGH}`], { cwd: userStore, env });
+      const marker = m.code === 0 ? parseMarker(m.stdout) : null;
+      const marked = marker !== null;
       if (!marked && !want && hasRemote && share.probeRemote) {
         try {
           const theirs = await remoteRef(repo, share.remoteName, LOCK_REF);
@@ -579,6 +583,16 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
         }
       }
       o.hub = { userStore, identity, ...(hasRemote ? { shareRemote: share.remoteName } : {}), wantRemote: want, forbidRemote: share.flag === false };
+      // Shared through a remote, and the user store's locks copied there already: straight to the remote
+      // (until then the first transaction copies them: LockStore.adopt).
+      if (marker?.joined) {
+        if (share.flag === false) {
+          throw new LockError(
+            `this repository's locks are shared through the remote ${marker.url} (the user store ${userStore} says so): --no-push would take a lock no other clone sees, so it is refused; nothing was changed. Drop --no-push`,
+          );
+        }
+        o.remote = await remoteNamed(repo, marker.url, marker.name);
+      }
     } else if (want && hasRemote) {
       o.remote = share.remoteName;
     }
@@ -586,5 +600,6 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
   const store = new LockStore(repo, o);
   for (const e of early) store.sharing.push(e);
   for (const f of removeStaleTemp(repo)) store.note(`removed ${f}, a private index of an offhost process that no longer runs`);
+  if (store.mode === 'user') for (const f of removeStaleTemp(store.db())) store.note(`removed ${f}, a private index of an offhost process that no longer runs`);
   return store;
 }

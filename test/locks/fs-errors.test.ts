@@ -20,33 +20,36 @@ afterAll(() => {
 describe.skipIf(!mounted)('ENOSPC and EROFS (real tmpfs)', () => {
   it('a full disk, then a read-only one: exit 2 saying so, nothing changed, no temporary files', async () => {
     const dir = join(mnt, 'repo');
+    // The lock store every clone of this machine goes through (the user store) on the same file system.
+    const state = join(mnt, 'state');
+    const env = { ...sessionEnv('a'), OFFHOST_STATE_DIR: state };
     execFileSync('git', ['init', '-q', '-b', 'main', dir], { env: cleanEnv() });
     configure(dir);
     writeFileSync(join(dir, 'a.txt'), 'a\n');
     g(dir, 'add', 'a.txt');
     g(dir, 'commit', '-q', '-m', 'init');
-    expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env })).code).toBe(0);
     const tip = g(dir, 'rev-parse', REF);
     // Fill the file system.
     spawnSync('dd', ['if=/dev/zero', `of=${join(mnt, 'fill')}`, 'bs=64k'], { stdio: 'ignore' });
-    const full = await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') });
+    const full = await offhost(['lock', 'release', VM], { cwd: dir, env });
     expect(full.code).toBe(2);
     expect(full.stderr).toMatch(/disk holding .* is full/);
-    expect(full.stderr).toContain(join(dir, '.git'));
+    expect(full.stderr).toContain(join(state, 'lock-stores'));
     expect(full.stderr).toContain('nothing was changed');
     expect(full.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(g(dir, 'rev-parse', REF)).toBe(tip);
-    expect(readdirSync(join(dir, '.git', 'offhost', 'tmp'))).toEqual([]);
+    for (const st of readdirSync(join(state, 'lock-stores'))) expect(readdirSync(join(state, 'lock-stores', st, 'offhost', 'tmp'))).toEqual([]);
     rmSync(join(mnt, 'fill'));
     // Read-only.
     expect(spawnSync('mount', ['-o', 'remount,ro', mnt]).status).toBe(0);
     try {
-      const ro = await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') });
+      const ro = await offhost(['lock', 'release', VM], { cwd: dir, env });
       expect(ro.code).toBe(2);
       expect(ro.stderr).toMatch(/read-only/i);
       expect(ro.stderr).not.toContain('ENOENT');
       expect(ro.stderr).toContain('nothing was changed');
-      const st = await offhost(['lock', 'status'], { cwd: dir, env: sessionEnv('a') });
+      const st = await offhost(['lock', 'status'], { cwd: dir, env });
       expect(st.code).toBe(0);
       expect(st.stdout).toContain(VM);
       expect(g(dir, 'rev-parse', REF)).toBe(tip);
@@ -54,7 +57,7 @@ describe.skipIf(!mounted)('ENOSPC and EROFS (real tmpfs)', () => {
       spawnSync('mount', ['-o', 'remount,rw', mnt]);
     }
     expect(readdirSync(join(dir, 'meta/context/notices/vm-active'))).toEqual([`lock-${VM}.md`]);
-    expect((await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    expect((await offhost(['lock', 'release', VM], { cwd: dir, env })).code).toBe(0);
     expect(g(dir, 'ls-tree', '--name-only', REF, '--', ACTIVE).trim()).toBe('');
   });
 });

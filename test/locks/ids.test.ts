@@ -28,7 +28,7 @@ describe('only dev VMs are test VMs (POLICY R2)', () => {
     }
     expect(g(dir, 'for-each-ref', 'refs/offhost').trim()).toBe('');
     expect((await offhost(['lock', 'acquire', 's.khost1.dev-linux-x', '--reason', 'r'], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
-  });
+  }, 180_000);
 
   it('lint reports a lock file of a stg VM', () => {
     const { findings } = parseLockText(lock('', 's.khost1.stg-linux-x'), 'meta/context/notices/vm-active/lock-s.khost1.stg-linux-x.md');
@@ -45,7 +45,7 @@ describe('ttl_minutes is bounded', () => {
       expect(r.stderr).toContain('from 1 to 1440');
     }
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'r', '--ttl', '1440'], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
-  });
+  }, 180_000);
 
   it('a lock file with ttl_minutes: 1000000000 is an error naming the bound and the line', () => {
     const { lock: l, findings } = parseLockText(lock('ttl_minutes: 1000000000\n'), FILE);

@@ -190,3 +190,11 @@ export function userStores(): string[] {
     return [];
   }
 }
+
+/** The user store the repository `dir` goes through (by the store-id offhost cached in its git directory). */
+export function userStoreOf(dir: string): string {
+  const id = readFileSync(join(dir, '.git', 'offhost', 'store-id'), 'utf8').trim();
+  const s = userStores().find((p) => p.endsWith(`${id}.git`));
+  if (!s) throw new Error(`no user store for ${dir}`);
+  return s;
+}

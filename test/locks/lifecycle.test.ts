@@ -20,6 +20,7 @@ import {
   sessionEnv,
   snapshot,
   tempRepo,
+  userStoreOf,
 } from './lifecycle-helpers.js';
 
 beforeAll(() => ensureBuilt());
@@ -275,14 +276,16 @@ describe("the user's work is never touched", () => {
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
     const tip = g(dir, 'rev-parse', REF);
     const view = readFile(dir, ACTIVE);
-    rmSync(join(dir, '.git', 'offhost', 'tmp'), { recursive: true, force: true });
-    writeFileSync(join(dir, '.git', 'offhost', 'tmp'), 'not a folder');
+    // The private folder of the store the change is written in: the user store (docs/LOCKS.md).
+    const tmp = join(userStoreOf(dir), 'offhost', 'tmp');
+    rmSync(tmp, { recursive: true, force: true });
+    writeFileSync(tmp, 'not a folder');
     const r = await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('nothing was changed');
     expect(g(dir, 'rev-parse', REF)).toBe(tip);
     expect(readFile(dir, ACTIVE)).toBe(view);
-    rmSync(join(dir, '.git', 'offhost', 'tmp'));
+    rmSync(tmp);
   });
 });
 

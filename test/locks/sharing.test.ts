@@ -3,7 +3,7 @@
 // the built CLI as concurrent processes; every mix of --push, plain and --no-push calls.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ACTIVE, REF, VM, bareWithClones, cleanEnv, configure, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
 
@@ -28,10 +28,24 @@ function holderIn(dir: string, ref = REF): string | null {
   return /^session: (\S+)$/m.exec(r.stdout)?.[1] ?? null;
 }
 
-/** Every holder of VM that any store of these repositories shows (remote, user stores, each clone's copy). */
+/** The user store of each clone among `dirs` (by the store-id offhost cached in its git directory). */
+function storesOf(dirs: string[]): string[] {
+  const out = new Set<string>();
+  for (const d of dirs) {
+    try {
+      const id = readFileSync(join(d, '.git', 'offhost', 'store-id'), 'utf8').trim();
+      for (const s of userStores()) if (s.endsWith(`${id}.git`)) out.add(s);
+    } catch {
+      /* a bare remote, or a clone that never ran a lock command */
+    }
+  }
+  return [...out];
+}
+
+/** Every holder of VM that any store of these repositories shows (remote, their user store, each clone's copy). */
 function holders(dirs: string[]): Set<string> {
   const out = new Set<string>();
-  for (const d of [...dirs, ...userStores()]) {
+  for (const d of [...dirs, ...storesOf(dirs)]) {
     const h = holderIn(d);
     if (h) out.add(h);
   }
@@ -64,7 +78,7 @@ describe('clones of one repository on one machine, no --push', () => {
     expect((await offhost(['lock', 'release', VM], { cwd: first, env: sessionEnv('first') })).code).toBe(0);
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'now mine'], { cwd: second, env: sessionEnv('second') })).code).toBe(0);
     expect((await offhost(['lock', 'release', VM], { cwd: second, env: sessionEnv('second') })).code).toBe(0);
-  });
+  }, 300_000);
 
   it('two clones of a bare remote race without --push: exactly one holder', async () => {
     const { bare, clones } = bareWithClones(3);
@@ -72,7 +86,7 @@ describe('clones of one repository on one machine, no --push', () => {
     expect(results.filter((r) => r.code === 0), results.map((r) => r.stderr).join('\n')).toHaveLength(1);
     expect(results.filter((r) => r.code === 1)).toHaveLength(2);
     expect(holders([bare, ...clones]).size).toBe(1);
-  });
+  }, 300_000);
 
   it('a clone without a commit keeps its own locks and says so', async () => {
     const dir = join(dirname(tempRepo('x')), 'empty');
@@ -81,7 +95,7 @@ describe('clones of one repository on one machine, no --push', () => {
     const st = await offhost(['lock', 'status'], { cwd: dir });
     expect(st.code, st.stderr).toBe(0);
     expect(st.stdout).toContain("this clone's own");
-  });
+  }, 300_000);
 });
 
 describe('the mode belongs to the repository: mixed --push and plain calls', () => {
@@ -106,7 +120,7 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
       expect((await offhost(['lock', 'release', VM], { cwd: c, env: sessionEnv('agent-a') })).code).toBe(0);
       expect(holderIn(bare)).toBeNull();
     }
-  });
+  }, 300_000);
 
   it('a second clone on another "machine" (its own HOME) goes through the remote once the remote holds the ref', async () => {
     const { bare, clones } = bareWithClones(2);
@@ -118,7 +132,7 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
     expect(b.stderr).toContain('held by session machine-a');
     const noPush = await offhost(['lock', 'acquire', VM, '--reason', 'b', '--no-push'], { cwd: clones[1]!, env: { ...sessionEnv('machine-c'), HOME: otherHome } });
     expect(noPush.code).toBe(2);
-  });
+  }, 300_000);
 
   it('races of every mix (plain, --push, --no-push) across two clones: never two holders', async () => {
     const mixes: string[][] = [
@@ -148,5 +162,5 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
         expect(r.code, `${detail}\nlate ${k}: ${r.stderr}`).toBe(1);
       }
     }
-  }, 240_000);
+  }, 900_000);
 });
