@@ -65,7 +65,7 @@ const diskCase: CaseAccess = { rule: diskCaseRule, fs: diskCaseFs };
 /**
  * The canonical spelling of a directory for `config`: physical, then mapped back to the configured
  * directory it lies under (the longest one). Cached: a hook or shell process judges few directories.
- * On a case-insensitive volume (src/config/case-rule.ts) `under` compares folded: a configured directory
+ * On a case-insensitive volume (src/policy/case-rule.ts) `under` compares folded: a configured directory
  * reached in another case (`~/dev/Koder/Engines/Lang/Koda`) is written in the configuration's spelling,
  * and the names below it in the spelling stored on disk (the one a VM's copy has).
  */
