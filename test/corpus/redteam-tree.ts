@@ -40,7 +40,7 @@ export const HEAVY = [
   'weston', 'labwc', 'cage', 'sway', 'river', 'wayfire', 'gnome-shell', 'kwin_wayland', 'mutter', 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable',
   'google-chrome-unstable', 'firefox', 'brave-browser', 'microsoft-edge-dev', 'msedge', 'headless_shell', 'chrome-headless-shell', 'chromedriver', 'geckodriver',
   'playwright', 'cypress', 'karma', 'wdio', 'testcafe', 'web-test-runner', 'test-storybook', 'lighthouse', 'vitest', 'ng', 'patrol', 'virsh', 'quickemu', 'VBoxManage',
-  'selenium-server', 'pytest', 'xcrun', 'vagrant', 'vmrun', 'prlctl', 'colima', 'minikube', 'firecracker', 'crosvm',
+  'selenium-server', 'pytest', 'xcrun', 'xcodebuild', 'vagrant', 'vmrun', 'prlctl', 'colima', 'minikube', 'firecracker', 'crosvm',
 ];
 /** Tools modelled by _models (not installed here). */
 export const MODELS = ['chronic', 'rlwrap', 'cgexec', 'bear', 'scan-build', 'intercept-build', 'sshpass', 'dotenv', 'tsp', 'compiledb', 'numactl', 'ifne', 'cross-env', 'pueue', 'sem', 'at', 'batch', 'entr', 'nodemon', 'watchman-make', 'reflex', 'concurrently', 'start-server-and-test', 'busybox', 'toybox', 'npx', 'torsocks', 'proxychains4', 'eatmydata', 'nocache', 'faketime', 'poetry', 'uv', 'bundle', 'direnv', 'xterm', 'socat', 'uvx', 'pipx', 'volta', 'colormake'];

@@ -132,7 +132,11 @@ function walkCode(name: string, code: string, args: Field[], call: Call, w: Walk
   const spawns = lang ? lang.spawns(code) : [];
   const flag = codeFlag(name);
   const runsArgs = args.length > 0 && (spawns.some((s) => s.kind === 'unknown' && s.argvDerived) || (USES_ARGV.test(code) && SPAWNS.test(code)));
-  if (runsArgs) withVia(ctx, `${name} ${flag}`, () => w.runFields(args, call.env, call.cwd, call.st, ctx, call.span, call.stdin, call.wrapDepth + 1));
+  if (runsArgs) {
+    withVia(ctx, `${name} ${flag}`, () => w.runFields(args, call.env, call.cwd, call.st, ctx, call.span, call.stdin, call.wrapDepth + 1));
+    // An argument may be handed to a shell (`os.system(sys.argv[1]) 'make build'`): one with blanks is read as a line too.
+    for (const a of args) if (a.known && /\s/.test(a.value)) w.runScript(a, `${name} ${flag} (an argument run by a shell)`, call.cwd, call.env, call.st, ctx, call.span);
+  }
   for (const s of spawns) {
     if (s.kind === 'unknown' && s.argvDerived && runsArgs) continue;
     const cwd = s.cwd ? resolveDir(call.cwd, s.cwd) : call.cwd;
