@@ -245,6 +245,30 @@ function remoteCommands(call: Call, w: Walker, sub: string, rest: Field[], confi
 }
 
 /**
+ * `git clone --template=DIR` (or `init.templateDir`, GIT_TEMPLATE_DIR) copies DIR's hooks into the new
+ * repository, and the clone's checkout runs its post-checkout there (not with `-n`, `--bare`, `--mirror`).
+ * Run in the new clone, a directory judged unknown here.
+ */
+function cloneHook(call: Call, rest: Field[], config: Map<string, Field>): void {
+  let template: Field | null = null;
+  for (let k = 0; k < rest.length; k++) {
+    const f = rest[k]!;
+    if (!f.known) continue;
+    if (/^(-n|--no-checkout|--bare|--mirror)$/.test(f.value)) return;
+    if (f.value.startsWith('--template=')) template = { value: f.value.slice(11), known: true };
+    else if (f.value === '--template' && rest[k + 1]) template = rest[++k]!;
+  }
+  template ??= envValue(call, 'GIT_TEMPLATE_DIR') ?? config.get('init.templatedir') ?? null;
+  if (!template) return; // git's own template holds only .sample hooks, which never run
+  const dir = template.known && template.value.startsWith('~/') && call.ctx.home ? `${call.ctx.home}${template.value.slice(1)}` : resolveDir(call.cwd, template);
+  const file = { value: dir === null ? template.value : `${dir}/hooks/post-checkout`, known: dir !== null };
+  withVia(call.ctx, 'git clone (the template\'s post-checkout hook, in the new clone)', () => {
+    if (!file.known) unknownScript(file, 'git clone --template', call.env, null, call.st, call.ctx, call.span);
+    else executableFile([file], call.env, null, call.st, call.ctx, call.span);
+  });
+}
+
+/**
  * Whether git would use an `ext::` remote (git-config(1) protocol.allow): GIT_ALLOW_PROTOCOL lists the
  * protocols allowed; else protocol.ext.allow, else protocol.allow; by default ext is `never`. A value
  * offhost cannot know allows it (fail closed).
@@ -264,6 +288,7 @@ function extAllowed(call: Call, config: Map<string, Field>): boolean {
 function runHooks(call: Call, sub: string, rest: Field[], config: Map<string, Field>, dirs: GitDirs | null, top: () => string | null): void {
   const ctx = call.ctx;
   if (!ctx.files) return;
+  if (sub === 'clone') return cloneHook(call, rest, config);
   const hooks = hooksOf(sub, rest);
   if (!hooks.length) return;
   const t = top();
