@@ -151,7 +151,7 @@ function walk(call: Call, w: Walker): void {
   // The configuration files git reads (with the disk only: the system, global and repository files).
   let dirs: GitDirs | null = null;
   let config = lineConfig;
-  if (call.ctx.files) {
+  if (call.ctx.files && !(sub !== null && NO_FILE_CONFIG.has(sub))) {
     const t = top();
     // `--git-dir`/GIT_DIR name the repository (its config and hooks) directly.
     const named = gitDirOpt ?? envValue(call, 'GIT_DIR') ?? null;
@@ -190,6 +190,13 @@ function walk(call: Call, w: Walker): void {
   }
   if (sub) for (const u of subcommandRuns(sub, rest)) w.apply(u.kind === 'run' || u.kind === 'script' ? (u.cwdUnknown ? u : { ...u, absoluteCwd: top() }) : u, call, false);
 }
+
+/**
+ * Builtins that run no hook and reach no remote, and that an alias cannot replace (git's own commands win
+ * over aliases): their config files are not read (an agent's `git status` pays for no file). A pager,
+ * external diff or fsmonitor they may start is judged from the line's configuration only.
+ */
+const NO_FILE_CONFIG = new Set(['status', 'log', 'diff', 'show', 'grep', 'blame', 'ls-files', 'ls-tree', 'rev-parse', 'rev-list', 'describe', 'shortlog', 'cat-file', 'config', 'help', 'version', 'show-ref', 'for-each-ref', 'name-rev', 'reflog', 'whatchanged', 'var', 'check-ignore', 'diff-tree', 'diff-files', 'diff-index', 'merge-base']);
 
 const NETWORK = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'archive', 'remote', 'submodule']);
 /** Options whose value is a command git runs for the remote side: `--upload-pack`, `--receive-pack`, push's `--exec`, archive's `--exec`, clone's `-u`. */
