@@ -127,6 +127,7 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   hook('tools/light-hooks/pre-commit', '#!/bin/sh\nmake -C engines/lang/koda lint\n');
   hook('tools/light-hooks/post-checkout', '#!/bin/sh\necho checked out\n');
   hook('.husky/pre-commit', 'make -C engines/lang/koda build-safe\n');
+  hook('tools/tmpl/hooks/post-checkout', '#!/bin/sh\nmake -C engines/lang/koda build\n');
   hook('.husky/_/pre-commit', '#!/usr/bin/env sh\n. "${0%/*}/h"\n');
   hook('.husky/_/h', '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n');
   sh('git init -q -b main . && git add -A && git commit -qm one && echo two >> README.md && git commit -qam two', root);

@@ -151,7 +151,7 @@ function walk(call: Call, w: Walker): void {
   // The configuration files git reads (with the disk only: the system, global and repository files).
   let dirs: GitDirs | null = null;
   let config = lineConfig;
-  if (call.ctx.files) {
+  if (call.ctx.files && !(sub !== null && NO_FILE_CONFIG.has(sub))) {
     const t = top();
     // `--git-dir`/GIT_DIR name the repository (its config and hooks) directly.
     const named = gitDirOpt ?? envValue(call, 'GIT_DIR') ?? null;
@@ -190,6 +190,13 @@ function walk(call: Call, w: Walker): void {
   }
   if (sub) for (const u of subcommandRuns(sub, rest)) w.apply(u.kind === 'run' || u.kind === 'script' ? (u.cwdUnknown ? u : { ...u, absoluteCwd: top() }) : u, call, false);
 }
+
+/**
+ * Builtins that run no hook and reach no remote, and that an alias cannot replace (git's own commands win
+ * over aliases): their config files are not read (an agent's `git status` pays for no file). A pager,
+ * external diff or fsmonitor they may start is judged from the line's configuration only.
+ */
+const NO_FILE_CONFIG = new Set(['status', 'log', 'diff', 'show', 'grep', 'blame', 'ls-files', 'ls-tree', 'rev-parse', 'rev-list', 'describe', 'shortlog', 'cat-file', 'config', 'help', 'version', 'show-ref', 'for-each-ref', 'name-rev', 'reflog', 'whatchanged', 'var', 'check-ignore', 'diff-tree', 'diff-files', 'diff-index', 'merge-base']);
 
 const NETWORK = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'archive', 'remote', 'submodule']);
 /** Options whose value is a command git runs for the remote side: `--upload-pack`, `--receive-pack`, push's `--exec`, archive's `--exec`, clone's `-u`. */
@@ -245,6 +252,30 @@ function remoteCommands(call: Call, w: Walker, sub: string, rest: Field[], confi
 }
 
 /**
+ * `git clone --template=DIR` (or `init.templateDir`, GIT_TEMPLATE_DIR) copies DIR's hooks into the new
+ * repository, and the clone's checkout runs its post-checkout there (not with `-n`, `--bare`, `--mirror`).
+ * Run in the new clone, a directory judged unknown here.
+ */
+function cloneHook(call: Call, rest: Field[], config: Map<string, Field>): void {
+  let template: Field | null = null;
+  for (let k = 0; k < rest.length; k++) {
+    const f = rest[k]!;
+    if (!f.known) continue;
+    if (/^(-n|--no-checkout|--bare|--mirror)$/.test(f.value)) return;
+    if (f.value.startsWith('--template=')) template = { value: f.value.slice(11), known: true };
+    else if (f.value === '--template' && rest[k + 1]) template = rest[++k]!;
+  }
+  template ??= envValue(call, 'GIT_TEMPLATE_DIR') ?? config.get('init.templatedir') ?? null;
+  if (!template) return; // git's own template holds only .sample hooks, which never run
+  const dir = template.known && template.value.startsWith('~/') && call.ctx.home ? `${call.ctx.home}${template.value.slice(1)}` : resolveDir(call.cwd, template);
+  const file = { value: dir === null ? template.value : `${dir}/hooks/post-checkout`, known: dir !== null };
+  withVia(call.ctx, 'git clone (the template\'s post-checkout hook, in the new clone)', () => {
+    if (!file.known) unknownScript(file, 'git clone --template', call.env, null, call.st, call.ctx, call.span);
+    else executableFile([file], call.env, null, call.st, call.ctx, call.span);
+  });
+}
+
+/**
  * Whether git would use an `ext::` remote (git-config(1) protocol.allow): GIT_ALLOW_PROTOCOL lists the
  * protocols allowed; else protocol.ext.allow, else protocol.allow; by default ext is `never`. A value
  * offhost cannot know allows it (fail closed).
@@ -264,6 +295,7 @@ function extAllowed(call: Call, config: Map<string, Field>): boolean {
 function runHooks(call: Call, sub: string, rest: Field[], config: Map<string, Field>, dirs: GitDirs | null, top: () => string | null): void {
   const ctx = call.ctx;
   if (!ctx.files) return;
+  if (sub === 'clone') return cloneHook(call, rest, config);
   const hooks = hooksOf(sub, rest);
   if (!hooks.length) return;
   const t = top();
