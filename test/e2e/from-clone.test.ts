@@ -117,7 +117,7 @@ describe('from a clone', () => {
     mkdirSync(user);
     writeFileSync(join(user, 'package.json'), '{ "name": "user", "version": "1.0.0", "private": true }\n');
     ok('npm', ['install', '--save-dev', tarball], user);
-    const check = runner(env).run(join(user, 'node_modules', '.bin', 'offhost'), ['check', '--cwd', '/home/koder/dev/koder/engines/lang/koda', 'make build-safe'], user);
+    const check = runner(env).run(join(user, 'node_modules', '.bin', 'offhost'), ['check', '--cwd', join(env.HOME!, 'dev/koder/engines/lang/koda'), 'make build-safe'], user);
     expect(check.status, check.stderr).toBe(3);
     expect(check.stdout).toMatch(/^reroute \(koda-make\)/);
 
@@ -130,7 +130,7 @@ describe('from a clone', () => {
     writeFileSync(join(fromGit, 'package.json'), '{ "name": "from-git", "version": "1.0.0", "private": true }\n');
     ok('npm', ['install', '--save-dev', `git+file://${clone}`], fromGit);
     expect(readdirSync(join(fromGit, 'node_modules', 'offhost', 'dist'))).toContain('offhost.cjs');
-    const viaGit = runner(env).run(join(fromGit, 'node_modules', '.bin', 'offhost'), ['check', '--cwd', '/home/koder/dev/koder/engines/lang/koda', 'make build-safe'], fromGit);
+    const viaGit = runner(env).run(join(fromGit, 'node_modules', '.bin', 'offhost'), ['check', '--cwd', join(env.HOME!, 'dev/koder/engines/lang/koda'), 'make build-safe'], fromGit);
     expect(viaGit.status, viaGit.stderr).toBe(3);
   });
 });
