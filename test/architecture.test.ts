@@ -1,11 +1,12 @@
-// The import boundaries of src/, read from the sources themselves: a small scanner finds every
-// `import … from`, `export … from`, `import '…'` and `import('…')` (type-only imports included: a
-// cycle of types is still a cycle of modules), resolves the relative ones to files, and the rules below
-// are checked on that graph.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// The import boundaries of src/, read from the sources themselves by a real parser: every
+// `import … from`, `export … from`, `import '…'`, `import('…')`, `typeof import('…')` and `require('…')`
+// (type-only imports included: a cycle of types is still a cycle of modules), the relative ones resolved
+// to files, and the rules below checked on that graph.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseAst } from 'rolldown/parseAst';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
@@ -17,11 +18,60 @@ interface Edge {
   typeOnly: boolean;
 }
 
-const IMPORT = /(?:^|[\s;}])(?:import|export)\s+(type\s+)?(?:[^'"`;]*?\sfrom\s+)?(['"])([^'"]+)\2|\bimport\(\s*(['"])([^'"]+)\4\s*\)/g;
+interface AstNode {
+  type?: string;
+  [key: string]: unknown;
+}
 
-/** Source text without comments (a commented-out import is no import); strings are kept. */
-function withoutComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+const literal = (n: unknown): string | undefined => {
+  const node = n as AstNode | null | undefined;
+  return node && node.type === 'Literal' && typeof node.value === 'string' ? node.value : undefined;
+};
+
+/**
+ * Every module specifier a file names, read by a real parser (oxc, through rolldown's parseAst, which
+ * vite brings): import/export declarations (type-only ones marked), `import('…')`, `typeof import('…')`
+ * in types, and `require('…')`. Comments and strings are the parser's business, so a `/*` inside a line
+ * comment (`// programs/* and …`) or an import written in a string cannot hide or invent an import.
+ */
+function specifiers(file: string, text: string): { spec: string; typeOnly: boolean }[] {
+  const lang = /\.[cm]?js$/.test(file) ? 'js' : 'ts';
+  const ast = parseAst(text, { lang, sourceType: 'module' }, file) as unknown as AstNode;
+  const out: { spec: string; typeOnly: boolean }[] = [];
+  const visit = (node: unknown, inType: boolean): void => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n, inType);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const n = node as AstNode;
+    const t = n.type;
+    let typeOnly = inType;
+    if (t === 'ImportDeclaration' || t === 'ExportNamedDeclaration' || t === 'ExportAllDeclaration') {
+      const spec = literal(n.source);
+      const kind = t === 'ImportDeclaration' ? n.importKind : n.exportKind;
+      // `import { type A, type B } from` is type-only too: every specifier says so.
+      const specs = (n.specifiers as AstNode[] | undefined) ?? [];
+      const allTypes = specs.length > 0 && specs.every((s) => s.importKind === 'type' || s.exportKind === 'type');
+      if (spec !== undefined) out.push({ spec, typeOnly: inType || kind === 'type' || allTypes });
+    } else if (t === 'ImportExpression') {
+      const spec = literal(n.source);
+      if (spec !== undefined) out.push({ spec, typeOnly: inType });
+    } else if (t === 'TSImportType') {
+      const spec = literal(n.source) ?? literal((n.argument as AstNode | undefined)?.literal);
+      if (spec !== undefined) out.push({ spec, typeOnly: true });
+    } else if (t === 'CallExpression' && (n.callee as AstNode | undefined)?.type === 'Identifier' && (n.callee as AstNode).name === 'require') {
+      const spec = literal((n.arguments as unknown[] | undefined)?.[0]);
+      if (spec !== undefined) out.push({ spec, typeOnly: inType });
+    }
+    if (t === 'TSTypeAliasDeclaration' || t === 'TSInterfaceDeclaration' || t === 'TSTypeAnnotation') typeOnly = true;
+    for (const [key, value] of Object.entries(n)) {
+      if (key === 'source' && (t === 'ImportDeclaration' || t === 'ExportNamedDeclaration' || t === 'ExportAllDeclaration')) continue;
+      if (value && typeof value === 'object') visit(value, typeOnly);
+    }
+  };
+  visit(ast, false);
+  return out;
 }
 
 function sourceFiles(root: string): string[] {
@@ -43,15 +93,16 @@ export function importGraph(root: string): { files: string[]; edges: Edge[] } {
   const known = new Set(files);
   const edges: Edge[] = [];
   for (const from of files) {
-    const text = withoutComments(readFileSync(join(root, from), 'utf8'));
-    for (const m of text.matchAll(IMPORT)) {
-      const spec = (m[3] ?? m[5])!;
-      const typeOnly = m[1] !== undefined;
+    for (const { spec, typeOnly } of specifiers(from, readFileSync(join(root, from), 'utf8'))) {
       if (!spec.startsWith('.')) {
         edges.push({ from, to: spec, typeOnly });
         continue;
       }
       const abs = relative(root, resolve(root, dirname(from), spec));
+      if (abs.startsWith('..') && existsSync(resolve(root, abs))) {
+        edges.push({ from, to: abs, typeOnly }); // outside the tree (package.json): a leaf
+        continue;
+      }
       const to = [abs.replace(/\.js$/, '.ts'), abs].find((c) => known.has(c));
       if (to === undefined) throw new Error(`${from}: import '${spec}' names no file under ${root}`);
       edges.push({ from, to, typeOnly });
@@ -144,6 +195,11 @@ describe('import boundaries of src/', () => {
     expect(bad).toEqual([]);
   });
 
+  it('nothing outside src/cli/ imports it, not even a type (the CLI is the top floor: it parses, calls one function, prints)', () => {
+    const bad = graph.edges.filter((e) => !inDir('cli')(e.from) && inDir('cli')(e.to)).map((e) => `${e.from} -> ${e.to}`);
+    expect(bad).toEqual([]);
+  });
+
   it('has no import cycle (type-only imports count)', () => {
     expect(importCycles(graph)).toEqual([]);
   });
@@ -176,6 +232,25 @@ describe('the import scanner and cycle finder themselves', () => {
     const cycles = importCycles(importGraph(dir));
     expect(cycles).toContainEqual(['x.ts', 'y.ts']);
     expect(cycles).toContainEqual(['self.ts']);
+  });
+
+  it('is blinded neither by a `/*` in a line comment nor by imports in strings or block comments', () => {
+    // The old regex scanner read the `/*` below as a block comment and lost every import after it.
+    write('w.ts', 'export const w = 1;\n');
+    write('x.ts', 'export const x = 1;\nexport type T = number;\n');
+    write('fooled.ts', [
+      '// Program modules (programs/*) and the walker share these types.',
+      "import { x } from './x.js';",
+      "import { type T } from './x.js';",
+      'const s = "import { y } from \'./y.js\'";',
+      "/* import { z } from './z.js' */",
+      "export * from './w.js';",
+      "export type L = typeof import('./x.js');",
+      '',
+    ].join('\n'));
+    const g = importGraph(dir);
+    const from = g.edges.filter((e) => e.from === 'fooled.ts').map((e) => `${e.to}${e.typeOnly ? ':type' : ''}`);
+    expect(from).toEqual(['x.ts', 'x.ts:type', 'w.ts', 'x.ts:type']);
   });
 
   it('refuses an import that names no file', () => {

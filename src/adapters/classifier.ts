@@ -13,8 +13,8 @@ import type { Role, Verdict } from '../types.js';
 import type { Guard } from '../policy/guard.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { type Classify, HOOK_RULES, errorText, refusal } from './common.js';
-import { withRunRewrite } from '../cli/run-rewrite.js';
-import { ownExecutable } from '../cli/own-executable.js';
+import { withRunRewrite } from './run-rewrite.js';
+import { ownExecutable } from '../own-executable.js';
 
 /** Lines up to this many characters are classified in-process. */
 export const INLINE_MAX = 64 * 1024;

@@ -162,7 +162,7 @@ export function sessionTag(agent: AgentName, sessionId: string | null, env: Node
 
 /**
  * The command an agent runs instead of a rerouted one: the guard's rewrite (always ONE simple command,
- * `<offhost> run [...] -- '<line>'`, src/cli/run-rewrite.ts) behind `env OFFHOST_SESSION=… OFFHOST_AI=…`, so
+ * `<offhost> run [...] -- '<line>'`, src/adapters/run-rewrite.ts) behind `env OFFHOST_SESSION=… OFFHOST_AI=…`, so
  * that `offhost run` takes (and releases) the VM lock in this session's name. `env` rather than `export …;`:
  * the line stays one argv that survives a shlex split and exec (Codex's argv-style shell tools), and in a
  * shell it means the same.

@@ -23,10 +23,10 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ConfigError, UsageError, positionAt } from '../errors.js';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { type AgentName, AGENTS, HOOK_TIMEOUT_MS, isRecord, shQuote } from './common.js';
 import { openCodePlugin } from './opencode-plugin.js';
-import { ownExecutableForSettings } from '../cli/own-executable.js';
+import { ownExecutableForSettings } from '../own-executable.js';
 
 export interface InitAgentOptions {
   /** Project root whose settings are written (default: io.cwd). */

@@ -31,7 +31,7 @@
 // bindings other than accept-line (zsh) and commands inside functions are not seen; a DEBUG trap that is
 // already set (bash-preexec, direnv's older hook) is left alone and the snippet declines to install; each
 // checked line starts offhost once (node start-up, tens of ms).
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { UsageError } from '../errors.js';
 import { shQuote } from './common.js';
 import { defaultBin } from './init-agent.js';

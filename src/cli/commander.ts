@@ -3,10 +3,11 @@
 // validators every command shares (numbers, timestamps, the report options of lint/scan/ci).
 import { CommanderError, Option, type Command } from 'commander';
 import { EXIT, UsageError } from '../errors.js';
-import type { Io } from './io.js';
+import type { Io } from '../io.js';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseUtc } from '../locks/schema.js';
+import { parseNowOption } from '../locks/schema.js';
+export { parseNowOption };
 import { formatKind, type OutputOptions } from '../report/output.js';
 import { colorEnabled } from '../report/color.js';
 import { HELP_OPTION, HELP_WIDTH, helpTail, type HelpSpec } from './help.js';
@@ -69,13 +70,6 @@ export function numberOption(name: string, value: string, opts: { min?: number; 
     throw new UsageError(`${name} must be a ${opts.positive ? 'positive ' : ''}number${opts.unit ? ` of ${opts.unit}` : ''}, not '${value}'`);
   }
   return n;
-}
-
-/** `--now ISO`: the instant, or a UsageError that says how to write it. */
-export function parseNowOption(value: string): Date {
-  const d = parseUtc(value);
-  if (!d) throw new UsageError(`--now '${value}' is not an ISO-8601 UTC timestamp; write it like 2026-05-19T22:30:00Z`);
-  return d;
 }
 
 /** `--skew SECONDS`: a whole number of seconds. */

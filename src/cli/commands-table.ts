@@ -2,7 +2,7 @@
 // registered. main() dispatches on it; scripts/build.mjs reads it to decide what goes into the hot bundle
 // (dist/hot.cjs, `hot: true`) and which commands become their own file (dist/commands/<name>.cjs) that the
 // hot bundle require()s only when that command runs. Adding a command is adding one entry here.
-import type { CommandModule } from './io.js';
+import type { CommandModule } from '../io.js';
 
 export interface CommandEntry {
   /** One line for `offhost --help`. */

@@ -2,7 +2,7 @@
 // where it came from, the directory, the config files in force, the role and why, the checkout's root and
 // path variables, each command and the rule that decided it, the verdict). Off unless asked: the hot path
 // pays one flag test.
-import type { Io } from './io.js';
+import type { Io } from '../io.js';
 import type { Guard } from '../policy/guard.js';
 import type { LineDecision } from '../policy/engine.js';
 import type { ResolvedConfig } from '../config/resolve.js';

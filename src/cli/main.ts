@@ -2,7 +2,7 @@
 // module, so that the hot paths (check, hook, shell) start without the code of lock, lint, ci and their
 // dependencies.
 import { EXIT } from '../errors.js';
-import type { Io } from './io.js';
+import type { Io } from '../io.js';
 import { runCommand } from './run-command.js';
 import { COMMANDS, type CommandEntry } from './commands-table.js';
 import { quietIo, warmLines } from './warm.js';

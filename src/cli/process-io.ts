@@ -1,6 +1,6 @@
 // The real process behind Io: argv, environment, synchronous stdout/stderr and a standard input reader
 // that avoids Node's stream machinery. Shared by both bundles (dist/hot.cjs and dist/hook.cjs).
-import type { Io, StdinRead } from './io.js';
+import type { Io, StdinRead } from '../io.js';
 import { systemClock } from '../types.js';
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 

@@ -1,7 +1,7 @@
 // Running one subcommand with the CLI's error contract: an error that escapes it is printed with the
 // subcommand's name and mapped to its exit status (src/errors.ts), in both bundles alike.
 import { exitCodeFor, isOffhostError } from '../errors.js';
-import type { CommandModule, Io } from './io.js';
+import type { CommandModule, Io } from '../io.js';
 
 export async function runCommand(name: string, load: () => Promise<CommandModule>, args: string[], io: Io): Promise<number> {
   try {

@@ -1,7 +1,7 @@
 // Exercising the hot paths in-process, output discarded, so that the loader's V8 code cache (written
 // when that process exits) holds their compiled functions: `npm run build` runs `offhost --warm-cache`.
 import { EXIT } from '../errors.js';
-import type { Io } from './io.js';
+import type { Io } from '../io.js';
 import { everyProgramModule } from '../shell/programs/index.js';
 
 /** Lines that take the guard through allow, deny, reroute, wrappers and a parse error. */

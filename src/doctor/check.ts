@@ -1,7 +1,7 @@
 // `offhost doctor` is a list of independent checks, one entry each in CHECKS (src/doctor/index.ts). A check
 // reads the laptop (files, the hooks run as their agent runs them) and returns what it found; it never
 // changes anything and never throws for what it finds (a problem is an item with `ok: false` and a fix).
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 
 export interface DoctorItem {
   /** The check that found it (its id in CHECKS). */

@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
 import { ConfigError, GitError, UsageError, positionAt } from '../errors.js';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { DEFAULT_NOTICES_DIR } from '../locks/paths.js';
 import { repoRoot } from '../git/staged.js';
 import { singleQuote } from '../routes/quote.js';

@@ -19,7 +19,7 @@ import { existsSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync 
 import { dirname, join, relative } from 'node:path';
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { DELETION_COMMENT, HOOK_MARKER, LINT_COMMAND, LINT_STAGED_FILES, LINT_STAGED_LINE, isPlainObject, jsonIndent, parseJson } from './husky.js';
 import { planAgentSettings, type Plan } from './agent-settings.js';
 import { planUserWiring } from './uninstall-user.js';

@@ -467,7 +467,7 @@ function newClaim(c: ClaimSpec, id: string, now: Date): Claim {
 /**
  * Frees what runs that ended left held (their process gone, their remote job confirmed gone:
  * holder-process.ts): drops their claims, and archives, with the reason, each lock only they held. The
- * step every offhost command on this host takes when it opens the store (src/cli/lock-context.ts).
+ * step every offhost command on this host takes when it opens the store (src/run/lock-context.ts).
  */
 export async function endRuns(s: LockStore, a: { session: string }): Promise<Committed & { archived: { file: string; archive: string; session: string; why: string }[] }> {
   return s.transact(async (snap) => {

@@ -1,6 +1,7 @@
 // The VM lock frontmatter (POLICY R3) as a zod schema, with messages a person can act on.
 // Pure: no fs, no git, no clock.
 import { z } from 'zod';
+import { UsageError } from '../errors.js';
 
 /** Fields a lock file may carry, in the order `serializeLock` writes them. */
 export const LOCK_FIELDS = ['vm', 'session', 'ai', 'started', 'reason', 'heartbeat', 'ttl_minutes'] as const;
@@ -129,3 +130,10 @@ export const FIELD_EXAMPLES: Record<LockField, string> = {
   heartbeat: 'heartbeat: 2026-05-19T23:10:00Z',
   ttl_minutes: 'ttl_minutes: 60',
 };
+
+/** `--now ISO`: the instant, or a UsageError that says how to write it. */
+export function parseNowOption(value: string): Date {
+  const d = parseUtc(value);
+  if (!d) throw new UsageError(`--now '${value}' is not an ISO-8601 UTC timestamp; write it like 2026-05-19T22:30:00Z`);
+  return d;
+}

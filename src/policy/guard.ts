@@ -1,7 +1,7 @@
 // The guard: the policy core every door (check, explain, run, hooks, shell wrapper, scan, ci) calls. Given
 // a configuration and a role, `classify(line)` gives the decision and, for a reroute, the route. It reads
 // no configuration itself (src/config/load-guard.ts loads it) and writes no door's answer: each door turns
-// a reroute into its own rewrite (src/cli/run-rewrite.ts `withRunRewrite`).
+// a reroute into its own rewrite (src/adapters/run-rewrite.ts `withRunRewrite`).
 import { resolve } from 'node:path';
 import { parse } from '../shell/parser.js';
 import { commandsOf, UnreadableScriptError, type FileAccess, type WalkPolicy } from '../shell/commands.js';

@@ -1,7 +1,7 @@
 // Whether to colour output, by the conventions ESLint (through chalk/supports-color) and most CLIs follow:
 // --color / --no-color first, then FORCE_COLOR (set and not 0/false: colour), then NO_COLOR (set and
 // non-empty: none, https://no-color.org), then TERM=dumb (none), then whether stdout is a terminal.
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 
 export function colorEnabled(flag: boolean | undefined, io: Pick<Io, 'env' | 'isTTY'>): boolean {
   if (flag !== undefined) return flag;

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { EXIT, UsageError } from '../errors.js';
 import { counts, defaultFormat, format, isFormatKind, stepSummary, type FormatKind } from './index.js';
 import type { Finding } from '../types.js';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { VERSION } from '../version.js';
 
 export function formatKind(flag: string | undefined, env: NodeJS.ProcessEnv): FormatKind {

@@ -4,7 +4,7 @@
 // group (its id in the pgid file) and every process carrying its marker (OFFHOST_JOB, ./remote.ts):
 // whatever still runs is stopped (TERM, then KILL).
 import { spawn } from 'node:child_process';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { Claim } from '../locks/lock-types.js';
 import type { JobReaper } from '../locks/holder-process.js';

@@ -5,35 +5,12 @@
 import { posix } from 'node:path';
 import type { Span } from './ast.js';
 import type { Field } from './expand.js';
-import type { Unwrapped } from './programs/types.js';
+import type { Unwrapped } from './unwrapped.js';
+import type { FileAccess, FileRead } from './file-access.js';
+export type { FileAccess, FileRead } from './file-access.js';
 import { emit, NO_STDIN, resolveDir, UnreadableScriptError, withVia, type Ctx, type State } from './walk-state.js';
 import { positionAt } from '../errors.js';
 import { quote } from '../routes/quote.js';
-
-/** What reading a file gave: its text, or why there is none. */
-export type FileRead = { kind: 'text'; text: string } | { kind: 'binary' } | { kind: 'missing' } | { kind: 'directory' } | { kind: 'unreadable'; why: string };
-
-/**
- * Read access to files a line runs (`bash run.sh`, `./build.sh`, `npm run e2e`'s package.json). The walker
- * itself does no I/O: the guard passes the disk, tests may pass a table.
- */
-export interface FileAccess {
-  read(absolutePath: string): FileRead;
-  /** The entries of a directory (for workspace globs like `apps/*`); null if it is not one. */
-  list?(absoluteDir: string): string[] | null;
-  /**
-   * The directory with its symbolic links resolved (itself when it cannot be). npm, just and deno look
-   * for their files from the process's working directory, which is physical: from a symlinked checkout
-   * (`~/koda-link` -> `…/engines/lang/koda`) the parents they search are the checkout's, not the link's.
-   */
-  physical?(absoluteDir: string): string;
-  /**
-   * How names in this directory compare, when not as plain text: a function giving each name its key (on a
-   * case-insensitive volume, a Mac's APFS, vfat, a casefold directory: src/policy/case-rule.ts `foldCase`),
-   * keeping every character's length. `echo … > RUN.sh; bash run.sh` then writes the file it runs.
-   */
-  nameKey?(absoluteDir: string): ((name: string) => string) | null;
-}
 
 /** Where a tool's upward search for its file (package.json, justfile, Taskfile…) starts from `dir`. */
 export function searchFrom(dir: string, ctx: Ctx): string {

@@ -7,8 +7,8 @@ import type { Command, Span } from './ast.js';
 import type { Field, Scope, VarValue } from './expand.js';
 import { ParseError, positionAt } from '../errors.js';
 import type { SimpleCommand } from '../types.js';
-import type { FileAccess } from './script-files.js';
-import type { Unwrapped } from './programs/types.js';
+import type { FileAccess } from './file-access.js';
+import type { Unwrapped } from './unwrapped.js';
 import type { Grammar } from './programs/grammar.js';
 
 export interface State extends Scope {

@@ -1,9 +1,9 @@
 // The doors' side of the shims: the directory in place and current before a door starts a shell.
 import { existsSync } from 'node:fs';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { UsageError } from '../errors.js';
 import type { Rule } from '../policy/match.js';
-import { ownExecutable } from '../cli/own-executable.js';
+import { ownExecutable } from '../own-executable.js';
 import { NOT_SHIMMED, NOT_SHIMMED_PATTERN } from './plan.js';
 import { defaultShimsDir, installShims, readMarker } from './install.js';
 

@@ -1,5 +1,5 @@
 // The environments offhost run gives the shells it starts (docs/SHIMS.md).
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import type { Rule } from '../policy/match.js';
 import type { Role } from '../types.js';
 import { ensureShims } from './ensure.js';

@@ -1,7 +1,7 @@
 // `offhost init --shims [--agent claude-code|codex] [--project DIR] [--dry-run]`.
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { EXIT, UsageError } from '../errors.js';
-import { pathLine } from '../cli/commands/shim.js';
+import { pathLine } from './path-line.js';
 import { shimBin } from './ensure.js';
 import { defaultShimsDir, installShims } from './install.js';
 import { planShims } from './plan.js';

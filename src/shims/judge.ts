@@ -6,7 +6,7 @@
 // labwc`), and judged by the same guard as every other door, so the shim and `offhost check` cannot
 // disagree. Exit: 0 allow (nothing printed), 3 reroute (stdout: the line for `offhost run`), 126 refused
 // (the reason on stderr), 2 offhost could not judge (config error...: the shim does not start the program).
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { EXIT, UsageError } from '../errors.js';
 import { loadGuard } from '../config/load-guard.js';
 import type { Matcher, Rule } from '../policy/match.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hookArgsOf, initAgent, mergeHook, stripJsonComments } from '../../src/adapters/init-agent.js';
-import type { Io } from '../../src/cli/io.js';
+import type { Io } from '../../src/io.js';
 import { systemClock } from '../../src/types.js';
 
 const made: string[] = [];

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands-table.js';
 import { commandEntry, main } from '../../src/cli/main.js';
 import { runCommand } from '../../src/cli/run-command.js';
-import { withRunRewrite } from '../../src/cli/run-rewrite.js';
+import { withRunRewrite } from '../../src/adapters/run-rewrite.js';
 import { parseOptions, oneCommandLine } from '../../src/cli/common.js';
-import type { Io } from '../../src/cli/io.js';
+import type { Io } from '../../src/io.js';
 import { BackendMissingError, ConfigError, EXIT, UsageError } from '../../src/errors.js';
 import type { RouteRef } from '../../src/types.js';
 

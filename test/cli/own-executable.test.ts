@@ -1,11 +1,11 @@
-// Which file is the running offhost (src/cli/own-executable.ts), on real files and symlinks: an npm
+// Which file is the running offhost (src/own-executable.ts), on real files and symlinks: an npm
 // install reaches dist/offhost.cjs through node_modules/.bin/offhost.
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ownExecutable, ownExecutableForSettings, runningScript } from '../../src/cli/own-executable.js';
-import { offhostExecutable } from '../../src/cli/run-rewrite.js';
+import { ownExecutable, ownExecutableForSettings, runningScript } from '../../src/own-executable.js';
+import { offhostExecutable } from '../../src/adapters/run-rewrite.js';
 
 const tmp = realpathSync(mkdtempSync(join(tmpdir(), 'offhost-self-')));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

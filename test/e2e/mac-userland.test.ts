@@ -173,7 +173,7 @@ describe.skipIf(why !== null)(`the shims stay first on PATH, ahead of /opt/homeb
     ['busybox sh', () => [join(bb, 'sh'), '-c']],
     ['bash --posix', () => ['/bin/bash', '--posix', '-c']],
   ])('the PATH line init prints, under %s: moved to the front, once; left alone when first', async (_n, sh) => {
-    const { pathLine } = await import('../../src/cli/commands/shim.js');
+    const { pathLine } = await import('../../src/shims/path-line.js');
     const d = shimsDir();
     const [prog, ...flags] = sh();
     const after = (path: string) => {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { loadGuard } from '../../src/config/load-guard.js';
-import { withRunRewrite } from '../../src/cli/run-rewrite.js';
+import { withRunRewrite } from '../../src/adapters/run-rewrite.js';
 import type { FileAccess, FileRead } from '../../src/shell/commands.js';
 
 const HOME = '/home/koder';

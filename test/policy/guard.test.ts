@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { selfTest } from '../../src/policy/guard.js';
 import { loadGuard } from '../../src/config/load-guard.js';
 import { resolveRole } from '../../src/config/role.js';
-import { withRunRewrite } from '../../src/cli/run-rewrite.js';
+import { withRunRewrite } from '../../src/adapters/run-rewrite.js';
 import { ConfigError } from '../../src/errors.js';
 
 const HOME = '/home/koder';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { heartbeatDelay, heartbeatIntervalMs, startHeartbeats, type Timers } from '../../src/locks/schedule.js';
-import { offhostExecutable, runRewrite, singleQuote } from '../../src/cli/run-rewrite.js';
+import { offhostExecutable, runRewrite, singleQuote } from '../../src/adapters/run-rewrite.js';
 import { LockError } from '../../src/errors.js';
 
 /** A clock and timers that only move when the test says so. */

@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Io } from '../../src/cli/io.js';
+import type { Io } from '../../src/io.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 

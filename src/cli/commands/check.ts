@@ -2,13 +2,13 @@
 // Exit: 0 allow, 1 deny, 3 reroute, 2 usage or config error.
 import { EXIT } from '../../errors.js';
 import { formatHelp } from '../help.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import { GUARD_OPTION_HELP, commandLineFromStdin, guardCommandOptions, oneCommandLine, outputFormat } from '../common.js';
 import { debugTrace, traceDecision, traceGuard, traceLine } from '../debug-trace.js';
 import { colorEnabled, colorFlag, palette } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
 import type { Verdict } from '../../types.js';
-import { withRunRewrite } from '../run-rewrite.js';
+import { withRunRewrite } from '../../adapters/run-rewrite.js';
 
 const USAGE = 'Usage: offhost check [options] [--] COMMAND';
 

@@ -8,11 +8,11 @@ import { Command } from 'commander';
 import { isAbsolute } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { loadGuard } from '../../config/load-guard.js';
-import { withRunRewrite } from '../run-rewrite.js';
+import { withRunRewrite } from '../../adapters/run-rewrite.js';
 import { Scanner, scanSettings } from '../../adapters/scan.js';
 import { runCi } from '../../adapters/ci.js';
 import { addReportOptions, parseNowOption, parseSkewOption, type ReportOpts } from '../commander.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import { emit } from '../../report/output.js';
 import { parseWith, reportOptions } from '../commander.js';
 

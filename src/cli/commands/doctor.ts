@@ -6,7 +6,7 @@
 import { Command } from 'commander';
 import { EXIT, UsageError } from '../../errors.js';
 import { parseWith } from '../commander.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import { CHECKS } from '../../doctor/index.js';
 import type { DoctorContext, DoctorItem } from '../../doctor/check.js';
 import { git } from '../../doctor/basics.js';

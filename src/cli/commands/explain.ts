@@ -2,12 +2,12 @@
 // The human view: every command that would run, its cwd, what it was found inside, and the rule.
 import { EXIT } from '../../errors.js';
 import { formatHelp } from '../help.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import { GUARD_OPTION_HELP, commandLineFromStdin, guardCommandOptions, oneCommandLine, outputFormat } from '../common.js';
 import { debugTrace, traceDecision, traceGuard, traceLine } from '../debug-trace.js';
 import { colorEnabled, colorFlag } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
-import { withRunRewrite } from '../run-rewrite.js';
+import { withRunRewrite } from '../../adapters/run-rewrite.js';
 import { exitFor, verdictText } from './check.js';
 import { standingLines, standingOf } from '../../config/standing.js';
 

@@ -1,7 +1,7 @@
 // `offhost hook <agent> [--mode rewrite|suggest] [--allow-rewrite] [--role R] [--config F]`
 // A pre-exec hook: the agent's event JSON on stdin, its protocol's answer on stdout (src/adapters/*).
 // Fails closed: anything that goes wrong before an answer is written is a refusal in the agent's terms.
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import type { Role } from '../../types.js';
 import { UsageError } from '../../errors.js';
 import { formatDuration } from '../../report/duration.js';

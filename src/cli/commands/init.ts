@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { parseWith } from '../commander.js';
 import { EXIT, UsageError } from '../../errors.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 
 /** The personal settings file under HOME that `init --agent` wrote to (offhost not installed in the project), or null. */
 async function personalSettingsWritten(agent: string, project: string, env: NodeJS.ProcessEnv): Promise<string | null> {

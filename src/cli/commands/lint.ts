@@ -25,7 +25,7 @@ import { LOCK_REF } from '../../locks/store.js';
 import { format } from '../../report/index.js';
 import { emit } from '../../report/output.js';
 import type { Finding } from '../../types.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 
 interface Opts extends ReportOpts {
   staged?: boolean;

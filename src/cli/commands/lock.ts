@@ -5,15 +5,15 @@ import { Command } from 'commander';
 import { parseWith } from '../commander.js';
 import { formatHelp } from '../help.js';
 import { EXIT, isOffhostError, type OffhostError, UsageError } from '../../errors.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import { formatUtc, MAX_TTL_MINUTES } from '../../locks/schema.js';
 import { repair } from '../../locks/repair.js';
 import { acquireFirstFree, gc, heartbeat, release, status } from '../../locks/lifecycle.js';
 import { isLockLost } from '../../locks/holder.js';
 import { describeHolder, holderJson, statusLines } from '../../report/locks.js';
-import { contextFor, parseWait, reportAcquire, resolveTargets, targetArg, type CommonOpts, type LifecycleContext, type LockTarget } from '../lock-context.js';
+import { contextFor, parseWait, reportAcquire, resolveTargets, targetArg, type CommonOpts, type LifecycleContext, type LockTarget } from '../../run/lock-context.js';
 
-export { contextFor, reportAcquire, settingsFrom, loadLockSettings, type LockSettings } from '../lock-context.js';
+export { contextFor, reportAcquire, settingsFrom, loadLockSettings, type LockSettings } from '../../run/lock-context.js';
 
 /** Every subcommand's exit statuses (its help ends with them and its examples). */
 const LOCK_EXIT = '0 you hold (or released) the lock, 1 another session or a run holds it (or R7 order refused), 2 error (nothing changed), 230 the lock store is broken (`offhost lock repair`), 231 the remote refused the push (its message is printed; not retried).';

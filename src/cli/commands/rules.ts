@@ -1,7 +1,7 @@
 // offhost rules list [--json] | offhost rules test   (rules in force: built-in pack + config layers)
 import { EXIT, UsageError } from '../../errors.js';
 import { formatHelp } from '../help.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import { parseOptions } from '../common.js';
 import { didYouMean } from '../suggest.js';
 import { loadConfig } from '../../config/load-config.js';

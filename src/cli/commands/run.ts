@@ -3,7 +3,7 @@
 // the outcomes and their exit statuses.
 import { Command, CommanderError } from 'commander';
 import { EXIT, RUN_EXIT } from '../../errors.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import { formatHelp } from '../help.js';
 import { runPipeline, type RunOptions } from '../../run/pipeline.js';
 import { commandOf } from '../../run/command.js';

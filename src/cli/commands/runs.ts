@@ -2,7 +2,7 @@
 // (`--json`: the record itself; `--log`: its output log).
 import { readFileSync } from 'node:fs';
 import { EXIT } from '../../errors.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import { formatHelp } from '../help.js';
 import { listRecords, readRecord, recordText, runsDir } from '../../run/record.js';
 

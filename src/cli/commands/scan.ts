@@ -12,10 +12,10 @@ import { runGitSync, topLevelSync } from '../../git/run.js';
 import { splitZ } from '../../git/plumbing.js';
 import { UsageError } from '../../errors.js';
 import { loadGuard } from '../../config/load-guard.js';
-import { withRunRewrite } from '../run-rewrite.js';
+import { withRunRewrite } from '../../adapters/run-rewrite.js';
 import { Scanner, scanSettings } from '../../adapters/scan.js';
 import type { Finding } from '../../types.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import { emit } from '../../report/output.js';
 import { addReportOptions, collectPaths, parseWith, reportOptions, type ReportOpts } from '../commander.js';
 

@@ -11,7 +11,7 @@
 import { requireBuiltin } from '../../lazy-builtin.js';
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import type { Verdict } from '../../types.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { formatDuration } from '../../report/duration.js';
@@ -217,7 +217,7 @@ async function check(args: string[], io: Io): Promise<number> {
     broken = `${v.reason.replace(/^offhost could not check this command: /, '')}; fix the file (your editor and shell builtins still work)`;
     try {
       const { loadBuiltinGuard } = await import('../../config/load-guard.js');
-      const { withRunRewrite } = await import('../run-rewrite.js');
+      const { withRunRewrite } = await import('../../adapters/run-rewrite.js');
       const g = loadBuiltinGuard({ cwd, env: io.env });
       v = safeClassify((l, at) => withRunRewrite(g.classify(l, at), l), line, { cwd, env: io.env });
     } catch (err) {

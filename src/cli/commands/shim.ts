@@ -12,10 +12,11 @@
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MARKER } from '../../shims/script.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { judge } from '../../shims/judge.js';
 import { shimBin } from '../../shims/ensure.js';
+import { pathLine } from '../../shims/path-line.js';
 
 // In the layout of every command's help (src/cli/help.ts), as a plain string: shim is hot.
 const USAGE = `Usage: offhost shim judge PROG -- ARGS...
@@ -69,15 +70,6 @@ export function browserLines(dir: string, path: string | undefined): string {
   const name = BROWSERS.find((b) => existsSync(join(dir, b)) && dirs.some((d) => existsSync(join(d, b)))) ?? 'chromium';
   const q = `'${join(dir, name).replace(/'/g, `'\\''`)}'`;
   return `export CHROME_BIN=${q} CHROME_PATH=${q} PUPPETEER_EXECUTABLE_PATH=${q}\n`;
-}
-
-/**
- * The PATH line for a POSIX shell: the shim directory first, once, moved to the front when it is there
- * behind others (on a Mac, path_helper and `brew shellenv` put /usr/bin and /opt/homebrew/bin first).
- */
-export function pathLine(dir: string): string {
-  const q = `'${dir.replace(/'/g, `'\\''`)}'`;
-  return `case "$PATH:" in ${q}:*) ;; *) __oh_p= __oh_ifs=$IFS; IFS=:; for __oh_d in $PATH; do [ "$__oh_d" = ${q} ] || __oh_p=\${__oh_p:+$__oh_p:}$__oh_d; done; IFS=$__oh_ifs; export PATH=${q}\${__oh_p:+:$__oh_p}; unset __oh_p __oh_d __oh_ifs ;; esac\n`;
 }
 
 export async function run(args: string[], io: Io): Promise<number> {

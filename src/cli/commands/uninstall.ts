@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { resolve } from 'node:path';
 import { parseWith } from '../commander.js';
-import type { Io } from '../io.js';
+import type { Io } from '../../io.js';
 
 interface Opts {
   project?: string;

@@ -3,7 +3,7 @@
 // Small (quoting and the own executable only) so the hot paths can use it cheaply.
 import type { Verdict } from '../types.js';
 import { isPlainWord, singleQuote } from '../routes/quote.js';
-import { ownExecutable } from './own-executable.js';
+import { ownExecutable } from '../own-executable.js';
 
 export { singleQuote };
 

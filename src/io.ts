@@ -1,5 +1,5 @@
 // What a subcommand may touch of the outside world, passed in so tests can run commands in-process.
-import type { Clock } from '../types.js';
+import type { Clock } from './types.js';
 
 export interface Io {
   argv: string[];

@@ -6,8 +6,8 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EXIT, UsageError } from '../errors.js';
 import type { Clock } from '../types.js';
-import type { Io } from './io.js';
-import { parseNowOption } from './commander.js';
+import type { Io } from '../io.js';
+import { parseNowOption } from '../locks/schema.js';
 import { loadConfig } from '../config/load-config.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { isCanonicalVmId, vmIdProblem } from '../locks/schema.js';
@@ -170,7 +170,7 @@ export async function contextFor(io: Io, o: CommonOpts, needSession: boolean): P
   const clock = clockFor(o.now, io);
   const store = await storeFor(io, cwd, settings, clock, o.push);
   // Runs of this host whose process is gone free their VM now (src/locks/end-runs.ts, issue 24).
-  await freeEndedRuns(store, session ?? 'unknown', async () => (await import('../run/reap.js')).jobReaper(loadConfig(o.config === undefined ? { cwd, env: io.env } : { cwd, env: io.env, configFile: o.config }), io), (l) => io.stderr(`offhost lock: ${l}\n`));
+  await freeEndedRuns(store, session ?? 'unknown', async () => (await import('./reap.js')).jobReaper(loadConfig(o.config === undefined ? { cwd, env: io.env } : { cwd, env: io.env, configFile: o.config }), io), (l) => io.stderr(`offhost lock: ${l}\n`));
   const ctx: LifecycleContext = { store, clock, session: session ?? 'unknown', ai: ai ?? 'human', log: (l) => io.stderr(`offhost lock: ${l}\n`), claims: new Map() };
   return { ctx, settings };
 }
