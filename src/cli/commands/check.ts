@@ -4,7 +4,7 @@ import { EXIT } from '../../errors.js';
 import { formatHelp } from '../help.js';
 import type { Io } from '../../io.js';
 import { GUARD_OPTION_HELP, commandLineFromStdin, guardCommandOptions, oneCommandLine, outputFormat } from '../common.js';
-import { debugTrace, traceDecision, traceGuard, traceLine } from '../debug-trace.js';
+import { debugTrace, traceDecision, traceGuard, traceLine } from '../../report/debug-trace.js';
 import { colorEnabled, colorFlag, palette } from '../../report/color.js';
 import { loadGuard } from '../../config/load-guard.js';
 import type { Verdict } from '../../types.js';
