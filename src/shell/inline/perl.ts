@@ -5,7 +5,7 @@
 // Quote-like operators (q, qq, qw, qx, m, qr, s, tr, y) are read with their delimiters, a regular
 // expression is told from a division by the token before it. Limits: no evaluation (a variable holding
 // a command is unknown), no here-documents, no source filters.
-import { argOf, closerOf, Cwd, listSpawn, matching, mentions, pieceOf, positional, punct, quoted, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
+import { argOf, closerOf, Cwd, listArgs, listSpawn, matching, mentions, pieceOf, positional, punct, quoted, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
 const ARGV = /ARGV/;
@@ -112,29 +112,6 @@ function quoteLike(code: string, op: string, at: number): { tok: Tok; end: numbe
   }
 }
 
-/** A list operator's arguments: in parentheses, or up to the end of the statement. */
-function listArgs(toks: Tok[], from: number): { args: Arg[]; end: number } {
-  const t = toks[from];
-  if (t?.t === 'p' && t.v === '(') {
-    const close = matching(toks, from);
-    // `system("make") . "x"` is rare; `(…)` right after the name is the whole list.
-    return { args: splitCommas(toks, from + 1, close).map(([a, b]) => argOf(toks, a, b, CONCAT)), end: close + 1 };
-  }
-  let j = from;
-  let depth = 0;
-  for (; j < toks.length; j++) {
-    const x = toks[j]!;
-    if (x.t === 'p') {
-      if (x.v === '(' || x.v === '[' || x.v === '{') depth++;
-      else if (x.v === ')' || x.v === ']' || x.v === '}') {
-        if (depth === 0) break;
-        depth--;
-      } else if (depth === 0 && (x.v === ';' || x.v === '||' || x.v === '&&')) break;
-    } else if (x.t === 'id' && depth === 0 && LIST_END.has(x.v)) break;
-  }
-  return { args: splitCommas(toks, from, j).map(([a, b]) => argOf(toks, a, b, CONCAT)), end: j };
-}
-
 function spawnsOf(code: string, depth: number): Spawned[] {
   const toks = lex(code);
   if (toks === null) return SPAWNY.test(code) ? [{ kind: 'unknown', call: 'perl code offhost cannot read', argvDerived: false }] : [];
@@ -162,7 +139,7 @@ function spawnsOf(code: string, depth: number): Spawned[] {
         program = pieceOf(argOf(toks, j + 1, close, CONCAT));
         j = close + 1;
       }
-      const { args, end } = listArgs(toks, j);
+      const { args, end } = listArgs(toks, CONCAT, LIST_END, j);
       if (program) {
         const list = listSpawn(name, args, cwd.at(), ARGV);
         const argv = list.kind === 'argv' ? list.argv : list.kind === 'shell' ? [list.text] : [{ value: '…', known: false }];
@@ -170,11 +147,11 @@ function spawnsOf(code: string, depth: number): Spawned[] {
       } else out.push(listSpawn(name, args, cwd.at(), ARGV));
       i = end - 1;
     } else if (name === 'readpipe') {
-      const { args, end } = listArgs(toks, i + 1);
+      const { args, end } = listArgs(toks, CONCAT, LIST_END, i + 1);
       out.push(listSpawn(name, args.slice(0, 1), cwd.at(), ARGV));
       i = end - 1;
     } else if (name === 'open') {
-      const { args, end } = listArgs(toks, i + 1);
+      const { args, end } = listArgs(toks, CONCAT, LIST_END, i + 1);
       const pos = positional(args);
       const mode = pos[1];
       if (pos.length >= 3 && mode?.k === 'str' && /^\s*(-\||\|-)\s*$/.test(mode.piece.value)) out.push(listSpawn('open', pos.slice(2), cwd.at(), ARGV));
@@ -187,11 +164,11 @@ function spawnsOf(code: string, depth: number): Spawned[] {
       }
       i = end - 1;
     } else if (name === 'chdir') {
-      const { args, end } = listArgs(toks, i + 1);
+      const { args, end } = listArgs(toks, CONCAT, LIST_END, i + 1);
       cwd.chdir(args[0]);
       i = end - 1;
     } else if (name === 'eval' && !(next?.t === 'p' && next.v === '{')) {
-      const { args, end } = listArgs(toks, i + 1);
+      const { args, end } = listArgs(toks, CONCAT, LIST_END, i + 1);
       const src = args[0];
       if (src?.k === 'str' && src.piece.known && depth < 4) out.push(...spawnsOf(src.piece.value, depth + 1));
       else if (src && src.k !== 'str' && SPAWNY.test(src.k === 'other' ? src.text : '')) out.push({ kind: 'unknown', call: 'eval', argvDerived: false, cwd: cwd.at() });

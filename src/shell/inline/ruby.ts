@@ -3,7 +3,7 @@
 // string is a shell line, several words an argv, `[cmd, argv0]` first names the program, a leading env
 // hash is skipped and `chdir:` moves it; Dir.chdir before them, and eval of a literal (read again as
 // Ruby). Limits: no evaluation (a variable holding a command is unknown), no here-documents.
-import { argOf, closerOf, Cwd, listSpawn, matching, mentions, option, pieceOf, positional, punct, quoted, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
+import { argOf, closerOf, Cwd, listArgs, listSpawn, matching, mentions, option, pieceOf, positional, punct, quoted, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
 const ARGV = /\bARGV\b/;
@@ -92,28 +92,6 @@ function lex(code: string): Tok[] | null {
   return toks;
 }
 
-/** Arguments in parentheses right after the name, or up to the end of the statement. */
-function rubyArgs(toks: Tok[], from: number): { args: Arg[]; end: number } {
-  const t = toks[from];
-  if (t?.t === 'p' && t.v === '(') {
-    const close = matching(toks, from);
-    return { args: splitCommas(toks, from + 1, close).map(([a, b]) => argOf(toks, a, b, CONCAT)), end: close + 1 };
-  }
-  let j = from;
-  let depth = 0;
-  for (; j < toks.length; j++) {
-    const x = toks[j]!;
-    if (x.t === 'p') {
-      if (x.v === '(' || x.v === '[' || x.v === '{') depth++;
-      else if (x.v === ')' || x.v === ']' || x.v === '}') {
-        if (depth === 0) break;
-        depth--;
-      } else if (depth === 0 && (x.v === ';' || x.v === '||' || x.v === '&&')) break;
-    } else if (x.t === 'id' && depth === 0 && LIST_END.has(x.v)) break;
-  }
-  return { args: splitCommas(toks, from, j).map(([a, b]) => argOf(toks, a, b, CONCAT)), end: j };
-}
-
 function command(call: string, args: Arg[], cwdT: Cwd, firstOnly: boolean): Spawned {
   let pos = positional(args);
   const cwd = cwdT.at(option(args, 'chdir'));
@@ -147,13 +125,13 @@ function spawnsOf(code: string, depth: number): Spawned[] {
     const owner = member ? idAt(i - 2) : null;
     if (pAt(i + 1) === ':' || pAt(i + 1) === '=>' || pAt(i + 1) === '=') continue; // a hash key, an assignment
     if (member && owner === 'Dir' && t.v === 'chdir') {
-      const { args, end } = rubyArgs(toks, i + 1);
+      const { args, end } = listArgs(toks, CONCAT, LIST_END, i + 1);
       cwd.chdir(positional(args)[0]);
       i = end - 1;
       continue;
     }
     if (!member && (t.v === 'eval' || t.v === 'instance_eval')) {
-      const { args, end } = rubyArgs(toks, i + 1);
+      const { args, end } = listArgs(toks, CONCAT, LIST_END, i + 1);
       const src = positional(args)[0];
       if (src?.k === 'str' && src.piece.known && depth < 4) out.push(...spawnsOf(src.piece.value, depth + 1));
       else if (src?.k === 'other' && SPAWNY.test(src.text)) out.push({ kind: 'unknown', call: 'eval', argvDerived: false, cwd: cwd.at() });
@@ -163,7 +141,7 @@ function spawnsOf(code: string, depth: number): Spawned[] {
     const spawns = member ? owner !== null && QUALIFIED[owner]?.has(t.v) === true : KERNEL.has(t.v);
     if (!spawns) continue;
     const name = member ? `${owner}.${t.v}` : t.v;
-    const { args, end } = rubyArgs(toks, i + 1);
+    const { args, end } = listArgs(toks, CONCAT, LIST_END, i + 1);
     if (args.length === 0 && pAt(i + 1) !== '(') {
       // `method(:system)`, `send(:system, …)` reach it elsewhere; the name alone with no arguments runs nothing.
       i = end - 1;

@@ -270,3 +270,29 @@ export function listSpawn(call: string, items: Arg[], cwd: Piece | undefined, ar
   if (pieces.length === 1 && items[0]!.k !== 'list') return pieces[0]!.known ? { kind: 'shell', call, text: pieces[0]!, cwd } : { kind: 'unknown', call, argvDerived: false, cwd };
   return { kind: 'argv', call, argv: pieces, cwd };
 }
+
+/**
+ * A list operator's arguments (Perl's `system LIST`, Ruby's `system(...)`): in parentheses right after the
+ * name, or up to the end of the statement (`;`, `||`, `&&`, a closing bracket, or one of `ends`: `or`, `if`...).
+ */
+export function listArgs(toks: Tok[], concat: ReadonlySet<string>, ends: ReadonlySet<string>, from: number): { args: Arg[]; end: number } {
+  const t = toks[from];
+  if (t?.t === 'p' && t.v === '(') {
+    const close = matching(toks, from);
+    // `system("make") . "x"` is rare; `(…)` right after the name is the whole list.
+    return { args: splitCommas(toks, from + 1, close).map(([a, b]) => argOf(toks, a, b, concat)), end: close + 1 };
+  }
+  let j = from;
+  let depth = 0;
+  for (; j < toks.length; j++) {
+    const x = toks[j]!;
+    if (x.t === 'p') {
+      if (x.v === '(' || x.v === '[' || x.v === '{') depth++;
+      else if (x.v === ')' || x.v === ']' || x.v === '}') {
+        if (depth === 0) break;
+        depth--;
+      } else if (depth === 0 && (x.v === ';' || x.v === '||' || x.v === '&&')) break;
+    } else if (x.t === 'id' && depth === 0 && ends.has(x.v)) break;
+  }
+  return { args: splitCommas(toks, from, j).map(([a, b]) => argOf(toks, a, b, concat)), end: j };
+}
