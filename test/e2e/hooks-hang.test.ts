@@ -6,12 +6,12 @@
 // its agent runs it, and stopped at the agent's own timeout (the spawn timeout below stands for the
 // agent's kill: a hook still running then is what the agent would have let through).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { quote as shellQuote } from 'shell-quote';
-import { type FakeHome, BIN, ROOT, fakeHome, hookEnv, requireBuild } from './hooks-helpers.js';
+import { type FakeHome, BIN, ROOT, event, fakeHome, hookCommand, hookEnv, requireBuild } from './hooks-helpers.js';
 
 let h: FakeHome;
 const made: string[] = [];
@@ -23,6 +23,20 @@ beforeAll(() => {
 afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
 });
+
+const TAG = `${process.pid}-${Date.now()}`;
+
+/** The pids of `sleep 27` processes (the watchdog's) whose environment carries OFFHOST_HANG_TEST=tag. */
+function watchdogSleepsTagged(tag: string): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\u000027\u0000' && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\u0000').includes(`OFFHOST_HANG_TEST=${tag}`);
+    } catch {
+      return false; // gone meanwhile, or not ours to read
+    }
+  });
+}
 
 const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf'] as const;
 type Agent = (typeof AGENTS)[number];
@@ -40,41 +54,6 @@ function installedProject(): string {
   if (r.status !== 0) throw new Error(r.stderr);
   for (const a of AGENTS.slice(1)) spawnSync(process.execPath, [BIN, 'init', '--agent', a], { cwd: d, env: hookEnv(h), encoding: 'utf8' });
   return d;
-}
-
-function hookCommand(project: string, agent: Agent): string {
-  const json = (f: string) => JSON.parse(readFileSync(join(project, f), 'utf8'));
-  switch (agent) {
-    case 'claude-code':
-      return json('.claude/settings.json').hooks.PreToolUse[0].hooks[0].command;
-    case 'codex':
-      return json('.codex/hooks.json').hooks.PreToolUse[0].hooks[0].command;
-    case 'gemini':
-      return json('.gemini/settings.json').hooks.BeforeTool[0].hooks[0].command;
-    case 'cursor':
-      return json('.cursor/hooks.json').hooks.beforeShellExecution[0].command;
-    case 'copilot':
-      return json('.github/hooks/offhost.json').hooks.preToolUse[0].bash;
-    case 'windsurf':
-      return json('.windsurf/hooks.json').hooks.pre_run_command[0].command;
-  }
-}
-
-function event(agent: Agent, command: string, cwd: string): string {
-  switch (agent) {
-    case 'claude-code':
-      return JSON.stringify({ session_id: 's1', transcript_path: '/t', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'x' });
-    case 'codex':
-      return JSON.stringify({ session_id: 's1', turn_id: 't', transcript_path: null, cwd, hook_event_name: 'PreToolUse', model: 'gpt-5', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'c' });
-    case 'gemini':
-      return JSON.stringify({ session_id: 's1', transcript_path: '/t', cwd, hook_event_name: 'BeforeTool', timestamp: '2026-01-01T00:00:00Z', tool_name: 'run_shell_command', tool_input: { command } });
-    case 'cursor':
-      return JSON.stringify({ hook_event_name: 'beforeShellExecution', conversation_id: 'c1', generation_id: 'g1', workspace_roots: [cwd], command, cwd });
-    case 'copilot':
-      return JSON.stringify({ timestamp: 1704614400000, cwd, toolName: 'bash', toolArgs: JSON.stringify({ command, description: 'x' }) });
-    case 'windsurf':
-      return JSON.stringify({ agent_action_name: 'pre_run_command', trajectory_id: 'tr1', execution_id: 'e1', timestamp: '2026-01-01T00:00:00Z', tool_info: { command_line: command, cwd } });
-  }
 }
 
 interface Done {
@@ -133,6 +112,23 @@ function blocked(agent: Agent, r: Done): boolean {
   }
 }
 
+describe('the leftover check itself', () => {
+  it('finds a tagged `sleep 27` and ignores an untagged one (another file\'s watchdog)', async () => {
+    const { spawn } = await import('node:child_process');
+    const mine = spawn('sleep', ['27'], { env: { ...process.env, OFFHOST_HANG_TEST: `${TAG}-self` }, stdio: 'ignore' });
+    const other = spawn('sleep', ['27'], { env: { ...process.env, OFFHOST_HANG_TEST: 'someone-else' }, stdio: 'ignore' });
+    try {
+      // Until both have exec'd sleep (a hang guard only: the loop ends as soon as they have).
+      for (let i = 0; i < 600 && watchdogSleepsTagged(`${TAG}-self`).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(watchdogSleepsTagged(`${TAG}-self`)).toEqual([String(mine.pid)]);
+      expect(watchdogSleepsTagged('someone-else')).toEqual([String(other.pid)]);
+    } finally {
+      mine.kill();
+      other.kill();
+    }
+  });
+});
+
 describe('a hook that hangs blocks before the agent\'s timeout', () => {
   it('every agent: a NODE_OPTIONS preload that never returns, and a project config that is a FIFO nobody writes', async () => {
     const p = installedProject();
@@ -141,14 +137,17 @@ describe('a hook that hangs blocks before the agent\'s timeout', () => {
     const fifoProject = join(p, 'sub');
     mkdirSync(fifoProject);
     expect(spawnSync('mkfifo', [join(fifoProject, 'offhost.config.yaml')]).status).toBe(0);
-    const preload = { ...hookEnv(h), NODE_OPTIONS: `--require ${hang}` };
+    // Every process of this test's hooks carries this tag, so the leftover check below counts only theirs,
+    // not the watchdogs of hooks other test files are running at the same time.
+    const tagged = (e: Record<string, string>) => ({ ...e, OFFHOST_HANG_TEST: TAG });
+    const preload = tagged({ ...hookEnv(h), NODE_OPTIONS: `--require ${hang}` });
     // All at once: each hang case waits for its watchdog (27 s).
     const runs = AGENTS.flatMap((agent) => {
       const command = hookCommand(p, agent);
       return [
-        runAs(agent, p, p, command, event(agent, 'ls', p), hookEnv(h)).then((r) => ({ agent, kind: 'sane', r })),
+        runAs(agent, p, p, command, event(agent, 'ls', p), tagged(hookEnv(h))).then((r) => ({ agent, kind: 'sane', r })),
         runAs(agent, p, p, command, event(agent, 'make build-safe', h.koda), preload).then((r) => ({ agent, kind: 'preload', r })),
-        runAs(agent, p, fifoProject, command, event(agent, 'ls', fifoProject), hookEnv(h)).then((r) => ({ agent, kind: 'fifo', r })),
+        runAs(agent, p, fifoProject, command, event(agent, 'ls', fifoProject), tagged(hookEnv(h))).then((r) => ({ agent, kind: 'fifo', r })),
       ];
     });
     const results = await Promise.all(runs);
@@ -166,8 +165,7 @@ describe('a hook that hangs blocks before the agent\'s timeout', () => {
       }
     }
     // Nothing of the watchdog is left running (its sleep ends with the hook).
-    const left = spawnSync('sh', ['-c', 'ps -eo args | grep -c "^sleep 27$"'], { encoding: 'utf8' }).stdout.trim();
-    expect(Number(left)).toBe(0);
+    expect(watchdogSleepsTagged(TAG)).toEqual([]);
   }, 120_000);
 
   it('a hook that answers is not held open by the watchdog (its sleep holds none of the agent\'s pipes)', async () => {

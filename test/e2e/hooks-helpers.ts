@@ -1,6 +1,6 @@
 // Shared by the hook end-to-end tests: the built CLI run as an agent runs it (a fresh process per event,
 // the event JSON on stdin), and a temporary HOME holding the Koda engine directory the built-in pack knows.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -85,4 +85,44 @@ export function offhostOnPath(h: FakeHome): string {
   writeFileSync(join(dir, 'offhost'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
   chmodSync(join(dir, 'offhost'), 0o755);
   return dir;
+}
+
+/** The hook command `init` wrote for `agent` in `project`, exactly as the agent will launch it. */
+export /** The command init wrote, and how the agent runs it (its shell and its environment). */
+function hookCommand(project: string, agent: string): string {
+  const json = (f: string) => JSON.parse(readFileSync(join(project, f), 'utf8'));
+  switch (agent) {
+    case 'claude-code':
+      return json('.claude/settings.json').hooks.PreToolUse[0].hooks[0].command;
+    case 'codex':
+      return json('.codex/hooks.json').hooks.PreToolUse[0].hooks[0].command;
+    case 'gemini':
+      return json('.gemini/settings.json').hooks.BeforeTool[0].hooks[0].command;
+    case 'cursor':
+      return json('.cursor/hooks.json').hooks.beforeShellExecution[0].command;
+    case 'copilot':
+      return json('.github/hooks/offhost.json').hooks.preToolUse[0].bash;
+    case 'windsurf':
+      return json('.windsurf/hooks.json').hooks.pre_run_command[0].command;
+  }
+  throw new Error(agent);
+}
+
+export /** Each agent's documented event for `command` run in `cwd`. */
+function event(agent: string, command: string, cwd: string): string {
+  switch (agent) {
+    case 'claude-code':
+      return JSON.stringify({ session_id: 's1', transcript_path: '/t', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'x' });
+    case 'codex':
+      return JSON.stringify({ session_id: 's1', turn_id: 't', transcript_path: null, cwd, hook_event_name: 'PreToolUse', model: 'gpt-5', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'c' });
+    case 'gemini':
+      return JSON.stringify({ session_id: 's1', transcript_path: '/t', cwd, hook_event_name: 'BeforeTool', timestamp: '2026-01-01T00:00:00Z', tool_name: 'run_shell_command', tool_input: { command } });
+    case 'cursor':
+      return JSON.stringify({ hook_event_name: 'beforeShellExecution', conversation_id: 'c1', generation_id: 'g1', workspace_roots: [cwd], command, cwd });
+    case 'copilot':
+      return JSON.stringify({ timestamp: 1704614400000, cwd, toolName: 'bash', toolArgs: JSON.stringify({ command, description: 'x' }) });
+    case 'windsurf':
+      return JSON.stringify({ agent_action_name: 'pre_run_command', trajectory_id: 'tr1', execution_id: 'e1', timestamp: '2026-01-01T00:00:00Z', tool_info: { command_line: command, cwd } });
+  }
+  throw new Error(agent);
 }

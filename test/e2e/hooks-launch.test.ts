@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { quote as shellQuote } from 'shell-quote';
-import { type FakeHome, BIN, ROOT, fakeHome, hookEnv, requireBuild } from './hooks-helpers.js';
+import { type FakeHome, BIN, ROOT, event, fakeHome, hookCommand, hookEnv, requireBuild } from './hooks-helpers.js';
 
 let h: FakeHome;
 const made: string[] = [];
@@ -39,45 +39,6 @@ function installedProject(name?: string): string {
 function init(project: string, agent: string): void {
   const r = spawnSync(process.execPath, [BIN, 'init', '--agent', agent], { cwd: project, env: hookEnv(h), encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`init --agent ${agent}: ${r.stderr}`);
-}
-
-/** The command init wrote, and how the agent runs it (its shell and its environment). */
-function hookCommand(project: string, agent: string): string {
-  const json = (f: string) => JSON.parse(readFileSync(join(project, f), 'utf8'));
-  switch (agent) {
-    case 'claude-code':
-      return json('.claude/settings.json').hooks.PreToolUse[0].hooks[0].command;
-    case 'codex':
-      return json('.codex/hooks.json').hooks.PreToolUse[0].hooks[0].command;
-    case 'gemini':
-      return json('.gemini/settings.json').hooks.BeforeTool[0].hooks[0].command;
-    case 'cursor':
-      return json('.cursor/hooks.json').hooks.beforeShellExecution[0].command;
-    case 'copilot':
-      return json('.github/hooks/offhost.json').hooks.preToolUse[0].bash;
-    case 'windsurf':
-      return json('.windsurf/hooks.json').hooks.pre_run_command[0].command;
-  }
-  throw new Error(agent);
-}
-
-/** Each agent's documented event for `command` run in `cwd`. */
-function event(agent: string, command: string, cwd: string): string {
-  switch (agent) {
-    case 'claude-code':
-      return JSON.stringify({ session_id: 's1', transcript_path: '/t', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'x' });
-    case 'codex':
-      return JSON.stringify({ session_id: 's1', turn_id: 't', transcript_path: null, cwd, hook_event_name: 'PreToolUse', model: 'gpt-5', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'c' });
-    case 'gemini':
-      return JSON.stringify({ session_id: 's1', transcript_path: '/t', cwd, hook_event_name: 'BeforeTool', timestamp: '2026-01-01T00:00:00Z', tool_name: 'run_shell_command', tool_input: { command } });
-    case 'cursor':
-      return JSON.stringify({ hook_event_name: 'beforeShellExecution', conversation_id: 'c1', generation_id: 'g1', workspace_roots: [cwd], command, cwd });
-    case 'copilot':
-      return JSON.stringify({ timestamp: 1704614400000, cwd, toolName: 'bash', toolArgs: JSON.stringify({ command, description: 'x' }) });
-    case 'windsurf':
-      return JSON.stringify({ agent_action_name: 'pre_run_command', trajectory_id: 'tr1', execution_id: 'e1', timestamp: '2026-01-01T00:00:00Z', tool_info: { command_line: command, cwd } });
-  }
-  throw new Error(agent);
 }
 
 /** Each agent's documented MCP event naming `command` (Codex: an MCP tool reported as mcp__server__tool). */
