@@ -118,8 +118,9 @@ describe('offhost run, reroute', () => {
     expect(subjects(m.repo).slice(0, 2)).toEqual([`offhost: release ${VM} (run-session)`, `offhost: lock ${VM} (run-session)`]);
     expect(g(m.repo, 'status', '--porcelain')).toBe('');
 
-    // Several words after -- are joined into one line; the whole line runs on the VM.
-    const failed = await runIn(m, ['--', 'make', 'build-safe;', 'exit', '7']);
+    // Several words after -- are an argv, passed word for word (issue 24): `bash -c 'make build-safe; exit 7'`
+    // is bash given that one script, not the words re-joined and split again.
+    const failed = await runIn(m, ['--', 'bash', '-c', 'make build-safe; exit 7']);
     expect(failed.code).toBe(7);
     // make's own status (2 when a recipe fails) passes through too.
     writeFileSync(join(m.out, 'code'), '5');
