@@ -124,3 +124,32 @@ describe('--debug', () => {
     expect(read.stderr).toContain('offhost debug: the event runs no command: the guard is not loaded\n');
   });
 });
+
+describe('--format json on the status commands (lock status, runs, vm status)', () => {
+  // Each command's JSON is the same document whichever spelling asks for it, and a bad kind is a usage error.
+  const repo = join(tmp, 'repo');
+  spawnSync('git', ['init', '-q', repo]);
+  spawnSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'one']);
+  const cases: [string, string[]][] = [
+    ['lock status', ['lock', 'status']],
+    ['runs', ['runs']],
+  ];
+  it.each(cases)('%s: --format json, -f json and --json print the same JSON; --format xml is exit 2', (_, cmd) => {
+    const a = offhost([...cmd, '--format', 'json'], { cwd: repo });
+    const b = offhost([...cmd, '-f', 'json'], { cwd: repo });
+    const c = offhost([...cmd, '--json'], { cwd: repo });
+    expect(a.status, a.stderr).toBe(0);
+    const strip = (t: string) => JSON.stringify(JSON.parse(t), (k, v) => (k === 'now' ? undefined : v));
+    expect(strip(a.stdout)).toBe(strip(b.stdout));
+    expect(strip(a.stdout)).toBe(strip(c.stdout));
+    const bad = offhost([...cmd, '--format', 'xml'], { cwd: repo });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--format must be stylish or json/);
+  });
+  it('vm status: --format json is one JSON report per VM (a template VM, checked without a network)', () => {
+    const r = offhost(['vm', 'status', '--format', 'json', 's.khost1.dev-win10'], { cwd: repo });
+    const first = JSON.parse(r.stdout.split('\n')[0]!) as { vm: string; checks: unknown[] };
+    expect(first.vm).toBe('s.khost1.dev-win10');
+    expect(Array.isArray(first.checks)).toBe(true);
+  });
+});

@@ -1,6 +1,7 @@
 // `offhost lock acquire|heartbeat|release|status|gc`: the R4 protocol as a command (POLICY R3, R4, R7), on
 // the lock store (refs/offhost/locks, src/locks/store.ts). Exit 0: the caller holds (or released) the lock;
 // 1: another session (or a run) holds it, or R7 order refused; 2: error (nothing changed).
+import { outputFormat } from '../common.js';
 import { Command } from 'commander';
 import { parseWith } from '../commander.js';
 import { formatHelp } from '../help.js';
@@ -37,7 +38,7 @@ const USAGE = formatHelp({
   usage: [
     'lock acquire <vm>|--component <slug> --reason TEXT [--ttl MIN] [--wait[=SECONDS]] [--push]',
     'lock heartbeat|release <vm>|--component <slug> [--push]',
-    'lock status [--json]',
+    'lock status [--format json]',
     'lock gc [--push]',
     'lock repair',
   ].map((u) => `offhost ${u}`),
@@ -224,9 +225,10 @@ async function releaseCmd(args: string[], io: Io): Promise<number> {
 async function statusCmd(args: string[], io: Io): Promise<number> {
   const cmd = common(new Command('offhost lock status'))
     .description('Shows what the lock ref holds (who, since when, until when), the locks committed to the branch, and what was recovered after a crash. Changes nothing.')
-    .option('--json', 'print JSON').option('--push', 'read the shared remote').option('--no-push', 'this clone only');
-  parseArgs(cmd, args, io, ['offhost lock status', 'offhost lock status --json --push']);
-  const o = cmd.opts<CommonOpts & { json?: boolean }>();
+    .option('-f, --format <kind>', 'stylish (the default) or json').option('--json', 'print JSON (the same as --format json)').option('--push', 'read the shared remote').option('--no-push', 'this clone only');
+  parseArgs(cmd, args, io, ['offhost lock status', 'offhost lock status --format json --push']);
+  const o = cmd.opts<CommonOpts & { json?: boolean; format?: string }>();
+  o.json = outputFormat(o) === 'json';
   const { ctx } = await contextFor(io, o, false);
   const now = ctx.clock.now();
   const me = o.session ?? io.env.OFFHOST_SESSION;

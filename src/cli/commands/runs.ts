@@ -4,14 +4,16 @@ import { readFileSync } from 'node:fs';
 import { EXIT } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { formatHelp } from '../help.js';
+import { outputFormat } from '../common.js';
 import { listRecords, readRecord, recordText, runsDir } from '../../run/record.js';
 
 const USAGE = formatHelp({
-  usage: ['offhost runs [--json] [--limit N]', 'offhost runs show ID [--json | --log]'],
+  usage: ['offhost runs [--format json] [--limit N]', 'offhost runs show ID [--format json | --log]'],
   description: `Lists the runs recorded by \`offhost run\` (in ${'$'}OFFHOST_STATE_DIR/runs, else ~/.local/state/offhost/runs), newest last, or shows one: where it ran, the commit, the outcome and the status.`,
   subcommands: [['show ID', 'one run: its record (--json: as recorded; --log: the output it wrote)']],
   options: [
-    ['--json', 'the records as JSON'],
+    ['-f, --format <kind>', 'stylish (the default) or json'],
+    ['--json', 'the records as JSON (the same as --format json)'],
     ['--limit N', 'the last N runs (default 20)'],
     ['--log', 'show: the output log of the run'],
   ],
@@ -24,7 +26,12 @@ export async function run(args: string[], io: Io): Promise<number> {
     io.stdout(USAGE);
     return EXIT.ok;
   }
-  const json = args.includes('--json');
+  // `--format json` (`-f json`, `--format=json`) as in every reporting command; `--json` is the same.
+  const fi = args.findIndex((a) => a === '--format' || a === '-f');
+  const formatValue = fi !== -1 ? args[fi + 1] : args.find((a) => a.startsWith('--format='))?.slice('--format='.length);
+  const json = outputFormat({ format: formatValue, json: args.includes('--json') }) === 'json';
+  if (fi !== -1) args = [...args.slice(0, fi), ...args.slice(fi + 2)];
+  args = args.filter((a) => !a.startsWith('--format='));
   if (args[0] === 'show') {
     const id = args[1];
     if (!id || id.startsWith('-')) {

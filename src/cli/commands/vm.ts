@@ -5,6 +5,7 @@
 // Exit statuses (src/errors.ts EXIT, docs/VMS.md): 0 ready / provisioned; 243 instance missing; 232 a
 // preflight check failed; 233 guest disk full; 234 not the declared kind/arch; 248 host key not as pinned;
 // 69 a laptop tool missing; 1 held by another session; 2 error.
+import { outputFormat } from '../common.js';
 import { Command } from 'commander';
 import { parseWith } from '../commander.js';
 import { formatHelp } from '../help.js';
@@ -28,11 +29,12 @@ const VM_EXIT = '0 ready (provision: done or nothing to do); else the first fail
 const VM_OPTIONS: [string, string][] = [
   ['--config <file>', 'configuration file'],
   ['--no-commit', 'provision: write the runbook but do not commit it'],
-  ['--json', 'status: one JSON report per VM'],
+  ['-f, --format <kind>', 'status: stylish (the default) or json'],
+  ['--json', 'status: one JSON report per VM (the same as --format json)'],
   ['--session <tag>', 'provision: this session (default $OFFHOST_SESSION), for the lock check'],
 ];
 const USAGE = formatHelp({
-  usage: ['offhost vm provision ID [--no-commit] [--config FILE]', 'offhost vm status [ID...] [--json] [--config FILE]'],
+  usage: ['offhost vm provision ID [--no-commit] [--config FILE]', 'offhost vm status [ID...] [--format json] [--config FILE]'],
   description: 'Provisions the test VMs of the catalogue and checks that they are ready. `offhost vm SUBCOMMAND --help` shows one subcommand.',
   subcommands: [
     ['provision ID', 'create the VM if missing, mount the source, install its packages, smoke-test, snapshot'],
@@ -54,10 +56,12 @@ interface Opts {
 function parseArgs(sub: string, args: string[], io: Io): { o: Opts; ids: string[] } | null {
   const cmd = new Command(`offhost vm ${sub}`).description(sub === 'provision' ? PROVISION : STATUS).argument('[ids...]');
   // Each subcommand's own options (status has no runbook to commit, provision no JSON report).
-  for (const [flags, what] of VM_OPTIONS) if (!flags.startsWith(sub === 'provision' ? '--json' : '--no-commit')) cmd.option(flags, what.replace(/^(provision|status): /, ''));
+  for (const [flags, what] of VM_OPTIONS) if (!what.startsWith(sub === 'provision' ? 'status: ' : 'provision: ')) cmd.option(flags, what.replace(/^(provision|status): /, ''));
   const examples = sub === 'provision' ? ['offhost vm provision s.khost1.dev-linux-koda', 'offhost vm provision s.khost1.dev-linux-koda-2 --no-commit'] : ['offhost vm status', 'offhost vm status s.khost1.dev-linux-koda --json'];
   if (parseWith(cmd, args, io, { exit: VM_EXIT, examples }) !== null) return null;
-  return { o: cmd.opts<Opts>(), ids: cmd.args };
+  const o = cmd.opts<Opts & { format?: string }>();
+  if (sub !== 'provision') o.json = outputFormat(o) === 'json';
+  return { o, ids: cmd.args };
 }
 
 /** The catalogue entry for `id`; a numbered id of a pool's VM (`…-koda-2`) is derived from its base. */
