@@ -11,6 +11,7 @@ import { standinPath, writeIncusState } from '../helpers/standins.js';
 import { execFileSync } from 'node:child_process';
 import { ARCHIVE_DIR, BIN, archives, cleanEnv, ensureBuilt, g, offhost, read } from '../locks/lifecycle-helpers.js';
 import { EXIT, RUN_EXIT } from '../../src/errors.js';
+import { stateDir } from '../../src/run/record.js';
 import { kodaDir, laptop, LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop } from './loopback.js';
 
 let s: Sshd;
@@ -164,20 +165,24 @@ describe.skipIf(noSshd)(titled('the hold', noSshd), () => {
     // Another session takes the lock over on the lock ref (as one on another machine that judged it
     // orphaned would, and pushed).
     const ref = 'refs/offhost/locks';
+    // The lock lives in the user store every clone of the repository goes through (docs/LOCKS.md), so the
+    // takeover is written there.
+    const store = join(stateDir(l.env), 'lock-stores', `${readFileSync(join(l.repo, '.git', 'offhost', 'store-id'), 'utf8').trim()}.git`);
     for (let attempt = 0; attempt < 20; attempt++) {
-      const tip = g(l.repo, 'rev-parse', ref).trim();
-      const text = g(l.repo, 'show', `${tip}:${LOOP_ACTIVE}`).replace(/^session: .*$/m, 'session: thief').replace(/^claims:\n(  .*\n)*/m, '');
+      const tip = g(store, 'rev-parse', ref).trim();
+      const text = g(store, 'show', `${tip}:${LOOP_ACTIVE}`).replace(/^session: .*$/m, 'session: thief').replace(/^claims:\n(  .*\n)*/m, '');
       const tmp = join(l.base, 'takeover');
       writeFileSync(tmp, text);
-      const blob = g(l.repo, 'hash-object', '-w', tmp).trim();
+      const blob = g(store, 'hash-object', '-w', tmp).trim();
       const index = join(l.base, 'takeover.index');
       const env = { GIT_INDEX_FILE: index };
-      gEnv(l.repo, env, 'read-tree', tip);
-      gEnv(l.repo, env, 'update-index', '--cacheinfo', `100644,${blob},${LOOP_ACTIVE}`);
-      const tree = gEnv(l.repo, env, 'write-tree').trim();
-      const commit = gEnv(l.repo, {}, 'commit-tree', tree, '-p', tip, '-m', 'takeover by thief').trim();
+      gEnv(store, env, 'read-tree', tip);
+      gEnv(store, env, 'update-index', '--cacheinfo', `100644,${blob},${LOOP_ACTIVE}`);
+      const tree = gEnv(store, env, 'write-tree').trim();
+      const who = { GIT_AUTHOR_NAME: 'thief', GIT_AUTHOR_EMAIL: 'thief@example.invalid', GIT_COMMITTER_NAME: 'thief', GIT_COMMITTER_EMAIL: 'thief@example.invalid' };
+      const commit = gEnv(store, who, 'commit-tree', tree, '-p', tip, '-m', 'takeover by thief').trim();
       try {
-        g(l.repo, 'update-ref', ref, commit, tip);
+        g(store, 'update-ref', ref, commit, tip);
         break;
       } catch {
         /* a heartbeat moved the ref in between: again, on the new tip */
@@ -187,7 +192,7 @@ describe.skipIf(noSshd)(titled('the hold', noSshd), () => {
     expect(r.code, r.stderr).toBe(RUN_EXIT.lockLost);
     expect(verdict(r).outcome).toBe('lock-lost');
     expect(existsSync(join(l.out, 'finished'))).toBe(false);
-    expect(g(l.repo, 'show', `${ref}:${LOOP_ACTIVE}`)).toContain('session: thief');
+    expect(g(store, 'show', `${ref}:${LOOP_ACTIVE}`)).toContain('session: thief');
   });
 });
 
