@@ -133,8 +133,15 @@ describe('a script the agent wrote, then runs', () => {
     expectRanOnVm(log, before);
   });
 
-  it('claude-code: writing the script and running it in one line is refused (what runs is not on disk yet)', () => {
+  it('claude-code: a script the line writes and then runs is judged as what the line writes (static text)', () => {
     const r = runHook('claude-code', event('claude-code', "printf 'make build-safe\\n' > b2.sh && bash b2.sh", h.koda), hookEnv(h));
+    const out = JSON.parse(r.stdout).hookSpecificOutput;
+    expect(out.permissionDecision).toBe('ask');
+    expect(out.permissionDecisionReason).toContain('rule koda-make');
+  });
+
+  it('claude-code: a script the line writes from text offhost cannot know, then runs, is refused', () => {
+    const r = runHook('claude-code', event('claude-code', 'printf "$CMD\\n" > b3.sh && bash b3.sh', h.koda), hookEnv(h));
     const out = JSON.parse(r.stdout).hookSpecificOutput;
     expect(out.permissionDecision).toBe('deny');
     expect(out.permissionDecisionReason).toContain('unknown-program');
