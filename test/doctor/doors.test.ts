@@ -250,7 +250,7 @@ describe('offhost doctor finds every broken door init can set up', () => {
 
   it('the JSON lists the checks and one item per agent', () => {
     const j = JSON.parse(run(['doctor', '--format', 'json']).stdout) as { checks: { id: string }[]; items: { check: string; subject?: string }[] };
-    expect(j.checks.map((c) => c.id)).toEqual(['config', 'agents', 'shell', 'wrapper', 'shims', 'husky', 'shared']);
+    expect(j.checks.map((c) => c.id)).toEqual(['config', 'checkout', 'routes', 'agents', 'shell', 'wrapper', 'shims', 'husky', 'shared', 'locks']);
     expect(j.items.filter((i) => i.check === 'agents').map((i) => i.subject)).toEqual(AGENTS);
     expect(run(['doctor', '--format', 'xml']).status).toBe(2);
   }, 240_000);
