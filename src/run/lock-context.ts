@@ -161,7 +161,11 @@ export async function storeFor(io: Io, cwd: string, settings: LockSettings, cloc
   return store;
 }
 
-export async function contextFor(io: Io, o: CommonOpts, needSession: boolean): Promise<{ ctx: LifecycleContext; settings: LockSettings }> {
+/**
+ * The lock context of a command. `freeEnded: false` (lock repair) skips freeing the runs of this host whose
+ * process is gone: that reads the store, which repair is there to mend.
+ */
+export async function contextFor(io: Io, o: CommonOpts, needSession: boolean, opts: { freeEnded?: boolean } = {}): Promise<{ ctx: LifecycleContext; settings: LockSettings }> {
   const cwd = o.cwd ? resolve(io.cwd, o.cwd) : io.cwd;
   const settings = o.settings ?? loadLockSettings(cwd, io.env, o.config);
   let session = o.session ?? io.env.OFFHOST_SESSION;
@@ -170,7 +174,7 @@ export async function contextFor(io: Io, o: CommonOpts, needSession: boolean): P
   const clock = clockFor(o.now, io);
   const store = await storeFor(io, cwd, settings, clock, o.push);
   // Runs of this host whose process is gone free their VM now (src/locks/end-runs.ts, issue 24).
-  await freeEndedRuns(store, session ?? 'unknown', async () => (await import('./reap.js')).jobReaper(loadConfig(o.config === undefined ? { cwd, env: io.env } : { cwd, env: io.env, configFile: o.config }), io), (l) => io.stderr(`offhost lock: ${l}\n`));
+  if (opts.freeEnded !== false) await freeEndedRuns(store, session ?? 'unknown', async () => (await import('./reap.js')).jobReaper(loadConfig(o.config === undefined ? { cwd, env: io.env } : { cwd, env: io.env, configFile: o.config }), io), (l) => io.stderr(`offhost lock: ${l}\n`));
   const ctx: LifecycleContext = { store, clock, session: session ?? 'unknown', ai: ai ?? 'human', log: (l) => io.stderr(`offhost lock: ${l}\n`), claims: new Map() };
   return { ctx, settings };
 }

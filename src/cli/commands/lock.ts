@@ -284,7 +284,7 @@ async function repairCmd(args: string[], io: Io): Promise<number> {
     .option('--no-push', 'the user store or this clone only');
   parseArgs(cmd, args, io, ['offhost lock repair']);
   const o = cmd.opts<CommonOpts>();
-  const { ctx } = await contextFor(io, o, false);
+  const { ctx } = await contextFor(io, o, false, { freeEnded: false });
   const session = o.session ?? io.env.OFFHOST_SESSION ?? 'offhost-repair';
   const r = await repair(ctx.store, { session });
   if (r.status === 'healthy') {
