@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { activeLockPath, archiveLockPath, classifyPath, componentLockPath, DEFAULT_NOTICES_DIR } from '../../src/locks/paths.js';
 import { parseLockText, serializeLock } from '../../src/locks/parse.js';
 import { LockError } from '../../src/errors.js';
+import { MAX_TTL_MINUTES } from '../../src/locks/schema.js';
 
 const VM = 's.khost1.dev-linux-koda';
 const day = new Date('2026-05-19T23:59:59Z');
@@ -97,7 +98,7 @@ describe('serializeLock', () => {
         fc.constantFrom('claude', 'codex', 'gemini', 'human', 'other.agent'),
         iso,
         fc.option(fc.integer({ min: 0, max: 10_000_000 })),
-        fc.option(fc.integer({ min: 1, max: 100_000 })),
+        fc.option(fc.integer({ min: 1, max: MAX_TTL_MINUTES })), // valid values only: the schema bounds ttl_minutes
         fc.string({ minLength: 1, maxLength: 200 }).filter((s) => s.trim() !== '' && !/[\u0000\uFFFD\uFEFF]/.test(s)),
         fc.string({ maxLength: 100 }).filter((s) => !/[\u0000\uFFFD]/.test(s)),
         (target, session, ai, started, hbOff, ttl, reason, body) => {

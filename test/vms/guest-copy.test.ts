@@ -51,7 +51,9 @@ function laptopWith(backend: 'lima' | 'tart', name: string) {
   writeFileSync(join(koda, 'Makefile'), 'build-safe:\n\t@echo "built $$(cat version.txt) in $$(pwd)"\n\t@echo out > built.txt\n');
   writeFileSync(join(koda, 'version.txt'), 'v1\n');
   const vm = { id: `s.laptop.dev-${backend}-koda`, backend, instance: 'default', kind: 'vm', arch: 'x86_64', guest_dir: guestDir };
-  writeFileSync(join(repo, 'offhost.config.yaml'), `vms:\n  - ${JSON.stringify(vm)}\nroutes:\n  koda:\n    vms: [${vm.id}]\n`);
+  // A Lima or Tart guest runs on the laptop: sending the Koda build there weakens the built-in route's
+  // `require: {where: remote}`, which takes the named opt-in (docs/VMS.md).
+  writeFileSync(join(repo, 'offhost.config.yaml'), `vms:\n  - ${JSON.stringify(vm)}\nroutes:\n  koda:\n    vms: [${vm.id}]\n    weaken_builtin_require: true\n`);
   g(repo, 'add', '.');
   g(repo, 'commit', '-q', '-m', 'v1');
   const env = {
