@@ -109,8 +109,11 @@ describe('the fast path', () => {
   it('is taken by light starts', () => {
     expect(light).toBeGreaterThan(0);
     // The others go to the judge by design: a trigger word (`flutter test`, `xcrun simctl list`), make in
-    // the engine, a program heavy at every start but --help/--version (qemu, xvfb-run), docker.
-    expect(fast, `${fast} of ${light} light starts took the fast path`).toBeGreaterThan(light / 3);
+    // the engine, a program heavy at every start but --help/--version (qemu, xvfb-run), docker, and
+    // xcodebuild, whose `-destination` words decide (the ios-simulator rule's light examples: 15 of 50 light
+    // starts took the fast path after they were added, 30 %). A floor, so that the fast path cannot silently
+    // stop being taken at all.
+    expect(fast, `${fast} of ${light} light starts took the fast path`).toBeGreaterThan(light / 4);
   });
 });
 

@@ -64,6 +64,7 @@ describe('offhost doctor', () => {
     }
   });
   it('a wired hook and pre-commit pass; a broken config is reported with its file and line', async () => {
+    mkdirSync(join(repo, '.claude'), { recursive: true });
     writeFileSync(join(repo, '.claude', 'settings.json'), hook(process.execPath, BIN));
     mkdirSync(join(repo, '.husky'), { recursive: true });
     writeFileSync(join(repo, '.husky', 'pre-commit'), 'npx lint-staged\noffhost lint --staged\n');
