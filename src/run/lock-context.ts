@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, UsageError, isOffhostError } from '../errors.js';
 import type { Clock } from '../types.js';
 import type { Io } from '../io.js';
 import { parseNowOption } from '../locks/schema.js';
@@ -174,7 +174,15 @@ export async function contextFor(io: Io, o: CommonOpts, needSession: boolean, op
   const clock = clockFor(o.now, io);
   const store = await storeFor(io, cwd, settings, clock, o.push);
   // Runs of this host whose process is gone free their VM now (src/locks/end-runs.ts, issue 24).
-  if (opts.freeEnded !== false) await freeEndedRuns(store, session ?? 'unknown', async () => (await import('./reap.js')).jobReaper(loadConfig(o.config === undefined ? { cwd, env: io.env } : { cwd, env: io.env, configFile: o.config }), io), (l) => io.stderr(`offhost lock: ${l}\n`));
+  // Freeing this host's ended runs is a courtesy to the next session: when it cannot be done now (the remote
+  // unreachable, the store broken) the VM simply stays held, and the command itself says what is wrong.
+  if (opts.freeEnded !== false) {
+    try {
+      await freeEndedRuns(store, session ?? 'unknown', async () => (await import('./reap.js')).jobReaper(loadConfig(o.config === undefined ? { cwd, env: io.env } : { cwd, env: io.env, configFile: o.config }), io), (l) => io.stderr(`offhost lock: ${l}\n`));
+    } catch (err) {
+      if (!isOffhostError(err)) throw err;
+    }
+  }
   const ctx: LifecycleContext = { store, clock, session: session ?? 'unknown', ai: ai ?? 'human', log: (l) => io.stderr(`offhost lock: ${l}\n`), claims: new Map() };
   return { ctx, settings };
 }
