@@ -37,6 +37,8 @@ function sleeping(arg: string): boolean {
   return false;
 }
 
+const REAL_RSYNC = ['/usr/bin/rsync', '/usr/local/bin/rsync', '/bin/rsync'].find((p) => existsSync(p)) ?? 'rsync';
+
 describe.skipIf(!sshdAvailable())('a failure at each step', () => {
   it('every step named by the hook exists in the pipeline (the list the test walks)', () => {
     expect([...FAULT_STEPS]).toEqual(['classify', 'preflight', 'source', 'hold', 'sync', 'execute', 'async', 'record', 'release']);
@@ -90,10 +92,12 @@ describe.skipIf(!sshdAvailable())('a failure at each step', () => {
     for (let i = 0; i < 4000; i++) writeFileSync(join(many, `file-with-a-long-name-${String(i).padStart(5, '0')}.txt`), `${i}\n`);
     g(l.repo, 'add', '.');
     g(l.repo, 'commit', '-qm', 'many files');
-    // An rsync that fails at once without reading its input (as a real one does on a bad option or host).
+    // An rsync that fails at once without reading its input (as a real one does on a bad host), once offhost's
+    // probe of its options (`--version`, a local dry run: src/routes/rsync-probe.ts) has passed: the probe is
+    // answered by the real rsync.
     const bin = join(l.base, 'bin');
     mkdirSync(bin);
-    writeFileSync(join(bin, 'rsync'), '#!/bin/sh\necho "rsync: connection unexpectedly closed (stand-in)" >&2\nexit 12\n');
+    writeFileSync(join(bin, 'rsync'), `#!/bin/sh\ncase "$1" in --version|-n) exec ${REAL_RSYNC} "$@" ;; esac\necho "rsync: connection unexpectedly closed (stand-in)" >&2\nexit 12\n`);
     chmodSync(join(bin, 'rsync'), 0o755);
     const marker = join(l.out, 'ran');
     for (let i = 0; i < 3; i++) {
