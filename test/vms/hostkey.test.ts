@@ -87,7 +87,7 @@ describe.skipIf(!have)(titled('vm status: the host key as pinned (real sshd on l
     config(fingerprint);
     const r = await offhost(['vm', 'status', 's.khost1.dev-linux-koda'], { cwd: repo, baseEnv: env });
     expect(r.stdout).toMatch(new RegExp(`ok\\s+host key\\s+khost1 presents the pinned key ${fingerprint.replace(/[+/]/g, '\\$&')}`));
-    expect(r.code).toBe(232);
+    expect(r.code, r.stdout).toBe(232);
     expect(r.stdout).toContain('cannot reach khost1 over ssh');
   });
 });
