@@ -16,6 +16,8 @@ import type { ResolvedConfig } from '../../config/resolve.js';
 import type { VmSpec } from '../../routes/types.js';
 import { hostsOf, isVmId, parseVmId, vmIdProblem } from '../../vms/id.js';
 import { formatReport, preflight } from '../../vms/preflight.js';
+import { pinnedSshOptions } from '../../routes/hostkey.js';
+import { stateDir } from '../../run/record.js';
 import { provisionIncus } from '../../vms/provision.js';
 import { repoRoot, runbookEntry, writeRunbook, RUNBOOK_PATH, type RunbookStep } from '../../vms/runbook.js';
 import { contextFor, settingsFrom } from '../../run/lock-context.js';
@@ -92,7 +94,7 @@ export async function run(args: string[], io: Io): Promise<number> {
     if (parsed === null) return EXIT.ok;
     const { o, ids } = parsed;
     const config = loadConfig(o.config !== undefined ? { cwd: io.cwd, env: io.env, configFile: o.config } : { cwd: io.cwd, env: io.env });
-    if (sub === 'status') return status(config, ids, o, io);
+    if (sub === 'status') return await status(config, ids, o, io);
     if (sub === 'provision') {
       if (ids.length !== 1) throw new UsageError(`provision takes one VM id\n${USAGE}`);
       return await provision(config, ids[0]!, o, io);
@@ -107,10 +109,21 @@ export async function run(args: string[], io: Io): Promise<number> {
   }
 }
 
-function status(config: ResolvedConfig, ids: string[], o: Opts, io: Io): number {
+async function status(config: ResolvedConfig, ids: string[], o: Opts, io: Io): Promise<number> {
   const vms = ids.length ? ids.map((id) => vmFor(config, id).vm) : [...config.vms.values()];
   let worst = EXIT.ok as number;
-  for (const vm of vms) {
+  for (const listed of vms) {
+    // A pinned host key is how offhost's own connections reach the VM (src/routes/hostkey.ts): the probe uses
+    // it too, so a host that presents the pinned key is not refused for missing from known_hosts. A pin that
+    // cannot be applied (the host presents another key) is left to the preflight's host-key check to name.
+    let vm = listed;
+    if (vm.host_key) {
+      try {
+        vm = { ...vm, sshOptions: [...(await pinnedSshOptions(vm, io.env, stateDir(io.env))), ...(vm.sshOptions ?? [])] };
+      } catch {
+        // not applied: the preflight's own host-key check says what the host presents instead
+      }
+    }
     const r = preflight(vm, io.env, { full: true });
     if (o.json) io.stdout(JSON.stringify(r) + '\n');
     else io.stdout(formatReport(r));
