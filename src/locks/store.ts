@@ -454,7 +454,8 @@ export class LockStore {
         tip = await this.base();
       } catch (err) {
         // A read (status) still answers when the remote cannot be reached: from this clone's copy, saying so.
-        if (!how.readOnly || this.mode !== 'remote' || isOffhostError(err)) throw this.unchanged(err);
+        // (git failing to reach it is a GitError: that one is answered from the copy; offhost's own refusals are not)
+        if (!how.readOnly || this.mode !== 'remote' || (isOffhostError(err) && !(err instanceof GitError))) throw this.unchanged(err);
         tip = await this.localTip();
         this.note(`the remote ${this.opts.remote} could not be read (${(err as Error).message.split('\n')[0]}): showing this clone's copy of ${LOCK_REF}`);
       }
