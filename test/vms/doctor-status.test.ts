@@ -17,6 +17,8 @@ beforeAll(() => {
   mkdirSync(repo, { recursive: true });
   g(repo, 'init', '-q', '-b', 'main');
   configure(repo);
+  // A repository with a commit, as a user's is (doctor's locks check asks a repository with none to make one).
+  g(repo, 'commit', '-q', '--allow-empty', '-m', 'first');
   env = { ...(cleanEnv() as Record<string, string>), HOME: home, PATH: `${standinPath()}:${process.env.PATH}`, OFFHOST_ROLE: 'laptop' };
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
