@@ -89,6 +89,21 @@ function archived(rec: LockRecord, extra: string): string {
   return `${text.endsWith('\n') ? text : `${text}\n`}${extra}`;
 }
 
+/** The lock files of the snapshot that name a target and parse (gc and the ended-runs sweep pass the rest by). */
+function* readableLocks(s: LockStore, snap: Snapshot): Generator<{ p: string; t: LockTarget; rec: LockRecord }> {
+  for (const [p] of snap.files) {
+    const t = targetFromPath(s, p);
+    if (!t) continue;
+    let rec: LockRecord;
+    try {
+      rec = recordAt(s, snap, t, p)!;
+    } catch {
+      continue;
+    }
+    yield { p, t, rec };
+  }
+}
+
 function dropDead(s: LockStore, rec: LockRecord, now: Date): LockRecord {
   return dropDeadEnded(s, rec, now).rec;
 }
@@ -418,15 +433,7 @@ export async function gc(s: LockStore, a: { session: string }): Promise<GcResult
     const names = await snap.archiveNames();
     const taken = (p: string) => names.has(p) || changes.has(p);
     const archiveOf = (t: LockTarget) => (t.kind === 'vm' ? archiveLockPath(t.vm, now, 'expired', taken, s.nd) : componentArchivePath(t.slug, now, 'expired', taken, s.nd));
-    for (const [p] of snap.files) {
-      const t = targetFromPath(s, p);
-      if (!t) continue;
-      let rec: LockRecord;
-      try {
-        rec = recordAt(s, snap, t, p)!;
-      } catch {
-        continue;
-      }
+    for (const { p, t, rec } of readableLocks(s, snap)) {
       const dropped = dropDeadEnded(s, rec, now);
       const st = stateOf(rec, now, skewOf(s));
       const h = holderOf(rec, p, now, 'ref', skewOf(s));
@@ -476,15 +483,7 @@ export async function endRuns(s: LockStore, a: { session: string }): Promise<Com
     const done: { file: string; archive: string; session: string; why: string }[] = [];
     const names = await snap.archiveNames();
     const taken = (p: string) => names.has(p) || changes.has(p);
-    for (const [p] of snap.files) {
-      const t = targetFromPath(s, p);
-      if (!t) continue;
-      let rec: LockRecord;
-      try {
-        rec = recordAt(s, snap, t, p)!;
-      } catch {
-        continue;
-      }
+    for (const { p, t, rec } of readableLocks(s, snap)) {
       const { rec: kept, ended } = dropDeadEnded(s, rec, now);
       if (ended) {
         const arch = t.kind === 'vm' ? archiveLockPath(t.vm, now, 'expired', taken, s.nd) : componentArchivePath(t.slug, now, 'expired', taken, s.nd);
