@@ -397,8 +397,19 @@ export class LockStore {
       await casRef(this.repo, aside, local, null, 'offhost: local lock history not on the hub');
       this.note(`this clone's copy of ${LOCK_REF} had history ${this.where} does not have (its live locks were copied there); it is kept at ${aside}`);
     }
-    const r = await casRef(this.repo, LOCK_REF, tip, local, 'offhost: follow the hub', (w) => this.note(w));
-    void r; // 'moved': another process of this clone followed first
+    // Another process of this clone may follow at the same time, to an older tip as well as a newer one
+    // (a release that wrote before this acquire follows after it): the copy ends at the newer of the two.
+    let from = local;
+    for (let i = 0; i < 20; i++) {
+      if ((await casRef(this.repo, LOCK_REF, tip, from, 'offhost: follow the hub', (w) => this.note(w))) === 'ok') return;
+      const now = await readRef(this.repo, LOCK_REF);
+      if (now === tip) return;
+      if (now !== null) {
+        if (await this.isAncestor(this.repo, tip, now)) return; // followed to a newer tip already
+        if (!(await this.isAncestor(this.repo, now, tip))) return; // not the hub's history: the next operation keeps it aside
+      }
+      from = now;
+    }
   }
 
   /**

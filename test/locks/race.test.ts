@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIVE, REF, VM, archives, bareWithClones, ensureBuilt, g, makeUserWork, offhost, read, sessionEnv, snapshot, strayPrivateFiles, tempRepo } from './lifecycle-helpers.js';
+import { ACTIVE, REF, VM, archives, bareWithClones, ensureBuilt, g, makeUserWork, offhost, read, sessionEnv, snapshot, strayPrivateFiles, tempRepo, userStoreOf } from './lifecycle-helpers.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -12,6 +12,25 @@ const N = 8;
 function commitCount(dir: string, rev = REF): number {
   return Number(g(dir, 'rev-list', '--count', rev).trim());
 }
+
+describe("this clone's copy of the lock ref, with many processes writing through the user store", () => {
+  it('ends at the store\'s tip: a process that wrote earlier but follows later does not move it back', async () => {
+    const dir = tempRepo();
+    const vms = Array.from({ length: 4 }, (_, i) => `s.khost1.dev-linux-race${i}`);
+    for (let round = 0; round < 3; round++) {
+      // Acquires and releases of different VMs at once: each writes the store, then moves this clone's copy.
+      await Promise.all(
+        vms.map(async (vm, i) => {
+          const env = sessionEnv(`follow-${round}-${i}`);
+          expect((await offhost(['lock', 'acquire', vm, '--reason', 'race'], { cwd: dir, env })).code).toBe(0);
+          expect((await offhost(['lock', 'release', vm], { cwd: dir, env })).code).toBe(0);
+        }),
+      );
+      const storeTip = g(userStoreOf(dir), 'rev-parse', REF).trim();
+      expect(g(dir, 'rev-parse', REF).trim(), `round ${round}`).toBe(storeTip);
+    }
+  });
+});
 
 describe('N parallel acquires in one checkout', () => {
   it('exactly one wins, every round', async () => {
