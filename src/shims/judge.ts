@@ -12,8 +12,8 @@ import { loadGuard } from '../config/load-guard.js';
 import type { Matcher, Rule } from '../policy/match.js';
 import { namedByRules } from '../policy/engine.js';
 import { quote } from '../routes/quote.js';
-import { MARKER, SHIM_REFUSED } from './script.js';
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { MARKER, SHIM_REFUSED, STDIN_LIMIT } from './script.js';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { tryAppendAudit } from '../adapters/audit-log.js';
 import type { GuardVerdict } from '../policy/guard.js';
 import { programFor } from '../shell/programs/index.js';
@@ -62,6 +62,30 @@ export function judgedLine(prog: string, args: string[], env: NodeJS.ProcessEnv,
   return words.join(' ');
 }
 
+/**
+ * The heredoc that gives the judged line the standard input the shim copied (OFFHOST_SHIM_STDIN, make's
+ * `-f -`): `make -f - x <<'OFFHOST_STDIN'`, so the guard reads the Makefile as it reads a literal one, and
+ * a reroute hands the same input to the VM. '' when there is none, or it is not text the line can carry
+ * (a NUL byte, not UTF-8, too long): the program then reads input nobody judged, which the guard calls
+ * unknown.
+ */
+export function stdinHeredoc(path: string | undefined): string {
+  if (!path) return '';
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch {
+    return '';
+  }
+  if (buf.length > STDIN_LIMIT || buf.includes(0)) return '';
+  const text = buf.toString('utf8');
+  if (Buffer.byteLength(text) !== buf.length || text.includes('\uFFFD')) return '';
+  const lines = new Set(text.split('\n'));
+  let tag = 'OFFHOST_STDIN';
+  for (let i = 0; lines.has(tag); i++) tag = `OFFHOST_STDIN_${i}`;
+  return ` <<'${tag}'\n${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${tag}`;
+}
+
 const RANK = { allow: 0, reroute: 1, deny: 2 } as const;
 
 /**
@@ -93,14 +117,15 @@ export async function judge(args: string[], io: Io): Promise<number> {
   }
   const argv = args.slice(2);
   const guard = loadGuard({ cwd: io.cwd, env: io.env });
-  let line = judgedLine(prog, argv, io.env, judgedEnvNames(prog, guard.config.rules));
+  const input = stdinHeredoc(io.env.OFFHOST_SHIM_STDIN);
+  let line = judgedLine(prog, argv, io.env, judgedEnvNames(prog, guard.config.rules)) + input;
   let v = guard.classify(line, { cwd: io.cwd, env: io.env });
   // A program reached through a symbolic link under another name is judged as what it is too; the
   // stricter verdict stands (a link can make a start heavier, never lighter).
   // Only a target the registry or a rule knows: an unknown one would only have its arguments guessed at.
   const real = linkedName(prog, io.env, io.cwd);
   if (real !== null && (programFor(real) !== null || namedByRules(guard.config.rules, real))) {
-    const realLine = judgedLine(real, argv, io.env, judgedEnvNames(real, guard.config.rules));
+    const realLine = judgedLine(real, argv, io.env, judgedEnvNames(real, guard.config.rules)) + input;
     const rv = guard.classify(realLine, { cwd: io.cwd, env: io.env });
     if (RANK[rv.decision] > RANK[v.decision]) {
       v = rv;

@@ -76,6 +76,11 @@ export interface ShimProgram {
   name: string;
   /** null: every start asks the judge. */
   fast: FastPath | null;
+  /**
+   * It can read its program from standard input (make's `-f -`): the shim then copies that input to a
+   * file the judge reads and the program reads in its place (src/shims/script.ts).
+   */
+  stdinProgram?: boolean;
 }
 
 export interface ShimPlan {
@@ -372,7 +377,8 @@ export function planShims(opts: { cwd: string; env: NodeJS.ProcessEnv; configFil
     if (name.includes('/') || name === '<unknown>' || name === '' || name.startsWith('.')) continue;
     if (NOT_SHIMMED.has(name) || NOT_SHIMMED_PATTERN.test(name)) continue;
     if (!/^[A-Za-z0-9_.+-]+$/.test(name)) continue;
-    programs.push({ name, fast: fastPathFor(rules, name, config.vars) });
+    const stdinProgram = programFor(name)?.family === 'make';
+    programs.push({ name, fast: fastPathFor(rules, name, config.vars), ...(stdinProgram ? { stdinProgram } : {}) });
   }
   return { programs, configs: files.map((f) => physicalPath(f)) };
 }

@@ -65,19 +65,59 @@ if [[ -z $__oh_real ]]; then
   exit 127
 fi
 export OFFHOST_SHIM_PID=$$:$__oh_prog
-${fast}
-__oh_line=$("$__oh_node" "$__oh_bin" shim judge "$__oh_prog" -- "$@")
+${fast}${p.stdinProgram ? stdinBlock() : ''}
+__oh_line=$(${p.stdinProgram ? 'OFFHOST_SHIM_STDIN=$__oh_in ' : ''}"$__oh_node" "$__oh_bin" shim judge "$__oh_prog" -- "$@")
 __oh_status=$?
 case $__oh_status in
-  0) builtin exec -a "$__oh_prog" "$__oh_real" "$@" ;;
+  0) ${p.stdinProgram ? `if [[ -n $__oh_in ]]; then { rm -f -- "$__oh_in"; builtin exec -a "$__oh_prog" "$__oh_real" "$@"; } 0<"$__oh_in"; exit ${SHIM_REFUSED}; fi; ` : ''}builtin exec -a "$__oh_prog" "$__oh_real" "$@" ;;
   3)
-    export OFFHOST_SHIM_HANDOFF=$__oh_prog
+    ${p.stdinProgram ? '[[ -n $__oh_in ]] && rm -f -- "$__oh_in"\n    ' : ''}export OFFHOST_SHIM_HANDOFF=$__oh_prog
     __oh_user=\${USER:-\${LOGNAME:-user}}
     builtin exec "$__oh_node" "$__oh_bin" run --session "\${OFFHOST_SESSION:-shell-\${__oh_user//[!A-Za-z0-9._-]/_}}" -- "$__oh_line"
     ;;
-  *) exit "$__oh_status" ;;
+  *) ${p.stdinProgram ? '[[ -n $__oh_in ]] && rm -f -- "$__oh_in"; ' : ''}exit "$__oh_status" ;;
 esac
 `;
+}
+
+/** Bytes of standard input a shim copies for its judge (a Makefile is far smaller; more is refused). */
+export const STDIN_LIMIT = 1024 * 1024;
+
+/**
+ * For a program that reads its program from standard input (make's `-f -`, `--file=/dev/stdin`) when
+ * standard input is not a terminal: copy that input to a private file, which the judge reads
+ * (OFFHOST_SHIM_STDIN: it judges the Makefile's recipes, as `offhost check` does for a literal one) and
+ * which the program then reads as its standard input, so it reads what was judged. The command that
+ * writes the input has to finish first; more than STDIN_LIMIT bytes is refused. Only the judge path does
+ * this: the fast path starts the program with its input untouched.
+ */
+function stdinBlock(): string {
+  return `
+# Standard input as the Makefile (\`-f -\`): judged from a copy, which make then reads instead.
+__oh_in=
+__oh_isin() { [[ $1 == - || $1 == /dev/stdin || $1 == /dev/fd/0 || $1 == /proc/self/fd/0 ]]; }
+if [[ ! -t 0 ]]; then
+  __oh_want=
+  for __oh_a in "$@"; do
+    if [[ -n $__oh_want ]]; then __oh_want=; __oh_isin "$__oh_a" && { __oh_in=1; break; }; continue; fi
+    case $__oh_a in
+      --fi*=*|--mak*=*) __oh_isin "\${__oh_a#*=}" && { __oh_in=1; break; } ;;
+      --fi*|--mak*) __oh_want=1 ;;
+      --*) ;;
+      -*f) __oh_want=1 ;;
+      -*f*) __oh_isin "\${__oh_a#*f}" && { __oh_in=1; break; } ;;
+    esac
+  done
+fi
+if [[ -n $__oh_in ]]; then
+  __oh_in=$(umask 077 && mktemp "\${TMPDIR:-/tmp}/offhost-stdin.XXXXXX") || { printf 'offhost shim: %s: cannot make a file for its standard input; not starting it\\n' "$__oh_prog" >&2; exit ${SHIM_REFUSED}; }
+  head -c ${STDIN_LIMIT + 1} > "$__oh_in"
+  if [[ $(wc -c < "$__oh_in") -gt ${STDIN_LIMIT} ]]; then
+    rm -f -- "$__oh_in"
+    printf 'offhost shim: refused: %s reads its Makefile from standard input, which is over %s bytes: offhost cannot judge it\\n' "$__oh_prog" ${STDIN_LIMIT} >&2
+    exit ${SHIM_REFUSED}
+  fi
+fi`;
 }
 
 /**

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { BIN, type Tree, clearHeavy, heavyRuns, laptopEnv, makeTree } from './tree.js';
 
 function offhost(t: Tree, args: string[], cwd: string, extra: Record<string, string> = {}) {
@@ -197,6 +198,31 @@ describe('recursive builds with the real GNU make', () => {
     // The Koda recipe's heavy program ran once, on the "VM" (the stand-in incus's fresh environment).
     expect(heavyRuns(t).map((h) => [h.prog, h.laptop, h.args])).toEqual([['heavy-build', false, 'build-safe']]);
     expect(r.stderr).toContain('handing `make -C engines/lang/koda build-safe` to offhost run');
+  });
+
+  it('make -f - judges the Makefile read from standard input, and make reads the very copy it judged', () => {
+    // Straight through the shims (no line check first), so the shim's copy of stdin is all the judge sees.
+    clearHeavy(t);
+    const light = viaShims(t, "printf 'x:\\n\\t@echo hi-from-stdin\\n' | make -f - x", t.physicalKoda);
+    expect(light.status, light.stderr).toBe(0);
+    expect(light.stdout).toBe('hi-from-stdin\n');
+    expect(heavyRuns(t)).toEqual([]);
+    // The same door, where the Makefile's recipe builds: on the VM, with the same input (a heredoc in the line).
+    writeFileSync(join(t.base, 'stdin.mk'), 'x:\n\t$(MAKE) build-safe\n');
+    const heavy = viaShims(t, `cat ${JSON.stringify(join(t.base, 'stdin.mk'))} | make --file=/dev/stdin x`, t.physicalKoda, { OFFHOST_SESSION: 'stdin-test' });
+    expect(heavy.status, heavy.stderr).toBe(0);
+    expect(heavyRuns(t).map((h) => [h.prog, h.laptop, h.args])).toEqual([['heavy-build', false, 'build-safe']]);
+    // What cannot be judged does not start: more input than the shim copies.
+    clearHeavy(t);
+    const big = viaShims(t, 'head -c 1048577 /dev/zero | make -f- x', t.physicalKoda);
+    expect(big.status).toBe(126);
+    expect(big.stderr).toMatch(/over 1048576 bytes/);
+    // Input that is not text (a NUL byte): nothing the line can carry, so unknown, refused.
+    const bin = viaShims(t, "printf 'x:\\n\\t@echo \\0hi\\n' | make -sf - x", t.physicalKoda);
+    expect(bin.status).toBe(126);
+    expect(bin.stderr).toMatch(/unknown-program/);
+    // No copy is left behind.
+    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('offhost-stdin.'))).toEqual([]);
   });
 });
 
