@@ -12,6 +12,7 @@ import { programFor } from './programs/index.js';
 import { guessArguments } from './guess.js';
 import { isInfo } from './programs/grammar.js';
 import { arithmeticVars } from './programs/builtins.js';
+import { containerFiles, nestedView, type ContainerView } from './container-view.js';
 import type { Unwrapped } from './programs/types.js';
 import {
   basenameOf, clone, emit, isUnknownValue, merge, NestedParseError, NO_STDIN, resolveDir, UNKNOWN_VALUE, withVia,
@@ -583,14 +584,14 @@ function apply(u: Unwrapped, call: Call, withSelf = true): void {
       let innerCwd = u.absoluteCwd !== undefined ? u.absoluteCwd : u.cwd ? resolveDir(cwd, u.cwd) : cwd;
       if (u.cwdUnknown) innerCwd = null;
       const argv = u.extraUnknownArg ? [...u.argv, { value: '<stdin>', known: false }] : u.argv;
-      withVia(ctx, u.via, () => runFields(argv, innerEnv, innerCwd, st, ctx, span, call.stdin, call.wrapDepth + 1));
+      inContainer(ctx, u.container, () => withVia(ctx, u.via, () => runFields(argv, innerEnv, u.container ? u.container.workdir : innerCwd, st, ctx, span, call.stdin, call.wrapDepth + 1)));
       return;
     }
     case 'script': {
       if (withSelf) emitSelf(call);
       let innerCwd = u.absoluteCwd !== undefined ? u.absoluteCwd : u.cwd ? resolveDir(cwd, u.cwd) : cwd;
       if (u.cwdUnknown) innerCwd = null;
-      runScript(u.text, u.via, innerCwd, env, st, ctx, span);
+      inContainer(ctx, u.container, () => runScript(u.text, u.via, u.container ? u.container.workdir : innerCwd, env, st, ctx, span));
       return;
     }
     case 'stdin-script': {
@@ -615,6 +616,25 @@ function apply(u: Unwrapped, call: Call, withSelf = true): void {
 }
 
 /** Parses a string that a shell (or eval) will run, and walks it in its own scope. */
+/**
+ * Walks `f` inside a container (when there is one): its directories are the container's, mapped to the
+ * laptop through its bind mounts when emitted, and files are read through the same mounts.
+ */
+function inContainer(ctx: Ctx, view: ContainerView | undefined, f: () => void): void {
+  if (!view) return f();
+  const saved = { container: ctx.container, files: ctx.files };
+  const v = ctx.container ? nestedView(ctx.container, view) : view;
+  ctx.container = v;
+  if (saved.files) ctx.files = containerFiles(saved.files, v);
+  try {
+    f();
+  } finally {
+    if (saved.container) ctx.container = saved.container;
+    else delete ctx.container;
+    ctx.files = saved.files;
+  }
+}
+
 export function runScript(text: Field, via: string, cwd: string | null, env: Record<string, string>, st: State, ctx: Ctx, span: Span, label = via, opts: ScriptOptions = {}): void {
   if (!text.known) {
     // What runs cannot be known: report an unknown program, the rules decide what that means.

@@ -1,6 +1,7 @@
 // What a program module says a call runs (the wrapper stripped, a script, a package script...): the one
 // currency between the program modules (programs/*) and the walker (walk-state.ts, commands.ts).
 import type { Field } from './expand.js';
+import type { ContainerView } from './container-view.js';
 
 export type Unwrapped =
   /** Run `argv` (the wrapper stripped), with extra env / cwd; `extraUnknownArg`: args come from stdin. */
@@ -14,9 +15,11 @@ export type Unwrapped =
       cwdUnknown?: boolean;
       /** The directory is already absolute and final (git's top level): not resolved against the caller's. */
       absoluteCwd?: string | null;
+      /** Runs inside a container on this laptop: walked in its coordinates (src/shell/container-view.ts). */
+      container?: ContainerView;
     }
   /** A string that a shell parses and runs (`bash -c`, `eval`, `env -S`, `watch`, `su -c`, `npx -c`...). */
-  | { kind: 'script'; via: string; text: Field; cwd?: Field; absoluteCwd?: string | null; cwdUnknown?: boolean }
+  | { kind: 'script'; via: string; text: Field; cwd?: Field; absoluteCwd?: string | null; cwdUnknown?: boolean; container?: ContainerView }
   /** A shell that reads its script from standard input. */
   | { kind: 'stdin-script'; via: string }
   /**

@@ -10,6 +10,7 @@ import type { SimpleCommand } from '../types.js';
 import type { FileAccess } from './file-access.js';
 import type { Unwrapped } from './unwrapped.js';
 import type { Grammar } from './programs/grammar.js';
+import { laptopPath, type ContainerView } from './container-view.js';
 
 export interface State extends Scope {
   cwd: string | null;
@@ -146,6 +147,8 @@ export interface Ctx {
   writeCounts?: Map<string, number>;
   /** `ln [-s] TARGET LINK`, `cp FILE COPY` earlier in the line: the program a name or path runs (never a directory mapping). */
   renamed?: Map<string, string>;
+  /** Walking a command inside a container on this laptop: directories are the container's (container-view.ts). */
+  container?: ContainerView;
 }
 
 /** Standard input of a command, computed only if something reads it as a script. */
@@ -321,7 +324,7 @@ export function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd
       env: hasEnv ? { ...env } : {},
       unknownEnv,
       line: program === null ? ctx.text : undefined,
-      cwd: physical(ctx, dir),
+      cwd: ctx.container ? laptopPath(ctx.container, dir) : physical(ctx, dir),
       via: ctx.via.length ? ctx.via.slice() : [],
       span,
       certainOnly: ctx.certainOnly || undefined,

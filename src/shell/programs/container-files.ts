@@ -10,6 +10,7 @@ import { nearest, searchFrom } from '../script-files.js';
 import { positionAt } from '../../errors.js';
 import { resolveDir, UnreadableScriptError, type Call } from '../walk-state.js';
 import type { Unwrapped } from './types.js';
+import { OPAQUE_CONTAINER, type ContainerView } from '../container-view.js';
 
 /**
  * Images whose entrypoint or default command is itself heavy or is a tool the rules judge, as the argv
@@ -119,12 +120,17 @@ export function dockerfileUnwrap(call: Call, file: string | null, via: string): 
   const r = files.read(file);
   if (r.kind === 'missing' || r.kind === 'directory') return { kind: 'none' }; // the build fails: nothing runs
   if (r.kind !== 'text') refuse(call, via, `${file} cannot be read (${r.kind === 'unreadable' ? r.why : r.kind})`);
-  const steps = dockerfileRuns(r.text);
+  return dockerfileSteps(call, r.text, file, via);
+}
+
+/** The RUN steps of a Dockerfile's text (`file`: where it came from, for messages). */
+function dockerfileSteps(call: Call, text: string, file: string, via: string): Unwrapped {
+  const steps = dockerfileRuns(text);
   if (steps === null) refuse(call, via, `a RUN instruction of ${file} cannot be read (its exec form is not a JSON list of strings)`);
   const items: Unwrapped[] = steps.map((s) =>
     'script' in s
-      ? { kind: 'script', via: `${via}: ${file}:${s.line}`, text: { value: s.script, known: true }, cwdUnknown: true }
-      : { kind: 'run', via: `${via}: ${file}:${s.line}`, argv: s.argv.map((value) => ({ value, known: true })), cwdUnknown: true },
+      ? { kind: 'script', via: `${via}: ${file}:${s.line}`, text: { value: s.script, known: true }, container: OPAQUE_CONTAINER }
+      : { kind: 'run', via: `${via}: ${file}:${s.line}`, argv: s.argv.map((value) => ({ value, known: true })), container: OPAQUE_CONTAINER },
   );
   return { kind: 'many', items };
 }
@@ -142,8 +148,9 @@ export function buildUnwrap(call: Call, args: Field[], via: string): Unwrapped {
     if (v === '--') continue;
     if (v.startsWith('-') && v !== '-') {
       const eq = v.indexOf('=');
-      const name = eq < 0 ? v : v.slice(0, eq);
-      const value = eq >= 0 ? { value: v.slice(eq + 1), known: true } : /^-f./.test(v) ? { value: v.slice(2), known: true } : null;
+      const attachedFile = eq < 0 && /^-f./.test(v); // `-fDockerfile.ci`, `-f-`
+      const name = attachedFile ? '-f' : eq < 0 ? v : v.slice(0, eq);
+      const value = eq >= 0 ? { value: v.slice(eq + 1), known: true } : attachedFile ? { value: v.slice(2), known: true } : null;
       if (BUILD_FLAGS.has(name)) continue;
       const got = value ?? (name.length === 2 && v.length > 2 ? null : args[++i] ?? null);
       if ((name === '-f' || name === '--file') && got) file = got;
@@ -154,9 +161,15 @@ export function buildUnwrap(call: Call, args: Field[], via: string): Unwrapped {
   if (!context) return { kind: 'none' };
   const remote = /^(https?:\/\/|git@|git:\/\/|github\.com\/)/.test(context.value) || context.value === '-';
   const dir = remote ? null : resolveDir(call.cwd, context);
+  if (file && /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(file.value)) {
+    // `docker build -f- . <<'EOF'`: the Dockerfile is standard input, read when it is static text.
+    const input = call.stdin();
+    if (!input?.known) refuse(call, via, 'its Dockerfile is standard input, which is not static text on the line');
+    return dockerfileSteps(call, input.value, '<stdin>', via);
+  }
   if (!call.ctx.files) return { kind: 'none' };
   if (file && !file.known) refuse(call, via, `its Dockerfile ${file.value} cannot be known here`);
-  if (file && file.value !== '-') return dockerfileUnwrap(call, resolveDir(call.cwd, file), via);
+  if (file) return dockerfileUnwrap(call, resolveDir(call.cwd, file), via);
   if (dir === null) refuse(call, via, remote ? `its context ${context.value} is not on this disk` : `its context ${context.value} cannot be known here`);
   const files = call.ctx.files;
   const found = files && ['Dockerfile', 'Containerfile'].map((n) => `${dir}/${n}`).find((p) => files.read(p).kind === 'text');
@@ -238,8 +251,8 @@ function composeByLines(call: Call, text: string, path: string, via: string): Un
     if (m[1] === 'build') refuse(call, via, `${path}:${n + 1} has a build: offhost cannot follow in YAML it does not read`);
     if (m[1] === 'image') {
       const argv = imageCommand({ value, known: true }, []);
-      if (argv) items.push({ kind: 'run', via: at, argv, cwdUnknown: true });
-    } else if (value && !value.startsWith('[')) items.push({ kind: 'script', via: at, text: { value, known: true }, cwdUnknown: true });
+      if (argv) items.push({ kind: 'run', via: at, argv, container: OPAQUE_CONTAINER });
+    } else if (value && !value.startsWith('[')) items.push({ kind: 'script', via: at, text: { value, known: true }, container: OPAQUE_CONTAINER });
     else if (value.startsWith('[')) items.push({ kind: 'script', via: at, text: { value: value.slice(1, -1).split(',').map((w) => w.trim().replace(/^(["'])(.*)\1$/, '$2')).join(' '), known: true }, cwdUnknown: true });
   }
   return { kind: 'many', items };
@@ -249,19 +262,16 @@ function isMap(v: YamlValue | undefined): v is { [key: string]: YamlValue } {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The laptop directory behind a service's working_dir, through its bind mounts (`./web:/app`); unknown otherwise. */
-function workdir(svc: { [key: string]: YamlValue }, dir: string): { absoluteCwd: string } | { cwdUnknown: true } {
-  const wd = typeof svc.working_dir === 'string' ? svc.working_dir.replace(/\/+$/, '') || '/' : null;
-  if (wd && Array.isArray(svc.volumes)) {
-    let best: { host: string; target: string } | null = null;
-    for (const v of svc.volumes) {
-      if (typeof v !== 'string') continue;
-      const [host, target] = v.split(':');
-      if (!host || !target || !/^[./]/.test(host)) continue; // `~/…` and named volumes: not followed (unknown)
-      const t = target.replace(/\/+$/, '') || '/';
-      if ((wd === t || wd.startsWith(`${t}/`)) && (!best || t.length > best.target.length)) best = { host, target: t };
-    }
-    if (best) return { absoluteCwd: posix.join(posix.resolve(dir, best.host), wd.slice(best.target.length)) };
+/** A service's container: its working_dir, and its bind mounts (`./web:/app`) as laptop directories. */
+function workdir(svc: { [key: string]: YamlValue }, dir: string): { container: ContainerView } {
+  const wd = typeof svc.working_dir === 'string' && svc.working_dir.startsWith('/') ? svc.working_dir : null;
+  const mounts: ContainerView['mounts'] = [];
+  for (const v of Array.isArray(svc.volumes) ? svc.volumes : []) {
+    if (typeof v !== 'string') continue;
+    const [host, target] = v.split(':');
+    if (!host || !target || !target.startsWith('/')) continue;
+    // `~/…` and named volumes are not followed: paths under them are unknown.
+    mounts.push({ target, host: /^[./]/.test(host) ? posix.resolve(dir, host) : null });
   }
-  return { cwdUnknown: true };
+  return { container: { mounts, workdir: wd } };
 }

@@ -5,7 +5,8 @@
 // judged as run here; its working directory is the laptop directory bind-mounted at the container's `-w`
 // (`-v "$PWD":/src -w /src`), unknown otherwise. A daemon on another host (`-H ssh://…`) is remote.
 import type { Field } from '../expand.js';
-import { envField, type Call } from '../walk-state.js';
+import { envField, resolveDir, type Call } from '../walk-state.js';
+import { OPAQUE_CONTAINER, type ContainerView } from '../container-view.js';
 import { buildUnwrap, composeUnwrap, imageCommand } from './container-files.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 
@@ -127,14 +128,22 @@ function containerRun(call: Call): Unwrapped {
   if (compose && sub.value === 'run' && !entrypoint && args.length === 0) return composeUnwrap(call, composeFiles, [target], via, null);
   const command = known ?? [...(entrypoint ? [entrypoint] : []), ...args];
   if (command.length === 0) return { kind: 'none' }; // an image offhost does not know, with its own command: judged by the CLI's name
-  const cwd = workdir ? laptopDir(workdir, mounts) : null;
-  return {
-    kind: 'run',
-    via: `${via} ${target.value}`,
-    argv: command,
-    ...(env.length ? { env } : {}),
-    ...(cwd ? { cwd } : { cwdUnknown: true }),
+  // `docker exec`, `compose exec`: a container started before, whose mounts this line does not show (a
+  // `compose run`'s compose-file volumes are not followed either: paths under them are unknown).
+  const shown = sub.value === 'run';
+  const container: ContainerView = {
+    mounts: shown ? mounts.map((m) => ({ target: m.target, host: hostDir(call, m.host) })) : [],
+    workdir: workdir?.known && workdir.value.startsWith('/') ? workdir.value : null,
   };
+  return { kind: 'run', via: `${via} ${target.value}`, argv: command, ...(env.length ? { env } : {}), container };
+}
+
+/** The laptop directory a bind mount's source names (`"$PWD"`, `.`, `./web`, `~/src`), or null. */
+function hostDir(call: Call, host: Field): string | null {
+  if (!host.known) return null;
+  const home = call.ctx.home;
+  const v = host.value === '~' || host.value.startsWith('~/') ? (home === null ? null : home + host.value.slice(1)) : host.value;
+  return v === null ? null : resolveDir(call.cwd, { value: v, known: true });
 }
 
 const UP_VALUE = new Set(['--exit-code-from', '--scale', '-t', '--timeout', '--pull', '--attach', '--no-attach', '--wait-timeout', '--attach-dependencies']);
@@ -159,23 +168,9 @@ function composeUp(call: Call, composeFiles: Field[], args: Field[], via: string
   return u;
 }
 
-/** The laptop directory behind a container directory, through the bind mount that holds it. */
-function laptopDir(workdir: Field, mounts: { host: Field; target: string }[]): Field | null {
-  if (!workdir.known) return null;
-  const w = workdir.value.replace(/\/+$/, '') || '/';
-  let best: { host: Field; target: string } | null = null;
-  for (const m of mounts) {
-    const t = m.target.replace(/\/+$/, '') || '/';
-    if ((w === t || w.startsWith(t === '/' ? '/' : `${t}/`)) && (!best || t.length > best.target.length)) best = { host: m.host, target: t };
-  }
-  if (!best || !best.host.known) return null;
-  const rest = w.slice(best.target.length).replace(/^\//, '');
-  return { value: rest ? `${best.host.value.replace(/\/+$/, '')}/${rest}` : best.host.value, known: true };
-}
-
 /** Options offhost does not know: where the image name and the command start cannot be told. */
 function unknownInner(via: string, rest: Field[]): Unwrapped {
-  return { kind: 'run', via, argv: [{ value: rest.map((r) => r.value).join(' '), known: false }], cwdUnknown: true };
+  return { kind: 'run', via, argv: [{ value: rest.map((r) => r.value).join(' '), known: false }], container: OPAQUE_CONTAINER };
 }
 
 const INCUS_VALUE = new Set(['--project', '--user', '--group', '--cwd', '--env', '--mode', '--remote']);
