@@ -32,7 +32,12 @@ export interface SimpleCommand {
    * under `{root}`, where the rules' directories are written (src/config/checkout.ts). A rule's `cwd`
    * condition holds when it holds for `cwd` or for this.
    */
-  ruleCwd?: string;
+  ruleCwd?: string | undefined;
+  /**
+   * How `ruleCwd` is worked out the first time a rule's cwd condition asks for it (ruleCwdOf): most commands
+   * meet no rule with a cwd condition (`git status`, `grep`), and then no directory above theirs is looked at.
+   */
+  ruleSpace?: { dir: string; of: (dir: string) => string | undefined } | undefined;
   /** Wrappers and shells it was found inside, outermost first (`sudo`, `bash -c`, `xargs`, `$(…)`...). */
   via: string[];
   /** Span in the top-level line (for nested re-parsed scripts: the span of the outermost word holding it). */
@@ -110,4 +115,15 @@ export interface Lock {
   file: string;
   /** 1-based line of each frontmatter field, for findings. */
   positions: Partial<Record<'vm' | 'session' | 'ai' | 'started' | 'heartbeat' | 'ttl_minutes' | 'reason', number>>;
+}
+
+/** A command's rule-space directory (SimpleCommand.ruleCwd), worked out once, when first asked. */
+export function ruleCwdOf(cmd: SimpleCommand): string | undefined {
+  const rs = cmd.ruleSpace;
+  if (rs !== undefined) {
+    cmd.ruleSpace = undefined;
+    const v = rs.of(rs.dir);
+    if (v !== undefined) cmd.ruleCwd = v;
+  }
+  return cmd.ruleCwd;
 }

@@ -78,24 +78,6 @@ export function envOnVm(config: GuardConfig, route: Pick<RouteConfig, 'pathMap'>
   return config.home ? { HOME: mapPath(config.home, [...route.pathMap, ...config.pathMap]) } : {};
 }
 
-/**
- * `cmd.ruleCwd`, worked out the first time a rule's cwd condition asks for it (src/policy/match.ts): most
- * commands meet no rule with a cwd condition (`git status`, `grep`), and then no directory above theirs
- * is looked at.
- */
-function withRuleCwd(cmd: SimpleCommand, dir: string, ruleSpace: (dir: string) => string | undefined): void {
-  let known = false;
-  let value: string | undefined;
-  Object.defineProperty(cmd, 'ruleCwd', {
-    enumerable: true,
-    configurable: true,
-    get() {
-      if (!known) (value = ruleSpace(dir)), (known = true);
-      return value;
-    },
-  });
-}
-
 function denied(rule: string, reason: string, commands: Verdict['commands'] = []): GuardVerdict {
   return { decision: 'deny', rule, reason, route: null, commands };
 }
@@ -137,7 +119,7 @@ export function makeGuard<C extends GuardConfig>(
       commands = commandsOf(script, line, { cwd, env: { HOME: config.home ?? env.HOME, OLDPWD: env.OLDPWD }, policy, ...(files ? { files } : {}) });
       for (const c of commands) {
         if (c.cwd === null || !c.cwd.startsWith('/')) continue;
-        if (ruleSpace) withRuleCwd(c, c.cwd, ruleSpace);
+        if (ruleSpace) c.ruleSpace = { dir: c.cwd, of: ruleSpace };
         c.cwd = canon(c.cwd);
       }
     } catch (err) {

@@ -1,6 +1,6 @@
 // Matching one simple command against one rule, in three values: yes, no, or maybe (the answer
 // depends on a word or directory that cannot be known statically). Linear in the argv length.
-import type { SimpleCommand } from '../types.js';
+import { ruleCwdOf, type SimpleCommand } from '../types.js';
 import { compiledMatch, varToken, type CompiledGlob, type CompiledMatch, type CompiledRule } from './rule.js';
 
 export type Tri = 'yes' | 'no' | 'maybe';
@@ -189,7 +189,10 @@ function matchTri(m: Matcher, cmd: SimpleCommand): Tri {
   }
   if (m.cwd) {
     if (cmd.cwd === null) r = 'maybe';
-    else if (!any(m.cwd, cmd.cwd) && (cmd.ruleCwd === undefined || !any(m.cwd, cmd.ruleCwd))) return 'no';
+    else if (!any(m.cwd, cmd.cwd)) {
+      const rc = cmd.ruleSpace === undefined ? cmd.ruleCwd : ruleCwdOf(cmd);
+      if (rc === undefined || !any(m.cwd, rc)) return 'no';
+    }
   }
   if (m.env) {
     for (const [k, tests] of m.env) {

@@ -56,6 +56,7 @@ export function writesUnseenIn(text: string): boolean {
 const NAME_CHAR = /[A-Za-z0-9_.+-]/;
 /** Commands that write files named in their arguments (git only with the subcommands that change files). */
 const WRITERS = /(^|[\s(])(tee|cp|mv|ln|install|sed|perl|patch|curl|wget|dd|rsync|tar|unzip|truncate|touch|git\s+(?:\S+\s+)*?(?:checkout|restore|apply|am|cherry-pick|merge|pull|reset|stash|switch|rebase))\s/;
+const WRITERS_ANY_CASE = new RegExp(WRITERS.source, 'i');
 
 /** Whether the file's name (as a whole name) appears in the line where something writes it. */
 function writtenByName(path: string, ctx: Ctx): boolean {
@@ -64,6 +65,9 @@ function writtenByName(path: string, ctx: Ctx): boolean {
 
 /** How many places in the line write the file's name (counting stops at `max`). */
 function writeSites(path: string, ctx: Ctx, max = 2): number {
+  // Most lines write nothing: no redirection and no writing command (any case: a Mac's volume may fold it).
+  ctx.writeSyntax ??= ctx.text.includes('>') || WRITERS_ANY_CASE.test(ctx.text);
+  if (!ctx.writeSyntax) return 0;
   let sites = 0;
   const slash = path.lastIndexOf('/');
   const key = ctx.files?.nameKey?.(slash > 0 ? path.slice(0, slash) : '/') ?? null;

@@ -126,6 +126,8 @@ export interface Ctx {
   files: FileAccess | null;
   /** Script files being walked (a script that runs itself is not walked again). */
   reading: string[];
+  /** Whether the line has a redirection or a writing command at all (computed on first need). */
+  writeSyntax?: boolean;
   /** Whether the line may write files through a name offhost cannot see (computed on first need). */
   writesUnseen?: boolean;
   /** Commands found now come from a file read only in part (Makefile recipes): see SimpleCommand.certainOnly. */
@@ -330,6 +332,8 @@ export function emit(ctx: Ctx, fields: Field[], env: Record<string, string>, cwd
       certainOnly: ctx.certainOnly || undefined,
       infoOnly: extra?.infoOnly || undefined,
       guessed: ctx.guessing || undefined,
+      ruleCwd: undefined,
+      ruleSpace: undefined,
     };
     ctx.out.push(cmd);
   }

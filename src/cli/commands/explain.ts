@@ -3,6 +3,7 @@
 import { EXIT } from '../../errors.js';
 import { formatHelp } from '../help.js';
 import type { Io } from '../../io.js';
+import { ruleCwdOf } from '../../types.js';
 import { GUARD_OPTION_HELP, commandLineFromStdin, guardCommandOptions, oneCommandLine, outputFormat } from '../common.js';
 import { debugTrace, traceDecision, traceGuard, traceLine } from '../../report/debug-trace.js';
 import { colorEnabled, colorFlag } from '../../report/color.js';
@@ -44,6 +45,7 @@ export async function run(args: string[], io: Io): Promise<number> {
   const standing = standingOf(cwd, guard.config);
   if (format === 'json') {
     const where = { dir: standing.physical, git: standing.git, checkout: standing.checkout, root: guard.config.root, ruleCwd: standing.ruleCwd ?? null, boundRules: standing.boundRules, looksLike: standing.looksLike };
+    for (const c of decision?.commands ?? []) ruleCwdOf(c.command); // worked out lazily: shown as a value
     io.stdout(JSON.stringify({ ...verdict, role: guard.role, where }, null, 2) + '\n');
     return exitFor(verdict);
   }
@@ -56,7 +58,8 @@ export async function run(args: string[], io: Io): Promise<number> {
     const argv = cmd.argv.map((a, j) => (unknown.has(j) ? `<unknown:${a}>` : JSON.stringify(a))).join(' ');
     out.push(`${i + 1}. ${cmd.program ?? '<unknown program>'}  argv: ${argv}`);
     out.push(`   cwd: ${cmd.cwd ?? '<unknown>'}${Object.keys(cmd.env).length ? `   env: ${Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`);
-    if (cmd.ruleCwd !== undefined) out.push(`   the rules see it as: ${cmd.ruleCwd} (another checkout of the monorepo)`);
+    const ruleCwd = ruleCwdOf(cmd);
+    if (ruleCwd !== undefined) out.push(`   the rules see it as: ${ruleCwd} (another checkout of the monorepo)`);
     if (cmd.via.length) out.push(`   found inside: ${cmd.via.join(' > ')}`);
     out.push(`   ${c.decision}${c.rule ? ` by ${c.rule.id} (${c.rule.policy})` : ''}${c.unknown ? ' [depends on something unknown]' : ''}: ${c.reason}`);
   });
