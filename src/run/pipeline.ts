@@ -50,6 +50,7 @@ import { ownExecutable } from '../own-executable.js';
 import { backendEnv, localEnv } from '../shims/env.js';
 import { SIGNAL_STATUS, SignalHub } from './signals.js';
 import { unseenCheckout } from './checkout.js';
+import { DEFAULT_KEEP, ignoredRecord, ignoredText, sharedIgnored } from './ignored.js';
 
 export interface RunOptions {
   /** The shell line the guard judges (the typed line, or the typed argv quoted: ./command.ts). */
@@ -76,6 +77,8 @@ export interface RunOptions {
   grace?: string;
   fresh?: boolean;
   fetchTo?: string;
+  /** --clean / --no-clean: remove the VM copy's files outside the source set before the build (default: the VM's `clean`). */
+  clean?: boolean;
 }
 
 const say = (io: Io, line: string) => io.stderr(`offhost run: ${line}\n`);
@@ -398,8 +401,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     writeRecord(io.env, rec);
 
     // 6. execute (verify, then run, in one session)
+    const tree = { clean: o.clean ?? spec.clean === true, keep: spec.keep ?? [...DEFAULT_KEEP] };
     const attempt = () =>
-      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined);
+      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined, tree);
     fault(io, 'execute');
     fault(io, 'async');
     let r = await attempt();
@@ -442,6 +446,12 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
         ? `the command left processes on the VM that could not be stopped (${r.strays.unstopped.join(', ')} of ${r.strays.found.join(', ')}); the VM stays held`
         : `the command left processes on the VM outside its process group; stopped at its end: ${r.strays.found.join(', ')}`);
       if (r.strays.unstopped.length) verdict.remoteStopped = false;
+    }
+    if (pre.end === 'go') {
+      // The copy's files outside the source set: the run's truth as much as its source (./ignored.ts).
+      rec.ignored = mode === 'shared' ? sharedIgnored(tree.clean) : ignoredRecord(repo.root, mode, tree, pre.tree);
+      const said = ignoredText(rec.ignored);
+      if (said) say(io, said);
     }
     if (pre.end === 'go' && mode === 'rsync') rememberVerified(sd, spec, placed.dir, state.manifest);
     if (pre.end === 'go' && mode === 'git' && gitCommit) rememberVerifiedCommit(sd, spec, placed.dir, gitCommit);
@@ -503,6 +513,7 @@ async function execute(
   timeoutS: number | undefined,
   graceS: number,
   git: { bare: string; commit: string } | undefined,
+  tree: { clean: boolean; keep: readonly string[] },
 ): Promise<SessionResult & { nonce: string }> {
   const script = supervisorScript({
     nonce,
@@ -517,6 +528,7 @@ async function execute(
     env: placed.env,
     stdin: o.stdin === true,
     graceSeconds: graceS,
+    ...(mode === 'shared' ? {} : { tree }),
   });
   const outText = new StringDecoder('utf8');
   const errText = new StringDecoder('utf8');

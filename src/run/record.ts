@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ignoredText, type IgnoredRecord } from './ignored.js';
 
 export function stateDir(env: NodeJS.ProcessEnv): string {
   if (env.OFFHOST_STATE_DIR) return env.OFFHOST_STATE_DIR;
@@ -61,6 +62,8 @@ export interface RunRecord {
   lock?: { file: string; took: boolean };
   /** Processes the command left on the VM outside its process group (marker sweep): stopped, or the VM kept held. */
   leftBehind?: { processes: string[]; unstopped: string[]; action: 'stopped' | 'kept-held' };
+  /** What the VM's copy holds outside the source set (files git ignores, earlier builds' outputs), and what --clean removed. */
+  ignored?: IgnoredRecord;
   log: string;
   fetched?: string[];
 }
@@ -150,6 +153,7 @@ export function recordText(r: RunRecord): string {
     const arch = coveredArch(r.vm.uname);
     if (arch) lines.push(`- architecture covered: ${arch}${arch === 'aarch64' ? ' (not x86_64)' : ''}`);
   }
+  if (r.ignored) lines.push(`- ignored files on the VM: ${r.ignored.listed ? (ignoredText(r.ignored) ?? (r.ignored.vmOnly.count === 0 ? `none the laptop lacks${r.ignored.kept.count ? ` (kept paths: ${r.ignored.kept.count})` : ''}` : '')) : (ignoredText(r.ignored) ?? r.ignored.note ?? 'not listed')}`);
   if (r.detail) lines.push(`- detail: ${r.detail.split('\n').join(' / ')}`);
   lines.push(`- log: ${r.log}`);
   if (r.fetched?.length) lines.push(`- fetched: ${r.fetched.join(', ')}`);
