@@ -203,6 +203,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       spec.sshOptions = await vmSshOptions(spec, io.env, stateDir(io.env));
     } catch (err) {
       if (err instanceof HostKeyError) {
+        await interruptedBefore(signals, 'during the VM preflight');
         say(io, v.reason);
         throw new RunStop(err.kind === 'mismatch' ? 'host-key-mismatch' : 'preflight-failed', `${err.message}${err.kind === 'mismatch' ? '' : ' Nothing was run; no lock was taken.'}`);
       }
@@ -211,6 +212,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     config.vms.set(spec.id, { ...config.vms.get(spec.id)!, sshOptions: spec.sshOptions });
   }
   const stop = vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true });
+  // A signal during the preflight (its probes run synchronously: the handler runs once they return) is an
+  // interruption, whatever the probes then said: a Ctrl-C kills the probe's ssh too, which then "fails".
+  await interruptedBefore(signals, 'during the VM preflight');
   if (!stop.ok) {
     say(io, v.reason);
     // The preflight's report (each check, and the fix under each failure) before the one-line verdict.
@@ -218,9 +222,6 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     if (rest.length) io.stderr(`${rest.join('\n')}\n`);
     throw new RunStop(stop.outcome, first, stop.exit);
   }
-  // A signal during the preflight (its probes run synchronously: the handler runs once they return) is an
-  // interruption, whatever the probes then said.
-  await interruptedBefore(signals, 'during the VM preflight');
   for (const n of stop.notes) say(io, n);
   for (const id of [...specs.keys()]) if (!stop.usable.includes(id)) specs.delete(id);
   const candidates2 = [...specs.keys()];
@@ -652,8 +653,9 @@ async function fetchBack(io: Io, spec: VmSpec, vmCwd: string, paths: string[], i
 
 /** A stop with `interrupted` (130/143/129) when a signal came before this point. */
 async function interruptedBefore(signals: SignalHub, when: string): Promise<void> {
-  // Signal handlers run from the event loop: let a pending one run first.
-  await new Promise<void>((r) => setImmediate(r));
+  // Signal handlers run from the event loop's poll phase: let a pending one run first. Two turns, since
+  // this may be reached from a poll-phase callback, whose first setImmediate runs before the next poll.
+  await new Promise<void>((r) => setImmediate(() => setImmediate(r)));
   if (signals.first) throw new RunStop('interrupted', `${signals.first} ${when}; nothing was run, no lock was taken`, SIGNAL_STATUS[signals.first]);
 }
 

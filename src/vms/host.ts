@@ -2,6 +2,9 @@
 // VM names a host, here otherwise. Every call is a real child process; ssh runs in batch mode (never a
 // password prompt) with a connect timeout, so an unreachable host is an answer, not a hang.
 import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { quote, quoteArgv } from '../routes/quote.js';
 import type { VmSpec } from '../routes/types.js';
 
@@ -27,13 +30,29 @@ export function hostScriptArgv(vm: VmSpec, script: string): string[] {
 }
 
 export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000): HostResult {
-  const r = spawnSync(argv[0]!, argv.slice(1), { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
-  const command = quoteArgv(argv);
-  if (r.error) {
-    const code = (r.error as NodeJS.ErrnoException).code;
-    return { status: code === 'ENOENT' ? 127 : code === 'ETIMEDOUT' ? 124 : 126, stdout: r.stdout ?? '', stderr: `${r.error.message}\n`, command };
+  // Output goes to files, not pipes: spawnSync then returns when the child ends. Through a shared ssh
+  // master (src/routes/multiplex.ts) the master holds copies of the client's stdout and stderr until the
+  // remote side ends, so with pipes a Ctrl-C that killed the client would still wait for a stalled probe.
+  const dir = mkdtempSync(join(tmpdir(), 'offhost-probe-'));
+  const outFile = join(dir, 'out');
+  const errFile = join(dir, 'err');
+  const out = openSync(outFile, 'w+');
+  const err = openSync(errFile, 'w+');
+  try {
+    const r = spawnSync(argv[0]!, argv.slice(1), { env, stdio: ['ignore', out, err], timeout: timeoutMs });
+    const stdout = readFileSync(outFile, 'utf8');
+    const stderr = readFileSync(errFile, 'utf8');
+    const command = quoteArgv(argv);
+    if (r.error) {
+      const code = (r.error as NodeJS.ErrnoException).code;
+      return { status: code === 'ENOENT' ? 127 : code === 'ETIMEDOUT' ? 124 : 126, stdout, stderr: `${r.error.message}\n`, command };
+    }
+    return { status: r.status ?? 128, stdout, stderr, command };
+  } finally {
+    closeSync(out);
+    closeSync(err);
+    rmSync(dir, { recursive: true, force: true });
   }
-  return { status: r.status ?? 128, stdout: r.stdout ?? '', stderr: r.stderr ?? '', command };
 }
 
 /** ssh's own failure (255) against a command's: the host could not be reached or refused us. */
