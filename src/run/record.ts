@@ -153,7 +153,10 @@ export function recordText(r: RunRecord): string {
     const arch = coveredArch(r.vm.uname);
     if (arch) lines.push(`- architecture covered: ${arch}${arch === 'aarch64' ? ' (not x86_64)' : ''}`);
   }
-  if (r.ignored) lines.push(`- ignored files on the VM: ${r.ignored.listed ? (ignoredText(r.ignored) ?? (r.ignored.vmOnly.count === 0 ? `none the laptop lacks${r.ignored.kept.count ? ` (kept paths: ${r.ignored.kept.count})` : ''}` : '')) : (ignoredText(r.ignored) ?? r.ignored.note ?? 'not listed')}`);
+  if (r.ignored) {
+    const none = r.ignored.listed ? `none outside the source set that the laptop lacks${r.ignored.kept.count ? ` (${r.ignored.kept.count} kept paths)` : ''}` : (r.ignored.note ?? 'not listed');
+    lines.push(`- ignored files on the VM: ${ignoredText(r.ignored) ?? none}`);
+  }
   if (r.detail) lines.push(`- detail: ${r.detail.split('\n').join(' / ')}`);
   lines.push(`- log: ${r.log}`);
   if (r.fetched?.length) lines.push(`- fetched: ${r.fetched.join(', ')}`);

@@ -8,6 +8,8 @@
 //      rsync: deletes files the laptop no longer has);
 //   4. recomputes the fingerprint with coreutils and refuses (`N mismatch`, with its manifest) unless it
 //      is the laptop's;
+//   4b. (rsync, git) lists the copy's files outside the source set (`N x PATH`, kept ones `N k PATH`),
+//      and with --clean removes them first (./ignored.ts);
 //   5. `N go`, then runs `bash -c LINE` in its own session (setsid), so that the whole process group can
 //      be signalled: a watcher reads signal names from stdin (INT, TERM, HUP, KILL) and, at end of file
 //      (offhost or the connection gone), terminates the group; leftovers of the group are terminated when
