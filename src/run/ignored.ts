@@ -35,18 +35,18 @@ export function keepExpression(keep: readonly string[]): string | null {
 export function ignoredScript(p: { git: boolean; clean: boolean; keep: readonly string[] }): string[] {
   const keep = keepExpression(p.keep);
   const find = `find . -name .git -prune -o ${keep ? `${keep} -prune -fprint0 "$T/kept" -o ` : ''}! -type d -print0 > "$T/found" 2> "$T/find.err"`;
-  const known = p.git
-    ? `{ cat "$T/list"; git ls-files -z | sed -z 's|^|./|'; } | LC_ALL=C sort -z -u > "$T/known"`
-    : 'LC_ALL=C sort -z -u "$T/list" > "$T/known"';
+  // The laptop sends the list sorted bytewise (as LC_ALL=C sort does): in rsync mode it is the known set as it is.
+  const known = p.git ? `{ cat "$T/list"; git ls-files -z | sed -z 's|^|./|'; } | LC_ALL=C sort -z -u > "$T/known"` : null;
+  const knownFile = known ? '"$T/known"' : '"$T/list"';
   const failed = p.clean
     ? 'say fail "--clean: could not list the copy\'s ignored files: $(head -c 300 "$T/find.err" | tr "\\n" " ")"; exit 0'
     : 'say xfail "$(head -c 300 "$T/find.err" | tr "\\n" " ")"';
   const lines = [
     // One path a line: backslash and newline escaped; the nonce first, as every protocol line.
-    `xsay() { LC_ALL=C sed -z -e 's/\\\\/\\\\\\\\/g' -e 's/\\n/\\\\n/g' | LC_ALL=C head -z -n ${SENT_MAX} | tr '\\0' '\\n' | sed "s|^|$N $1 |"; }`,
-    'xcount() { tr -cd "\\000" < "$1" | wc -c | tr -d " "; }',
+    `xsay() { LC_ALL=C sed -z -e 's/\\\\/\\\\\\\\/g' -e 's/\\n/\\\\n/g' -e "s|^|$N $1 |" -e ${SENT_MAX}q | tr '\\0' '\\n'; }`,
+    'xcount() { LC_ALL=C grep -zc "" "$1"; }',
     ': > "$T/kept"',
-    `if ${find} && ${known} && LC_ALL=C sort -z "$T/found" | LC_ALL=C comm -z -23 - "$T/known" > "$T/extra"; then`,
+    `if ${find} && ${known ? `${known} && ` : ''}LC_ALL=C sort -z "$T/found" | LC_ALL=C comm -z -23 - ${knownFile} > "$T/extra"; then`,
   ];
   if (p.clean) {
     lines.push(
@@ -55,7 +55,7 @@ export function ignoredScript(p: { git: boolean; clean: boolean; keep: readonly 
       '  sed -z "s|/[^/]*\\$||" "$T/extra" | LC_ALL=C sort -z -u -r | xargs -0 -r rmdir -p --ignore-fail-on-non-empty -- 2>/dev/null; say cleaned',
     );
   }
-  lines.push('  xsay x < "$T/extra"; say xn "$(xcount "$T/extra")"', '  LC_ALL=C sort -z "$T/kept" | xsay k; say kn "$(xcount "$T/kept")"', `else ${failed}; fi`);
+  lines.push('  xsay x < "$T/extra"; say xn "$(xcount "$T/extra")"', '  xsay k < "$T/kept"; say kn "$(xcount "$T/kept")"', `else ${failed}; fi`);
   return lines;
 }
 
