@@ -23,7 +23,7 @@ function put(root: string, rel: string): void {
 
 const N = '@offhost-0123456789abcdef';
 /** Runs the listing lines in `copy` with `list` as the source set; what the reader made of the output. */
-function listing(copy: string, list: string[], o: { clean?: boolean; keep?: string[] } = {}) {
+function listing(copy: string, list: string[], o: { clean?: boolean; keep?: string[]; path?: string } = {}) {
   const script = [
     `N=${N}`,
     'say() { printf "%s %s\\n" "$N" "$*"; }',
@@ -34,11 +34,16 @@ function listing(copy: string, list: string[], o: { clean?: boolean; keep?: stri
     ...ignoredScript({ git: false, clean: o.clean ?? false, keep: o.keep ?? ['node_modules'] }),
     'say go',
   ].join('\n');
-  const out = execFileSync('sh', ['-c', script, copy, ...list.map((p) => `./${p}`)]);
+  const out = execFileSync('sh', ['-c', script, copy, ...list.map((p) => `./${p}`)], o.path ? { env: { ...process.env, PATH: o.path } } : {});
   const r = new StreamReader(N, () => undefined);
   r.push(out);
-  expect(r.preamble.end).toBe('go');
-  return r.preamble.tree!;
+  return r.preamble;
+}
+
+function listingGo(...a: Parameters<typeof listing>) {
+  const p = listing(...a);
+  expect(p.end).toBe('go');
+  return p.tree!;
 }
 
 describe('the VM copy listing', () => {
@@ -49,7 +54,7 @@ describe('the VM copy listing', () => {
     symlinkSync('/etc', join(copy, 'build', 'etc-link'));
     mkdirSync(join(copy, '.git'));
     put(copy, '.git/HEAD');
-    const t = listing(copy, ['src/main.c']);
+    const t = listingGo(copy, ['src/main.c']);
     expect(t.error).toBeUndefined();
     expect(t.extra.sort()).toEqual([...odd, 'build/etc-link'].sort());
     expect(t.extraCount).toBe(odd.length + 1);
@@ -63,7 +68,7 @@ describe('the VM copy listing', () => {
     put(outside, 'keep-me');
     for (const p of ['build/a/b.o', 'src/main.c', 'src/gen.o', 'node_modules/x.js']) put(copy, p);
     symlinkSync(outside, join(copy, 'build', 'out'));
-    const t = listing(copy, ['src/main.c'], { clean: true });
+    const t = listingGo(copy, ['src/main.c'], { clean: true });
     expect(t.cleaned).toBe(true);
     expect(t.extra.sort()).toEqual(['build/a/b.o', 'build/out', 'src/gen.o']);
     const left = execFileSync('find', ['.', '-mindepth', '1'], { cwd: copy, encoding: 'utf8' }).trim().split('\n').sort();
@@ -74,9 +79,23 @@ describe('the VM copy listing', () => {
   it('anchored keep globs keep a path from the root only', () => {
     const copy = tmp();
     for (const p of ['a/cache/1', 'b/a/cache/2', 'x.keep', 'd/y.keep', 'z.o']) put(copy, p);
-    const t = listing(copy, [], { clean: true, keep: ['a/cache', '*.keep'] });
+    const t = listingGo(copy, [], { clean: true, keep: ['a/cache', '*.keep'] });
     expect(t.extra.sort()).toEqual(['b/a/cache/2', 'z.o']);
     expect(t.kept.sort()).toEqual(['a/cache', 'd/y.keep', 'x.keep']);
+  });
+  it('a find that fails is said (xfail) and, with --clean, stops the run before the build (fail)', () => {
+    const copy = tmp();
+    put(copy, 'build/a.o');
+    const bin = tmp();
+    writeFileSync(join(bin, 'find'), '#!/bin/sh\necho "find: unknown predicate -fprint0" >&2\nexit 1\n', { mode: 0o755 });
+    const path = `${bin}:${process.env.PATH}`;
+    const plain = listing(copy, [], { path });
+    expect(plain.end).toBe('go');
+    expect(plain.tree!.error).toContain('unknown predicate -fprint0');
+    const cleaning = listing(copy, [], { path, clean: true });
+    expect(cleaning.end).toBe('fail');
+    expect(cleaning.failure).toContain('--clean: could not list');
+    expect(execFileSync('ls', [join(copy, 'build')], { encoding: 'utf8' })).toBe('a.o\n');
   });
 });
 
