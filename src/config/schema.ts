@@ -154,7 +154,11 @@ export const vmSchema = z
     verdicts: z.enum(['vmbox']).optional(),
   })
   .strict()
-  .refine((v) => v.backend !== 'template' || v.template !== undefined, { message: 'the template backend needs a template', path: ['template'] });
+  .refine((v) => v.backend !== 'template' || v.template !== undefined, { message: 'the template backend needs a template', path: ['template'] })
+  .refine((v) => !(v.clean === true && v.sync === 'shared'), {
+    message: "clean: true needs a VM-side copy (sync: rsync or git); a sync: shared VM builds in the laptop's own tree, which offhost never cleans",
+    path: ['clean'],
+  });
 
 const pathMap = z.array(z.object({ from: z.string().min(1), to: z.string().min(1) }).strict());
 

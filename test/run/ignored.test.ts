@@ -10,7 +10,7 @@ import { startSshd, type Sshd } from '../helpers/sshd.js';
 import { missing, titled } from '../helpers/tools.js';
 import { ensureBuilt, g } from '../locks/lifecycle-helpers.js';
 import { RUN_EXIT } from '../../src/errors.js';
-import { kodaDir, laptop, records, runOn, verdict, type Laptop } from './loopback.js';
+import { laptop, records, runOn, verdict, type Laptop } from './loopback.js';
 
 let s: Sshd;
 const made: Laptop[] = [];
@@ -170,6 +170,11 @@ describe.skipIf(noSshd)(titled('ignored files on the VM copy, and --clean', noSs
     expect(existsSync(join(l.repo, K, 'build', 'a.o'))).toBe(true);
     expect(records(l).at(-1)!.ignored).toMatchObject({ mode: 'shared', listed: false, clean: true, vmOnly: { count: 0 } });
     expect(r.stderr).toContain('offhost never deletes in the laptop\'s tree');
-    expect(kodaDir(l)).toBeTruthy();
+    // Asking for it in the configuration of a shared VM is refused with the file and line.
+    const bad = mk(() => ({ sync: 'shared', clean: true }));
+    const refused = await runOn(bad, ['--json', '--', `make build-safe; touch ${bad.out}/ran`]);
+    expect(refused.code, refused.stderr).toBe(RUN_EXIT.configError);
+    expect(verdict(refused).detail).toMatch(/offhost\.config\.yaml:2.*clean: true needs a VM-side copy/);
+    expect(existsSync(join(bad.out, 'ran'))).toBe(false);
   });
 });
