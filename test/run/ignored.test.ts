@@ -4,11 +4,12 @@
 // them before the build and keeps the declared caches, never following a symlink out of the copy. The
 // assertions are on the VM's directory and on the record.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
 import { missing, titled } from '../helpers/tools.js';
-import { ensureBuilt, g } from '../locks/lifecycle-helpers.js';
+import { BIN, ensureBuilt, g } from '../locks/lifecycle-helpers.js';
 import { RUN_EXIT } from '../../src/errors.js';
 import { laptop, records, runOn, verdict, type Laptop } from './loopback.js';
 
@@ -96,6 +97,9 @@ describe.skipIf(noSshd)(titled('ignored files on the VM copy, and --clean', noSs
       expect(r.stderr).toContain(`the VM's copy has 6 files outside the source set that the laptop does not have (ignored, or left by earlier builds), which the build may use: ${K}/build/ (5 files), ${K}/stale.o`);
       expect(existsSync(join(copy, K, 'build', 'a.o'))).toBe(true);
       expect(existsSync(join(copy, K, 'build', 'we ird\nname.o'))).toBe(true);
+      // The record's text (`offhost runs show`, the archived lock) says it too.
+      const shown = execFileSync(process.execPath, [BIN, 'runs', 'show', rec.id], { env: l.env, encoding: 'utf8' });
+      expect(shown).toContain(`- ignored files on the VM: the VM's copy has 6 files outside the source set`);
 
       // --clean: removed before the build, the cache kept, the symlinks' targets untouched.
       const c = await runOn(l, ['--json', '--clean', '--', PROBE]);
