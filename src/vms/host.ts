@@ -30,28 +30,31 @@ export function hostScriptArgv(vm: VmSpec, script: string): string[] {
 }
 
 export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000): HostResult {
+  const command = quoteArgv(argv);
   // Output goes to files, not pipes: spawnSync then returns when the child ends. Through a shared ssh
   // master (src/routes/multiplex.ts) the master holds copies of the client's stdout and stderr until the
   // remote side ends, so with pipes a Ctrl-C that killed the client would still wait for a stalled probe.
-  const dir = mkdtempSync(join(tmpdir(), 'offhost-probe-'));
-  const outFile = join(dir, 'out');
-  const errFile = join(dir, 'err');
-  const out = openSync(outFile, 'w+');
-  const err = openSync(errFile, 'w+');
+  // Pipes only when no temporary file can be made.
+  let dir: string | null = null;
+  const fds: number[] = [];
   try {
-    const r = spawnSync(argv[0]!, argv.slice(1), { env, stdio: ['ignore', out, err], timeout: timeoutMs });
-    const stdout = readFileSync(outFile, 'utf8');
-    const stderr = readFileSync(errFile, 'utf8');
-    const command = quoteArgv(argv);
+    dir = mkdtempSync(join(tmpdir(), 'offhost-probe-'));
+    fds.push(openSync(join(dir, 'out'), 'w'), openSync(join(dir, 'err'), 'w'));
+  } catch {
+    for (const fd of fds.splice(0)) closeSync(fd);
+  }
+  try {
+    const r = spawnSync(argv[0]!, argv.slice(1), { env, encoding: 'utf8', stdio: ['ignore', fds[0] ?? 'pipe', fds[1] ?? 'pipe'], timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+    const stdout = fds.length ? readFileSync(join(dir!, 'out'), 'utf8') : (r.stdout ?? '');
+    const stderr = fds.length ? readFileSync(join(dir!, 'err'), 'utf8') : (r.stderr ?? '');
     if (r.error) {
       const code = (r.error as NodeJS.ErrnoException).code;
       return { status: code === 'ENOENT' ? 127 : code === 'ETIMEDOUT' ? 124 : 126, stdout, stderr: `${r.error.message}\n`, command };
     }
     return { status: r.status ?? 128, stdout, stderr, command };
   } finally {
-    closeSync(out);
-    closeSync(err);
-    rmSync(dir, { recursive: true, force: true });
+    for (const fd of fds) closeSync(fd);
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 
