@@ -3,6 +3,7 @@
 // src/config/load.ts turns its issues into file:line messages.
 import { z } from 'zod';
 import { VM_ID_PATTERN } from '../vms/id.js';
+import { keepGlobProblem } from '../run/keep-globs.js';
 
 const role = z.enum(['laptop', 'vm', 'ci']);
 const decision = z.enum(['allow', 'deny', 'reroute']);
@@ -118,6 +119,12 @@ export const vmSchema = z
     sync: z.enum(['shared', 'rsync', 'git']).optional(),
     guest_dir: z.string().regex(/^\/[^\0\n]*$/, 'guest_dir is an absolute path on the VM').optional(),
     sync_exclude: z.array(z.string().regex(/^[^/\0\n]+$/, 'a sync_exclude entry is one path segment, such as node_modules')).optional(),
+    // Cleaning the VM's copy before a run (src/run/ignored.ts; docs/RUN.md "Ignored files on the VM").
+    clean: z.boolean().optional(),
+    keep: z.array(z.string().superRefine((g, ctx) => {
+      const why = keepGlobProblem(g);
+      if (why) ctx.addIssue({ code: 'custom', message: `${why}: ${JSON.stringify(g)}` });
+    })).optional(),
     host_key: z
       .string()
       .regex(/^(SHA256:[A-Za-z0-9+/]{43}=?|(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/]+={0,3})$/, 'host_key is a SHA256:… fingerprint (ssh-keygen -lf) or a public key line (ssh-ed25519 AAAA…)')
@@ -147,7 +154,11 @@ export const vmSchema = z
     verdicts: z.enum(['vmbox']).optional(),
   })
   .strict()
-  .refine((v) => v.backend !== 'template' || v.template !== undefined, { message: 'the template backend needs a template', path: ['template'] });
+  .refine((v) => v.backend !== 'template' || v.template !== undefined, { message: 'the template backend needs a template', path: ['template'] })
+  .refine((v) => !(v.clean === true && v.sync === 'shared'), {
+    message: "clean: true needs a VM-side copy (sync: rsync or git); a sync: shared VM builds in the laptop's own tree, which offhost never cleans",
+    path: ['clean'],
+  });
 
 const pathMap = z.array(z.object({ from: z.string().min(1), to: z.string().min(1) }).strict());
 

@@ -31,6 +31,10 @@ export interface VmSpec {
   guest_dir?: string;
   /** Path segments never copied nor verified (default .git, node_modules, target). */
   sync_exclude?: string[];
+  /** rsync/git: remove the copy's files outside the source set before every run (as `offhost run --clean`). */
+  clean?: boolean;
+  /** Globs of the copy that cleaning keeps (dependency caches); default src/run/ignored.ts DEFAULT_KEEP. */
+  keep?: string[];
   /** Pinned host key of the ssh host (`SHA256:…` fingerprint or a `ssh-ed25519 AAAA…` key). */
   host_key?: string;
   /** ssh ServerAliveInterval in seconds (default 15; the connection counts as lost after 3 missed). */

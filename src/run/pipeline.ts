@@ -50,6 +50,7 @@ import { ownExecutable } from '../own-executable.js';
 import { backendEnv, localEnv } from '../shims/env.js';
 import { SIGNAL_STATUS, SignalHub } from './signals.js';
 import { unseenCheckout } from './checkout.js';
+import { DEFAULT_KEEP, ignoredRecord, ignoredText, sharedIgnored } from './ignored.js';
 
 export interface RunOptions {
   /** The shell line the guard judges (the typed line, or the typed argv quoted: ./command.ts). */
@@ -76,6 +77,8 @@ export interface RunOptions {
   grace?: string;
   fresh?: boolean;
   fetchTo?: string;
+  /** --clean / --no-clean: remove the VM copy's files outside the source set before the build (default: the VM's `clean`). */
+  clean?: boolean;
 }
 
 const say = (io: Io, line: string) => io.stderr(`offhost run: ${line}\n`);
@@ -200,6 +203,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       spec.sshOptions = await vmSshOptions(spec, io.env, stateDir(io.env));
     } catch (err) {
       if (err instanceof HostKeyError) {
+        await interruptedBefore(signals, 'during the VM preflight');
         say(io, v.reason);
         throw new RunStop(err.kind === 'mismatch' ? 'host-key-mismatch' : 'preflight-failed', `${err.message}${err.kind === 'mismatch' ? '' : ' Nothing was run; no lock was taken.'}`);
       }
@@ -208,6 +212,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     config.vms.set(spec.id, { ...config.vms.get(spec.id)!, sshOptions: spec.sshOptions });
   }
   const stop = vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true });
+  // A signal during the preflight (its probes run synchronously: the handler runs once they return) is an
+  // interruption, whatever the probes then said: a Ctrl-C kills the probe's ssh too, which then "fails".
+  await interruptedBefore(signals, 'during the VM preflight');
   if (!stop.ok) {
     say(io, v.reason);
     // The preflight's report (each check, and the fix under each failure) before the one-line verdict.
@@ -215,9 +222,6 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     if (rest.length) io.stderr(`${rest.join('\n')}\n`);
     throw new RunStop(stop.outcome, first, stop.exit);
   }
-  // A signal during the preflight (its probes run synchronously: the handler runs once they return) is an
-  // interruption, whatever the probes then said.
-  await interruptedBefore(signals, 'during the VM preflight');
   for (const n of stop.notes) say(io, n);
   for (const id of [...specs.keys()]) if (!stop.usable.includes(id)) specs.delete(id);
   const candidates2 = [...specs.keys()];
@@ -398,8 +402,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     writeRecord(io.env, rec);
 
     // 6. execute (verify, then run, in one session)
+    const tree = { clean: o.clean ?? spec.clean === true, keep: spec.keep ?? [...DEFAULT_KEEP] };
     const attempt = () =>
-      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined);
+      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined, tree);
     fault(io, 'execute');
     fault(io, 'async');
     let r = await attempt();
@@ -442,6 +447,12 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
         ? `the command left processes on the VM that could not be stopped (${r.strays.unstopped.join(', ')} of ${r.strays.found.join(', ')}); the VM stays held`
         : `the command left processes on the VM outside its process group; stopped at its end: ${r.strays.found.join(', ')}`);
       if (r.strays.unstopped.length) verdict.remoteStopped = false;
+    }
+    if (pre.end === 'go') {
+      // The copy's files outside the source set: the run's truth as much as its source (./ignored.ts).
+      rec.ignored = mode === 'shared' ? sharedIgnored(tree.clean) : ignoredRecord(repo.root, mode, tree, pre.tree);
+      const said = ignoredText(rec.ignored);
+      if (said) say(io, said);
     }
     if (pre.end === 'go' && mode === 'rsync') rememberVerified(sd, spec, placed.dir, state.manifest);
     if (pre.end === 'go' && mode === 'git' && gitCommit) rememberVerifiedCommit(sd, spec, placed.dir, gitCommit);
@@ -503,6 +514,7 @@ async function execute(
   timeoutS: number | undefined,
   graceS: number,
   git: { bare: string; commit: string } | undefined,
+  tree: { clean: boolean; keep: readonly string[] },
 ): Promise<SessionResult & { nonce: string }> {
   const script = supervisorScript({
     nonce,
@@ -517,6 +529,7 @@ async function execute(
     env: placed.env,
     stdin: o.stdin === true,
     graceSeconds: graceS,
+    ...(mode === 'shared' ? {} : { tree }),
   });
   const outText = new StringDecoder('utf8');
   const errText = new StringDecoder('utf8');
@@ -640,8 +653,9 @@ async function fetchBack(io: Io, spec: VmSpec, vmCwd: string, paths: string[], i
 
 /** A stop with `interrupted` (130/143/129) when a signal came before this point. */
 async function interruptedBefore(signals: SignalHub, when: string): Promise<void> {
-  // Signal handlers run from the event loop: let a pending one run first.
-  await new Promise<void>((r) => setImmediate(r));
+  // Signal handlers run from the event loop's poll phase: let a pending one run first. Two turns, since
+  // this may be reached from a poll-phase callback, whose first setImmediate runs before the next poll.
+  await new Promise<void>((r) => setImmediate(() => setImmediate(r)));
   if (signals.first) throw new RunStop('interrupted', `${signals.first} ${when}; nothing was run, no lock was taken`, SIGNAL_STATUS[signals.first]);
 }
 

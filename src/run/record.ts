@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ignoredText, type IgnoredRecord } from './ignored.js';
 
 export function stateDir(env: NodeJS.ProcessEnv): string {
   if (env.OFFHOST_STATE_DIR) return env.OFFHOST_STATE_DIR;
@@ -61,6 +62,8 @@ export interface RunRecord {
   lock?: { file: string; took: boolean };
   /** Processes the command left on the VM outside its process group (marker sweep): stopped, or the VM kept held. */
   leftBehind?: { processes: string[]; unstopped: string[]; action: 'stopped' | 'kept-held' };
+  /** What the VM's copy holds outside the source set (files git ignores, earlier builds' outputs), and what --clean removed. */
+  ignored?: IgnoredRecord;
   log: string;
   fetched?: string[];
 }
@@ -149,6 +152,10 @@ export function recordText(r: RunRecord): string {
     // Apple silicon, is no x86_64 evidence, whatever the catalogue says).
     const arch = coveredArch(r.vm.uname);
     if (arch) lines.push(`- architecture covered: ${arch}${arch === 'aarch64' ? ' (not x86_64)' : ''}`);
+  }
+  if (r.ignored) {
+    const none = r.ignored.listed ? `none outside the source set that the laptop lacks${r.ignored.kept.count ? ` (${r.ignored.kept.count} kept paths)` : ''}` : (r.ignored.note ?? 'not listed');
+    lines.push(`- ignored files on the VM: ${ignoredText(r.ignored) ?? none}`);
   }
   if (r.detail) lines.push(`- detail: ${r.detail.split('\n').join(' / ')}`);
   lines.push(`- log: ${r.log}`);

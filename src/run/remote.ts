@@ -8,6 +8,8 @@
 //      rsync: deletes files the laptop no longer has);
 //   4. recomputes the fingerprint with coreutils and refuses (`N mismatch`, with its manifest) unless it
 //      is the laptop's;
+//   4b. (rsync, git) lists the copy's files outside the source set (`N x PATH`, kept ones `N k PATH`),
+//      and with --clean removes them first (./ignored.ts);
 //   5. `N go`, then runs `bash -c LINE` in its own session (setsid), so that the whole process group can
 //      be signalled: a watcher reads signal names from stdin (INT, TERM, HUP, KILL) and, at end of file
 //      (offhost or the connection gone), terminates the group; leftovers of the group are terminated when
@@ -20,6 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import { quote } from '../routes/quote.js';
 import { execWords } from '../routes/script.js';
+import { ignoredScript, unescapePath } from './ignored.js';
 
 export interface RemotePlan {
   nonce: string;
@@ -42,6 +45,8 @@ export interface RemotePlan {
   stdin: boolean;
   /** Seconds between TERM and KILL for the process group. */
   graceSeconds: number;
+  /** rsync and git: list the copy's files outside the source set, and with `clean` remove them (./ignored.ts). */
+  tree?: { clean: boolean; keep: readonly string[] };
 }
 
 export const HANDSHAKE = 'offhost-run-1';
@@ -122,6 +127,8 @@ export function supervisorScript(p: RemotePlan): string {
     `fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum | cut -c1-64)`,
     'say fp "$fp"',
     `if [ "$fp" != ${q(p.fingerprint)} ]; then while IFS= read -r l; do say m "$l"; done < "$T/manifest"; say mismatch; exit 0; fi`,
+    // What the copy holds beyond the source set (outputs of earlier builds), before the build: listed, or removed.
+    ...(p.tree && p.mode !== 'shared' ? ignoredScript({ git: p.mode === 'git', clean: p.tree.clean, keep: p.tree.keep }) : []),
     `cd -- ${q(p.cwd)} 2>/dev/null || { say nocwd; exit 0; }`,
     'command -v setsid >/dev/null 2>&1 || { say missing "setsid (util-linux) is not installed on the VM"; exit 0; }',
     // A command started with & by a non-interactive shell has SIGINT and SIGQUIT ignored (POSIX), and an
@@ -171,6 +178,8 @@ export interface Preamble {
   failure?: string;
   /** The VM's manifest (on mismatch). */
   manifest: string[];
+  /** rsync and git: the copy's files outside the source set (`x`), the kept paths (`k`), their counts; `cleaned` once removed. */
+  tree?: { extra: string[]; extraCount: number; kept: string[]; keptCount: number; cleaned: boolean; error?: string };
 }
 
 /**
@@ -238,6 +247,21 @@ export class StreamReader {
       case 'm':
         p.manifest.push(arg);
         break;
+      case 'x':
+      case 'k':
+      case 'xn':
+      case 'kn':
+      case 'cleaned':
+      case 'xfail': {
+        const t = (p.tree ??= { extra: [], extraCount: 0, kept: [], keptCount: 0, cleaned: false });
+        if (word === 'x') t.extra.push(unescapePath(arg));
+        else if (word === 'k') t.kept.push(unescapePath(arg));
+        else if (word === 'xn') t.extraCount = Number(arg) || 0;
+        else if (word === 'kn') t.keptCount = Number(arg) || 0;
+        else if (word === 'cleaned') t.cleaned = true;
+        else t.error = arg || 'find failed';
+        break;
+      }
       case 'go':
         p.end = 'go';
         this.inPreamble = false;

@@ -2,6 +2,9 @@
 // VM names a host, here otherwise. Every call is a real child process; ssh runs in batch mode (never a
 // password prompt) with a connect timeout, so an unreachable host is an answer, not a hang.
 import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { quote, quoteArgv } from '../routes/quote.js';
 import type { VmSpec } from '../routes/types.js';
 
@@ -27,13 +30,32 @@ export function hostScriptArgv(vm: VmSpec, script: string): string[] {
 }
 
 export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000): HostResult {
-  const r = spawnSync(argv[0]!, argv.slice(1), { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
   const command = quoteArgv(argv);
-  if (r.error) {
-    const code = (r.error as NodeJS.ErrnoException).code;
-    return { status: code === 'ENOENT' ? 127 : code === 'ETIMEDOUT' ? 124 : 126, stdout: r.stdout ?? '', stderr: `${r.error.message}\n`, command };
+  // Output goes to files, not pipes: spawnSync then returns when the child ends. Through a shared ssh
+  // master (src/routes/multiplex.ts) the master holds copies of the client's stdout and stderr until the
+  // remote side ends, so with pipes a Ctrl-C that killed the client would still wait for a stalled probe.
+  // Pipes only when no temporary file can be made.
+  let dir: string | null = null;
+  const fds: number[] = [];
+  try {
+    dir = mkdtempSync(join(tmpdir(), 'offhost-probe-'));
+    fds.push(openSync(join(dir, 'out'), 'w'), openSync(join(dir, 'err'), 'w'));
+  } catch {
+    for (const fd of fds.splice(0)) closeSync(fd);
   }
-  return { status: r.status ?? 128, stdout: r.stdout ?? '', stderr: r.stderr ?? '', command };
+  try {
+    const r = spawnSync(argv[0]!, argv.slice(1), { env, encoding: 'utf8', stdio: ['ignore', fds[0] ?? 'pipe', fds[1] ?? 'pipe'], timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+    const stdout = fds.length ? readFileSync(join(dir!, 'out'), 'utf8') : (r.stdout ?? '');
+    const stderr = fds.length ? readFileSync(join(dir!, 'err'), 'utf8') : (r.stderr ?? '');
+    if (r.error) {
+      const code = (r.error as NodeJS.ErrnoException).code;
+      return { status: code === 'ENOENT' ? 127 : code === 'ETIMEDOUT' ? 124 : 126, stdout, stderr: `${r.error.message}\n`, command };
+    }
+    return { status: r.status ?? 128, stdout, stderr, command };
+  } finally {
+    for (const fd of fds) closeSync(fd);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** ssh's own failure (255) against a command's: the host could not be reached or refused us. */

@@ -26,6 +26,7 @@ const USAGE = formatHelp({
     ["--stdin", "pass this stdin to the command (default: closed)"],
     ["--commit REF", "run commit REF (sync: git or rsync), not the working tree; refuses a dirty tree"],
     ["--allow-dirty", "with --commit: run REF even though the tree has uncommitted changes"],
+    ["--clean / --no-clean", "remove (or not) the VM copy's files outside the source set before the build, keeping the VM's `keep:` caches (default: the VM's `clean:`)"],
     ["--fetch PATH", "after the run, copy PATH (relative to the VM cwd) back into the run's record (repeatable)"],
     ["--fresh", "run in a new disposable sandbox of the route's VM (lifecycle verbs, docs/VMS.md)"],
     ["--fetch-to DIR", "with --fresh: where fetched results go (default ./offhost-results)"],
@@ -67,6 +68,8 @@ function parse(args: string[], io: Io): RunOptions {
     .option('--stdin')
     .option('--commit <ref>')
     .option('--allow-dirty')
+    .option('--clean')
+    .option('--no-clean')
     .option('--fetch <path>', '', (v: string) => {
       fetch.push(v);
       return fetch;

@@ -1,0 +1,115 @@
+// Ctrl-C during the preflight (issue 24): `offhost run` is interrupted (130 for SIGINT, 143 for SIGTERM),
+// not "preflight failed" (232), runs nothing and leaves the VM free. Against a real sshd on 127.0.0.1 whose
+// guest `df` (the preflight's disk probe) stalls on a FIFO while a flag file exists, as a hung NFS mount
+// would: the test knows the run is inside its preflight (the stand-in says so), then signals it, with no
+// timer to race.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSshd, type Sshd } from '../helpers/sshd.js';
+import { missing, onPath, titled } from '../helpers/tools.js';
+import { BIN, ensureBuilt, type Result } from '../locks/lifecycle-helpers.js';
+import { kodaDir, laptop, LOOP_ACTIVE, onVm, records, runOn, until, verdict, type Laptop } from './loopback.js';
+
+let s: Sshd;
+let ctl: string;
+const made: Laptop[] = [];
+const noSshd = missing('sshd');
+const REAL_DF = onPath('df') ?? '/bin/df';
+beforeAll(async () => {
+  if (noSshd) return;
+  ensureBuilt();
+  ctl = mkdtempSync(join(tmpdir(), 'offhost-stall-'));
+  const bin = join(ctl, 'bin');
+  mkdirSync(bin);
+  execFileSync('mkfifo', [join(ctl, 'fifo')]);
+  writeFileSync(
+    join(bin, 'df'),
+    `#!/bin/sh\n# The guest's df: while ${ctl}/stall exists it says it started, then blocks until the FIFO is opened for writing.\nif [ -e '${ctl}/stall' ]; then : > '${ctl}/started'; cat '${ctl}/fifo' > /dev/null; fi\nexec '${REAL_DF}' "$@"\n`,
+  );
+  chmodSync(join(bin, 'df'), 0o755);
+  s = await startSshd({ remoteEnv: { PATH: `${bin}:/usr/local/bin:/usr/bin:/bin` } });
+});
+afterAll(async () => {
+  for (const l of made) l.cleanup();
+  await s?.stop();
+  if (ctl) rmSync(ctl, { recursive: true, force: true });
+});
+
+/**
+ * Lets the stalled df go and stops stalling the next ones. Once the stand-in said it started, its `cat`
+ * opens the FIFO (now or in a moment): a writer that opens it blocking meets it either way.
+ */
+function release(): Promise<void> {
+  rmSync(join(ctl, 'stall'), { force: true });
+  return new Promise((res, rej) => {
+    const w = spawn('sh', ['-c', ': > "$1"', 'sh', join(ctl, 'fifo')], { stdio: 'ignore' });
+    w.on('error', rej);
+    w.on('close', () => res());
+  });
+}
+
+/** True once the process has taken delivery of `sig` (it is no longer pending: /proc/PID/status ShdPnd, SigPnd). */
+function delivered(pid: number, signo: number): boolean {
+  const st = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const pending = ['ShdPnd', 'SigPnd'].map((k) => BigInt(`0x${/^${k}:\s*([0-9a-f]+)/m.exec(st)?.[1] ?? '0'}`));
+  return pending.every((p) => (p & (1n << BigInt(signo - 1))) === 0n);
+}
+
+/** `offhost run` in its own process group, as a shell's foreground job is. */
+function startGroup(l: Laptop, args: string[]): { pid: number; done: Promise<Result> } {
+  const child = spawn(process.execPath, [BIN, 'run', ...args], { cwd: kodaDir(l), env: l.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  return { pid: child.pid!, done: new Promise((res) => child.on('close', (code, signal) => res({ code, signal, stdout, stderr }))) };
+}
+
+describe.skipIf(noSshd)(titled('offhost run: a signal during the preflight', noSshd), () => {
+  const cases = [
+    // Ctrl-C: the terminal signals the whole foreground group, the preflight's ssh with offhost.
+    { name: 'SIGINT to the process group (Ctrl-C): the probe dies with it', sig: 'SIGINT', signo: 2, exit: 130, group: true },
+    { name: 'SIGTERM to the process group', sig: 'SIGTERM', signo: 15, exit: 143, group: true },
+    // A signal to offhost alone (an agent stopping its tool call): acted on once the probe returns, whatever it said.
+    { name: 'SIGTERM to offhost alone: the probe then passes, and still nothing runs', sig: 'SIGTERM', signo: 15, exit: 143, group: false },
+    { name: 'SIGINT to offhost alone', sig: 'SIGINT', signo: 2, exit: 130, group: false },
+  ] as const;
+  for (const c of cases) {
+    it(`${c.name}: interrupted (${c.exit}), not preflight-failed; nothing ran; the VM is free`, async () => {
+      const l = laptop(s, { sync: 'shared' });
+      made.push(l);
+      rmSync(join(ctl, 'started'), { force: true });
+      writeFileSync(join(ctl, 'stall'), '');
+      try {
+        const run = startGroup(l, ['--json', '--', onVm(`touch ${l.out}/ran`)]);
+        await until(() => existsSync(join(ctl, 'started')));
+        process.kill(c.group ? -run.pid : run.pid, c.sig);
+        if (!c.group) {
+          await until(() => delivered(run.pid, c.signo));
+          await release();
+        }
+        const r = await run.done;
+        expect(r.code, r.stderr).toBe(c.exit);
+        const v = verdict(r);
+        expect(v.outcome).toBe('interrupted');
+        expect(v.exit).toBe(c.exit);
+        expect(v.detail).toContain('during the VM preflight');
+        expect(r.stderr).not.toContain('preflight-failed');
+        expect(r.stderr).not.toContain('preflight failed');
+        expect(existsSync(join(l.out, 'ran'))).toBe(false);
+        expect(records(l)).toEqual([]); // no run was started
+      } finally {
+        // The group's signal left the guest's probe stalled (nothing stops it there): let it end.
+        if (c.group) await release();
+      }
+      // The VM is free: another session's run takes it at once (no --wait) and runs.
+      expect(existsSync(join(l.repo, LOOP_ACTIVE))).toBe(false);
+      const next = await runOn(l, ['--json', '--', onVm(`touch ${l.out}/next`)], { env: { OFFHOST_SESSION: 'another-session' } });
+      expect(next.code, next.stderr).toBe(0);
+      expect(readFileSync(join(l.out, 'next'), 'utf8')).toBe('');
+    });
+  }
+});
