@@ -46,7 +46,9 @@ export function confirmScript(nonce: string, job: string): string {
   return [
     ...strayFunctions(job, 2),
     `p=$(cat ${pg} 2>/dev/null)`,
-    'grp() { [ -n "$p" ] && kill -s 0 -- "-$p" 2>/dev/null; }',
+    // A member that is a zombie runs nothing: its parent (the session's shell, blocked writing to a hung
+    // connection) has not reaped it yet. Without a usable ps, any member counts as running.
+    'grp() { [ -n "$p" ] && kill -s 0 -- "-$p" 2>/dev/null || return 1; z=$(ps -A -o pgid= -o stat= 2>/dev/null) || return 0; [ -n "$z" ] || return 0; printf \'%s\\n\' "$z" | awk -v p="$p" \'$1 == p && $2 !~ /^Z/ { f = 1 } END { exit !f }\'; }',
     'if ! grp && [ -z "$(strays)" ]; then rm -f ' + pg + '; echo gone; exit 0; fi',
     'grp && kill -s TERM -- "-$p" 2>/dev/null',
     'stop_strays',

@@ -121,7 +121,7 @@ describe.skipIf(noSshd)(titled('offhost run: signals, lost connections, timeouts
       expect(v.outcome).toBe('connection-lost');
       expect(v.detail).toContain('was lost while the command ran');
       expect(remote.filter(alive)).toEqual([]);
-      expect(existsSync(join(l.repo, LOOP_ACTIVE))).toBe(false);
+      expect(existsSync(join(l.repo, LOOP_ACTIVE)), r.stderr).toBe(false);
     } finally {
       process.kill(session.pid, 'SIGCONT');
     }
