@@ -107,7 +107,13 @@ function probe(dir: string, fs: CaseFs, byDev: Map<number, CaseRule>): CaseRule 
   else {
     const self = i === names.length - 1 ? st : fs.stat(`${parent === '/' ? '' : parent}/${name}`);
     if (self && self.dev === other.dev && self.ino === other.ino) rule = 'insensitive';
-    else rule = (fs.names(parent) ?? []).includes(flipped) ? 'sensitive' : 'insensitive';
+    else {
+      // Each lookup reports its own inode (FUSE without use_ino): two stored entries, one per spelling, is a
+      // case-sensitive volume. One entry is not, even when it is the flipped spelling (the path was written
+      // in a case other than the stored one: `KODER` for a stored `koder`).
+      const names = fs.names(parent) ?? [];
+      rule = names.includes(flipped) && names.includes(name) ? 'sensitive' : 'insensitive';
+    }
   }
   byDev.set(st.dev, rule);
   return rule;

@@ -47,6 +47,11 @@ describe('the probe', () => {
     const both = tree('sensitive', true).mkdir(`${ROOT}/engines/lang/KODA`);
     expect(makeCaseProbe(both.caseFs)(KODA)).toBe('sensitive');
   });
+  it('is not fooled by a path written in a case other than the stored one, whose flip is the stored name', () => {
+    // Stored `koda`; asked about `KODA`: its flip `koda` is listed, but `KODA` is not: one entry, folding.
+    expect(makeCaseProbe(tree('insensitive', true).caseFs)(`${ROOT}/engines/lang/KODA`)).toBe('insensitive');
+    expect(makeCaseProbe(tree('insensitive', true).caseFs)(`${HOME}/DEV/KODER`)).toBe('insensitive');
+  });
   it('probes a volume once, and a missing tail on the volume that holds its existing part', () => {
     const fs = tree('insensitive');
     const probe = makeCaseProbe(fs.caseFs);
