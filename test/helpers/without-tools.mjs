@@ -19,12 +19,14 @@ const FILES = [
   'test/run/sync.test.ts',
   'test/run/outcomes.test.ts',
   'test/run/interrupt.test.ts',
+  'test/run/ignored.test.ts',
+  'test/run/preflight-interrupt.test.ts',
   'test/vms/hostkey.test.ts',
   'test/corpus/ground-truth.test.ts',
   'test/e2e/redteam-wrapper.test.ts',
 ];
 /** Files whose every test needs a hidden tool: none of their tests may run. */
-const ALL_SKIPPED = ['test/e2e/shell-tmux.test.ts', 'test/run/sync.test.ts', 'test/run/interrupt.test.ts', 'test/vms/hostkey.test.ts'];
+const ALL_SKIPPED = ['test/e2e/shell-tmux.test.ts', 'test/run/sync.test.ts', 'test/run/interrupt.test.ts', 'test/run/ignored.test.ts', 'test/run/preflight-interrupt.test.ts', 'test/vms/hostkey.test.ts'];
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : FILES;
 const work = mkdtempSync(join(tmpdir(), 'offhost-without-tools-'));
