@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSshd, sshdAvailable, type Sshd } from '../helpers/sshd.js';
-import { BIN, ensureBuilt, g } from '../locks/lifecycle-helpers.js';
-import { kodaDir, laptop, records, runOn, verdict, type Laptop } from './loopback.js';
+import { sshdAvailable } from '../helpers/sshd.js';
+import { BIN, g } from '../locks/lifecycle-helpers.js';
+import { kodaDir, records, runOn, verdict, loopbackSshd } from './loopback.js';
 import { commandArgv, commandOf } from '../../src/run/command.js';
 
 const HOSTILE = ['a b', "it's", 'say "hi"', '$HOME', '`id`', '*', '?', '[a]', 'line1\nline2', '', '-n', 'K=V', '\\', '; rm -rf /', 'tab\there', ' lead', 'trail '];
@@ -28,21 +28,11 @@ describe('commandOf: one word is a line, several an argv', () => {
   });
 });
 
-let s: Sshd;
-const made: Laptop[] = [];
-beforeAll(async () => {
-  ensureBuilt();
-  if (sshdAvailable()) s = await startSshd();
-});
-afterAll(async () => {
-  for (const l of made) l.cleanup();
-  await s?.stop();
-});
+const loop = loopbackSshd();
 
 describe.skipIf(!sshdAvailable())('offhost run with an argv, against a real sshd on loopback', () => {
   it('rerouted: the VM runs the argv word for word and returns its status (bash -c "exit 42" exits 42)', async () => {
-    const l = laptop(s, {});
-    made.push(l);
+    const l = loop.laptop({});
     const r = await runOn(l, ['--json', '--', 'bash', '-c', 'exit 42']);
     expect(verdict(r).outcome, r.stderr).toBe('exit');
     expect(r.code).toBe(42);
@@ -58,8 +48,7 @@ describe.skipIf(!sshdAvailable())('offhost run with an argv, against a real sshd
   });
 
   it('one word is still a shell line on the VM; a line and the same words as an argv differ as they do in bash', async () => {
-    const l = laptop(s, {});
-    made.push(l);
+    const l = loop.laptop({});
     const line = await runOn(l, ['--', 'bash -c "echo one   two"; exit 3']);
     expect(line.stdout).toBe('one two\n'); // the line's words, split by the VM's bash
     expect(line.code).toBe(3);
@@ -71,8 +60,7 @@ describe.skipIf(!sshdAvailable())('offhost run with an argv, against a real sshd
   });
 
   it('make build-safe with a variable holding spaces reaches make as two arguments (rerouted by the koda rule)', async () => {
-    const l = laptop(s, {});
-    made.push(l);
+    const l = loop.laptop({});
     writeFileSync(join(kodaDir(l), 'Makefile'), 'build-safe:\n\t@printf "<%s>\\n" "$(KODA_FLAGS)"\n');
     g(l.repo, 'commit', '-qam', 'flags');
     const r = await runOn(l, ['--json', '--', 'make', 'build-safe', 'KODA_FLAGS=-O2 -g']);
@@ -83,8 +71,7 @@ describe.skipIf(!sshdAvailable())('offhost run with an argv, against a real sshd
   });
 
   it('allowed: runs here without a shell, word for word; a missing program is 127, as bash says', async () => {
-    const l = laptop(s, {});
-    made.push(l);
+    const l = loop.laptop({});
     const direct = execFileSync('printf', ['%s|', ...HOSTILE], { encoding: 'utf8' });
     const r = await runOn(l, ['--', 'printf', '%s|', ...HOSTILE], { cwd: l.repo });
     expect(r.code, r.stderr).toBe(0);
@@ -95,8 +82,7 @@ describe.skipIf(!sshdAvailable())('offhost run with an argv, against a real sshd
   });
 
   it('check and explain judge several words as that argv (not a usage error); the rewrite runs the same words', () => {
-    const l = laptop(s, {});
-    made.push(l);
+    const l = loop.laptop({});
     const env = l.env;
     const chk = spawnSync(process.execPath, [BIN, 'check', '--json', '--', 'make', 'build-safe', 'KODA_FLAGS=-O2 -g'], { cwd: kodaDir(l), env, encoding: 'utf8' });
     expect(chk.status, chk.stderr).toBe(3);
@@ -114,16 +100,14 @@ describe.skipIf(!sshdAvailable())('offhost run with an argv, against a real sshd
   });
 
   it('OFFHOST_SESSION (and OFFHOST_RUN) are set for the command on the VM', async () => {
-    const l = laptop(s, {}, { session: 'argv-session-1' });
-    made.push(l);
+    const l = loop.laptop({}, { session: 'argv-session-1' });
     const r = await runOn(l, ['--', 'bash', '-c', 'echo "$OFFHOST_SESSION $OFFHOST_RUN"']);
     const rec = records(l).at(-1)!;
     expect(r.stdout).toBe(`argv-session-1 ${rec.id}\n`);
   });
 
   it('stdin piped to offhost run without --stdin: said once on stderr that it is not sent; with --stdin it is', async () => {
-    const l = laptop(s, {});
-    made.push(l);
+    const l = loop.laptop({});
     const r = await runOn(l, ['--', 'bash', '-c', 'cat; echo end'], { input: 'hello\n' });
     expect(r.stdout).toBe('end\n');
     expect(r.stderr.match(/standard input is a pipe or a file, and it is not sent/g)).toHaveLength(1);

@@ -6,21 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSshd, sshdAvailable, type Sshd } from '../helpers/sshd.js';
-import { BIN, ensureBuilt, g } from '../locks/lifecycle-helpers.js';
-import { LOOP_ACTIVE, laptop, onVm, records, runOn, start, until, verdict, type Laptop } from './loopback.js';
+import { sshdAvailable } from '../helpers/sshd.js';
+import { BIN, g } from '../locks/lifecycle-helpers.js';
+import { LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop, loopbackSshd } from './loopback.js';
 import { spawnSync } from 'node:child_process';
 
-let s: Sshd;
-const made: Laptop[] = [];
-beforeAll(async () => {
-  ensureBuilt();
-  if (sshdAvailable()) s = await startSshd();
-});
-afterAll(async () => {
-  for (const l of made) l.cleanup();
-  await s?.stop();
-});
+const loop = loopbackSshd();
 
 /** Pids of processes (of any parent) whose command line is exactly `argv`: the test's own scanner. */
 function pidsRunning(argv: string[]): number[] {
@@ -59,8 +50,7 @@ describe('the scanner used below', () => {
 
 describe.skipIf(!sshdAvailable())('a run that ends without releasing frees its VM at once', () => {
   it('SIGKILL mid-command: its job on the VM stops, the next offhost command archives the lock with the reason, another session gets the VM', async () => {
-    const l = laptop(s, {}, { session: 'killed-session' });
-    made.push(l);
+    const l = loop.laptop({}, { session: 'killed-session' });
     const marker = join(l.out, 'started');
     const run = start(l, ['--', onVm(`touch ${marker}; exec sleep 93.5`)], { input: undefined });
     await until(() => existsSync(marker), 60_000);
@@ -92,8 +82,7 @@ describe.skipIf(!sshdAvailable())('a run that ends without releasing frees its V
   }, 180_000);
 
   it('a claim whose process is gone, seen by `offhost lock status`, is freed and said so', async () => {
-    const l = laptop(s, {}, { session: 'killed-2' });
-    made.push(l);
+    const l = loop.laptop({}, { session: 'killed-2' });
     const marker = join(l.out, 'started2');
     const run = start(l, ['--', onVm(`touch ${marker}; exec sleep 94.5`)], { input: undefined });
     await until(() => existsSync(marker), 60_000);
@@ -106,8 +95,7 @@ describe.skipIf(!sshdAvailable())('a run that ends without releasing frees its V
   }, 180_000);
 
   it('what the command leaves outside its process group (setsid) is stopped at its end, and the record says so', async () => {
-    const l = laptop(s, {});
-    made.push(l);
+    const l = loop.laptop({});
     // The pid file is written after setsid(2): the daemon has left the group before the command ends.
     const pf = join(l.out, 'daemon.pid');
     const r = await runOn(l, ['--json', '--', onVm(`setsid sh -c 'echo $$ > ${pf}; exec sleep 95.5' </dev/null >/dev/null 2>&1 & while [ ! -s ${pf} ]; do sleep 0.05; done; echo left one`)]);

@@ -6,21 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSshd, sshdAvailable, type Sshd } from '../helpers/sshd.js';
-import { BIN, ensureBuilt, g } from '../locks/lifecycle-helpers.js';
-import { LOOP_ACTIVE, kodaDir, laptop, onVm, runOn, until, verdict, type Laptop } from './loopback.js';
+import { sshdAvailable } from '../helpers/sshd.js';
+import { BIN, g } from '../locks/lifecycle-helpers.js';
+import { LOOP_ACTIVE, kodaDir, onVm, runOn, until, verdict, type Laptop, loopbackSshd } from './loopback.js';
 import { FAULT_STEPS } from '../../src/run/pipeline.js';
 
-let s: Sshd;
-const made: Laptop[] = [];
-beforeAll(async () => {
-  ensureBuilt();
-  if (sshdAvailable()) s = await startSshd();
-});
-afterAll(async () => {
-  for (const l of made) l.cleanup();
-  await s?.stop();
-});
+const loop = loopbackSshd();
 
 const active = (l: Laptop) => spawnSync('git', ['-C', l.repo, 'cat-file', '-e', `refs/offhost/locks:${LOOP_ACTIVE}`]).status === 0;
 
@@ -47,8 +38,7 @@ describe.skipIf(!sshdAvailable())('a failure at each step', () => {
   });
 
   it.each(FAULT_STEPS.filter((x) => x !== 'async'))('%s: internal-error (252) with the reason; the VM is free afterwards', async (step) => {
-    const l = laptop(s, {}, { session: `fault-${step}` });
-    made.push(l);
+    const l = loop.laptop({}, { session: `fault-${step}` });
     const marker = join(l.out, 'ran');
     const r = await runOn(l, ['--json', '--', onVm(`touch ${marker}`)], { env: { OFFHOST_TEST_FAULT: step } });
     expect(r.code, r.stderr).toBe(252);
@@ -71,8 +61,7 @@ describe.skipIf(!sshdAvailable())('a failure at each step', () => {
   }, 180_000);
 
   it('async (an error event nobody listens to, mid-command): 252 at once, the job on the VM stops, the VM is freed', async () => {
-    const l = laptop(s, {}, { session: 'fault-async' });
-    made.push(l);
+    const l = loop.laptop({}, { session: 'fault-async' });
     const r = await runOn(l, ['--json', '--', onVm('exec sleep 97.5')], { env: { OFFHOST_TEST_FAULT: 'async' } });
     expect(r.code, r.stderr).toBe(252);
     expect(verdict(r).outcome).toBe('internal-error');
@@ -84,8 +73,7 @@ describe.skipIf(!sshdAvailable())('a failure at each step', () => {
   }, 180_000);
 
   it('rsync failing before it reads its file list (write EPIPE): sync-failed (246), nothing ran, the lock released', async () => {
-    const l = laptop(s, (vm) => ({ sync: 'rsync', guest_dir: join(vm, 'src') }));
-    made.push(l);
+    const l = loop.laptop((vm) => ({ sync: 'rsync', guest_dir: join(vm, 'src') }));
     // A file list far larger than a pipe's buffer, so writing it to an rsync that has gone fails.
     const many = join(kodaDir(l), 'many');
     mkdirSync(many);

@@ -7,28 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { startSshd, type Sshd } from '../helpers/sshd.js';
 import { missing, titled } from '../helpers/tools.js';
-import { BIN, ensureBuilt, g } from '../locks/lifecycle-helpers.js';
+import { BIN, g } from '../locks/lifecycle-helpers.js';
 import { RUN_EXIT } from '../../src/errors.js';
-import { laptop, records, runOn, verdict, type Laptop } from './loopback.js';
+import { records, runOn, verdict, type Laptop, loopbackSshd } from './loopback.js';
 
-let s: Sshd;
-const made: Laptop[] = [];
 const noSshd = missing('sshd');
 const noRsync = missing('rsync');
-beforeAll(async () => {
-  if (noSshd) return;
-  ensureBuilt();
-  s = await startSshd();
-});
-afterAll(async () => {
-  for (const l of made) l.cleanup();
-  await s?.stop();
-});
+const loop = loopbackSshd();
 function mk(vm: (vmRoot: string) => Record<string, unknown>): Laptop {
-  const l = laptop(s, vm);
-  made.push(l);
+  const l = loop.laptop(vm);
   return l;
 }
 

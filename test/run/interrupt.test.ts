@@ -5,27 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSshd, type Sshd } from '../helpers/sshd.js';
 import { missing, titled } from '../helpers/tools.js';
-import { ensureBuilt } from '../locks/lifecycle-helpers.js';
 import { RUN_EXIT } from '../../src/errors.js';
-import { alive, ancestors, laptop, LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop } from './loopback.js';
+import { alive, ancestors, LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop, loopbackSshd } from './loopback.js';
 
-let s: Sshd;
-const made: Laptop[] = [];
 const noSshd = missing('sshd');
-beforeAll(async () => {
-  if (noSshd) return;
-  ensureBuilt();
-  s = await startSshd();
-});
-afterAll(async () => {
-  for (const l of made) l.cleanup();
-  await s?.stop();
-});
+const loop = loopbackSshd();
 function mk(vm: Record<string, unknown> = {}): Laptop {
-  const l = laptop(s, { sync: 'shared', ...vm });
-  made.push(l);
+  const l = loop.laptop({ sync: 'shared', ...vm });
   return l;
 }
 

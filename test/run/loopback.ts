@@ -6,7 +6,9 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, cleanEnv, configure, g, type Result } from '../locks/lifecycle-helpers.js';
-import type { Sshd } from '../helpers/sshd.js';
+import { afterAll, beforeAll } from 'vitest';
+import { sshdAvailable, startSshd, type Sshd } from '../helpers/sshd.js';
+import { ensureBuilt } from '../locks/lifecycle-helpers.js';
 import type { RunRecord } from '../../src/run/record.js';
 import { WAIT_MS } from '../helpers/hang-guard.js';
 
@@ -29,10 +31,38 @@ export interface Laptop {
  * routing `make build-safe` (the built-in koda rule, from engines/lang/koda) to the loopback VM with
  * `vm` fields added.
  */
+/**
+ * One real sshd on loopback for a test file: started before its tests when sshd exists (the tests skip
+ * otherwise), stopped after them; `laptop` makes a laptop on it that is removed at the end.
+ */
+type VmFields = Record<string, unknown> | ((vmRoot: string) => Record<string, unknown>);
+type LaptopOptions = { session?: string; env?: Record<string, string>; id?: string };
+
+export function loopbackSshd(): { laptop: (vm: VmFields, opts?: LaptopOptions) => Laptop } {
+  let s: Sshd | undefined;
+  const made: Laptop[] = [];
+  beforeAll(async () => {
+    ensureBuilt();
+    if (sshdAvailable()) s = await startSshd();
+  });
+  afterAll(async () => {
+    for (const l of made) l.cleanup();
+    await s?.stop();
+  });
+  return {
+    laptop: (vm, opts) => {
+      if (!s) throw new Error('no sshd was started (the test should have been skipped)');
+      const l = laptop(s, vm, opts);
+      made.push(l);
+      return l;
+    },
+  };
+}
+
 export function laptop(
   s: Sshd,
-  vm: Record<string, unknown> | ((vmRoot: string) => Record<string, unknown>),
-  opts: { session?: string; env?: Record<string, string>; id?: string } = {},
+  vm: VmFields,
+  opts: LaptopOptions = {},
 ): Laptop {
   const base = mkdtempSync(join(tmpdir(), 'offhost-loop-'));
   const home = join(base, 'home');
