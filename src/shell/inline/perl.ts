@@ -5,7 +5,7 @@
 // Quote-like operators (q, qq, qw, qx, m, qr, s, tr, y) are read with their delimiters, a regular
 // expression is told from a division by the token before it. Limits: no evaluation (a variable holding
 // a command is unknown), no here-documents, no source filters.
-import { argOf, closerOf, Cwd, listArgs, listSpawn, matching, mentions, pieceOf, positional, punct, quoted, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
+import { argOf, closerOf, Cwd, listArgs, listSpawn, matching, mentions, pieceOf, positional, numberTok, punct, quoted, quotedTok, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
 const ARGV = /ARGV/;
@@ -54,15 +54,10 @@ function lex(code: string): Tok[] | null {
       }
       push({ t: 'id', v: m });
       i += m.length;
-    } else if (/[0-9]/.test(c)) {
-      const m = /^[0-9][0-9A-Za-z_.]*/.exec(code.slice(i, i + 64))![0];
-      push({ t: 'id', v: m });
-      i += m.length;
-    } else if (c === "'" || c === '"' || c === '`') {
-      const r = quoted(code, i, c, c);
+    } else if (/[0-9]/.test(c) || c === "'" || c === '"' || c === '`') {
+      const r = /[0-9]/.test(c) ? numberTok(code, i) : quotedTok(code, i, interpolates);
       if (!r) return null;
-      if (c === "'") push({ t: 'str', v: r.raw.replace(/\\([\\'])/g, '$1'), known: true });
-      else push({ t: c === '`' ? 'cmd' : 'str', v: unescape(r.raw, false), known: !interpolates(r.raw) });
+      push(r.tok);
       i = r.end;
     } else if (c === '/' && regexMayStart(toks[toks.length - 1], KEYWORDS)) {
       const end = regexEnd(code, i);

@@ -3,7 +3,7 @@
 // string is a shell line, several words an argv, `[cmd, argv0]` first names the program, a leading env
 // hash is skipped and `chdir:` moves it; Dir.chdir before them, and eval of a literal (read again as
 // Ruby). Limits: no evaluation (a variable holding a command is unknown), no here-documents.
-import { argOf, closerOf, Cwd, listArgs, listSpawn, matching, mentions, option, pieceOf, positional, punct, quoted, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
+import { argOf, closerOf, Cwd, listArgs, listSpawn, matching, mentions, option, pieceOf, positional, numberTok, punct, quoted, quotedTok, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
 const ARGV = /\bARGV\b/;
@@ -54,15 +54,10 @@ function lex(code: string): Tok[] | null {
       if (m === '__END__') break;
       push({ t: 'id', v: m });
       i += m.length;
-    } else if (/[0-9]/.test(c)) {
-      const m = /^[0-9][0-9A-Za-z_.]*/.exec(code.slice(i, i + 64))![0];
-      push({ t: 'id', v: m });
-      i += m.length;
-    } else if (c === "'" || c === '"' || c === '`') {
-      const r = quoted(code, i, c, c);
+    } else if (/[0-9]/.test(c) || c === "'" || c === '"' || c === '`') {
+      const r = /[0-9]/.test(c) ? numberTok(code, i) : quotedTok(code, i, interpolates);
       if (!r) return null;
-      if (c === "'") push({ t: 'str', v: r.raw.replace(/\\([\\'])/g, '$1'), known: true });
-      else push({ t: c === '`' ? 'cmd' : 'str', v: unescape(r.raw, false), known: !interpolates(r.raw) });
+      push(r.tok);
       i = r.end;
     } else if (c === '%' && regexMayStart(toks[toks.length - 1], KEYWORDS) && /^[wWiIqQxrs]?[^\w\s=]/.test(code.slice(i + 1, i + 3))) {
       const type = /[wWiIqQxrs]/.test(code[i + 1]!) ? code[i + 1]! : 'Q';

@@ -71,6 +71,25 @@ export function quoted(code: string, i: number, open: string, close: string): { 
 }
 
 const PAIRS: Record<string, string> = { '(': ')', '[': ']', '{': '}', '<': '>' };
+/** A number at `i` (`12`, `0x1f`, `1.5e3`): an identifier-like token, for the languages that read it so. */
+export function numberTok(code: string, i: number): { tok: Tok; end: number } {
+  const m = /^[0-9][0-9A-Za-z_.]*/.exec(code.slice(i, i + 64))![0];
+  return { tok: { t: 'id', v: m }, end: i + m.length };
+}
+
+/**
+ * A `'…'`, `"…"` or `` `…` `` literal at `i`, as Perl and Ruby read them: single quotes unescape only `\\`
+ * and `\'`; the others are known unless `interpolates` says they hold an interpolation; backticks run a
+ * command. Null when it is not closed.
+ */
+export function quotedTok(code: string, i: number, interpolates: (raw: string) => boolean): { tok: Tok; end: number } | null {
+  const c = code[i]!;
+  const r = quoted(code, i, c, c);
+  if (!r) return null;
+  const tok: Tok = c === "'" ? { t: 'str', v: r.raw.replace(/\\([\\'])/g, '$1'), known: true } : { t: c === '`' ? 'cmd' : 'str', v: unescape(r.raw, false), known: !interpolates(r.raw) };
+  return { tok, end: r.end };
+}
+
 export function closerOf(open: string): string {
   return PAIRS[open] ?? open;
 }
