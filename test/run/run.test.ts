@@ -76,7 +76,7 @@ function spawnRun(m: Mono, args: string[]) {
   child.stderr.on('data', (d) => (stderr += d));
   // 'exit', not 'close': the stand-in VM's own children (sleep) may outlive it holding the pipes.
   const done = new Promise<Result>((res) => child.on('exit', (code, signal) => setTimeout(() => res({ code, signal, stdout, stderr }), 50)));
-  return { child, done };
+  return { child, done, stderrSoFar: () => stderr };
 }
 
 async function until(cond: () => boolean, ms = WAIT_MS): Promise<void> {
@@ -191,7 +191,8 @@ describe('offhost run, reroute', () => {
     const other = { ...m.env, OFFHOST_SESSION: 'other' };
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'busy'], { cwd: m.repo, baseEnv: other })).code).toBe(0);
     const w = spawnRun(m, ['--wait', '--poll', '0.2', '--', 'make build-safe']);
-    await until(() => w.child.stderr !== null && existsSync(join(m.repo, ACTIVE)));
+    // Released once the run is waiting for it, not after a fixed time (a loaded machine may not have got there).
+    await until(() => w.stderrSoFar().includes('waiting'));
     await new Promise((r) => setTimeout(r, 1000));
     expect(existsSync(join(m.out, 'started'))).toBe(false);
     expect((await offhost(['lock', 'release', VM], { cwd: m.repo, baseEnv: other })).code).toBe(0);
@@ -203,7 +204,8 @@ describe('offhost run, reroute', () => {
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'busy again'], { cwd: m.repo, baseEnv: other })).code).toBe(0);
     const before = g(m.repo, 'rev-parse', 'HEAD');
     const w2 = spawnRun(m, ['--wait', '--poll', '0.2', '--', 'make build-safe']);
-    await new Promise((r) => setTimeout(r, 1500));
+    // SIGTERM once it is waiting (its handler is in place then), not after a fixed time a loaded machine may outlast.
+    await until(() => w2.stderrSoFar().includes('waiting'));
     w2.child.kill('SIGTERM');
     const r2 = await w2.done;
     expect(r2.code).toBe(143);
