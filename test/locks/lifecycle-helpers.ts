@@ -91,7 +91,7 @@ export interface Result {
 }
 
 /** Spawns `node dist/offhost.mjs ...args` in `cwd`. */
-export function offhost(args: string[], opts: { cwd: string; env?: Record<string, string>; baseEnv?: NodeJS.ProcessEnv }): Promise<Result> {
+export function offhost(args: string[], opts: { cwd: string; env?: Record<string, string>; baseEnv?: NodeJS.ProcessEnv; progress?: { stderr: string } }): Promise<Result> {
   return new Promise((res, rej) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd,
@@ -101,7 +101,10 @@ export function offhost(args: string[], opts: { cwd: string; env?: Record<string
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (opts.progress) opts.progress.stderr = stderr;
+    });
     child.on('error', rej);
     child.on('close', (code, signal) => res({ code, signal, stdout, stderr }));
   });

@@ -223,8 +223,10 @@ describe('offhost lock acquire / release', () => {
   it('--wait polls until the holder releases', async () => {
     const dir = tempRepo();
     await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') });
-    const waiting = offhost(['lock', 'acquire', VM, '--reason', 'y', '--wait=30', '--poll', '0.2'], { cwd: dir, env: sessionEnv('b') });
-    await new Promise((r) => setTimeout(r, 800));
+    const seen = { stderr: '' };
+    const waiting = offhost(['lock', 'acquire', VM, '--reason', 'y', '--wait=30', '--poll', '0.2'], { cwd: dir, env: sessionEnv('b'), progress: seen });
+    // Released once it is waiting, not after a fixed time a loaded machine may outlast (the hang guard bounds it).
+    while (!seen.stderr.includes('waiting')) await new Promise((r) => setTimeout(r, 50));
     expect((await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
     const w = await waiting;
     expect(w.code).toBe(0);
