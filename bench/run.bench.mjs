@@ -122,11 +122,14 @@ try {
   for (let i = 0; i < ITER; i++) sshMs.push(time('ssh', ['benchvm', '--', "bash -c 'true'"], base));
   const ssh = median(sshMs);
   rows.push({ label: 'plain ssh benchvm -- bash -c true', ms: ssh, min: Math.min(...sshMs), max: Math.max(...sshMs) });
+  // OFFHOST_BENCH_TREES=10 or =10000, OFFHOST_BENCH_MODES=rsync,git: a part of the table, while working on one row.
+  const trees = (process.env.OFFHOST_BENCH_TREES ?? '10,10000').split(',').map(Number);
+  const modes = (process.env.OFFHOST_BENCH_MODES ?? 'shared,rsync,git').split(',');
   for (const [files, tname] of [
     [10, 'small tree (10 files)'],
     [10_000, '10,000-file tree'],
-  ]) {
-    for (const mode of ['shared', 'rsync', 'git']) {
+  ].filter(([n]) => trees.includes(n))) {
+    for (const mode of modes) {
       const repo = tree(`${mode}-${files}`, files, mode);
       const run = () => time(process.execPath, [bin, 'run', '--', CMD], repo);
       run(); // the first copy

@@ -41,6 +41,8 @@ import { runSession, type SessionResult } from './execute.js';
 import { acquireHold, type Hold } from './hold.js';
 import { OUTCOME_EXIT, RunStop, verdictLine, type Outcome, type Verdict } from './outcome.js';
 import { toolPreflight, vmPreflight } from './preflight.js';
+import { DEFAULT_DISK_FLOOR_MB, freeKb } from '../vms/preflight.js';
+import { aboveFloor, probeReuse } from '../vms/probe-reuse.js';
 import { newRunId, parseOsRelease, recordText, runDir, stateDir, writeRecord, type RunRecord } from './record.js';
 import { jobOf, newNonce, pgidFile, supervisorScript } from './remote.js';
 import { confirmStopped, remoteOnce } from './reap.js';
@@ -211,7 +213,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     }
     config.vms.set(spec.id, { ...config.vms.get(spec.id)!, sshOptions: spec.sshOptions });
   }
-  const stop = vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true });
+  const reuse = probeReuse(stateDir(io.env), io.env);
+  const stop = vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true, reuse });
   // A signal during the preflight (its probes run synchronously: the handler runs once they return) is an
   // interruption, whatever the probes then said: a Ctrl-C kills the probe's ssh too, which then "fails".
   await interruptedBefore(signals, 'during the VM preflight');
@@ -436,6 +439,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       r = await attempt();
     }
     const pre = r.preamble;
+    const kb = pre.df !== undefined ? freeKb(`df ${pre.df}`) : null;
+    if (kb !== null && aboveFloor(spec, kb)) reuse.remember(spec, kb);
     if (pre.uname !== undefined) rec.vm.uname = pre.uname;
     if (pre.osRelease.length) rec.vm.osRelease = parseOsRelease(pre.osRelease);
     const verdict = await judge(io, r, { mode, placed, state, spec, signals, sd, hold });
@@ -530,6 +535,7 @@ async function execute(
     stdin: o.stdin === true,
     graceSeconds: graceS,
     ...(mode === 'shared' ? {} : { tree }),
+    diskFloorKb: (spec.disk_floor_mb ?? DEFAULT_DISK_FLOOR_MB) * 1024,
   });
   const outText = new StringDecoder('utf8');
   const errText = new StringDecoder('utf8');
@@ -599,6 +605,10 @@ async function judge(
       return stopped('tool-missing', `on ${c.spec.id}: ${pre.failure}. Nothing was run.`);
     case 'fail':
       return stopped('sync-failed', `on ${c.spec.id}: ${pre.failure}. Nothing was run.`);
+    case 'diskfull': {
+      const mb = Number.isFinite(Number(pre.failure)) ? `${Math.floor(Number(pre.failure) / 1024)} MB free` : `the free space could not be read (df printed ${JSON.stringify(pre.df ?? '')})`;
+      return stopped('disk-full', `the guest disk of ${c.spec.id} is full: ${mb} on /tmp, under the floor of ${c.spec.disk_floor_mb ?? DEFAULT_DISK_FLOOR_MB} MB (checked by the run's session before it touched anything). Nothing was run. Report it and ask before reclaiming space; offhost never cleans a VM to make room (seed 001)`);
+    }
     default:
       if (r.stop?.kind === 'signal') return stopped('interrupted', 'interrupted before the command started; nothing was run');
       return stopped('connection-lost', `the session with ${c.spec.id} ended before the command started: ${lastLines(r.stderrHead) || `exit ${r.local.code ?? r.local.signal}`}. Nothing was run.`);

@@ -47,6 +47,8 @@ export interface RemotePlan {
   graceSeconds: number;
   /** rsync and git: list the copy's files outside the source set, and with `clean` remove them (./ignored.ts). */
   tree?: { clean: boolean; keep: readonly string[] };
+  /** The VM's disk floor (KB free on /tmp): below it the session stops before it touches anything (`diskfull`). */
+  diskFloorKb?: number;
 }
 
 export const HANDSHAKE = 'offhost-run-1';
@@ -95,6 +97,14 @@ export function supervisorScript(p: RemotePlan): string {
     'say hello',
     'say uname "$(uname -srm 2>/dev/null)"',
     'for f in /etc/os-release /usr/lib/os-release; do if [ -r "$f" ]; then while IFS= read -r l || [ -n "$l" ]; do say os "$l"; done < "$f"; break; fi; done',
+    // The preflight's disk check, again, before anything is written (it may have been read a minute ago:
+    // src/vms/probe-reuse.ts). `df` is reported either way, for the next run's preflight.
+    ...(p.diskFloorKb !== undefined
+      ? [
+          'D=$(df -Pk /tmp 2>/dev/null | tail -n 1); say df "$D"; A=$(printf "%s\\n" "$D" | awk \'{ print $4 }\')',
+          `case "$A" in ''|*[!0-9]*) say diskfull "?"; exit 0;; esac; [ "$A" -ge ${Math.ceil(p.diskFloorKb)} ] || { say diskfull "$A"; exit 0; }`,
+        ]
+      : []),
     'T=$(mktemp -d 2>/dev/null) || { say fail "cannot make a temporary directory on the VM"; exit 0; }',
     'trap \'rm -rf "$T"\' EXIT',
     'IFS= read -r hs || hs=',
@@ -174,7 +184,9 @@ export interface Preamble {
   osRelease: string[];
   fingerprint?: string;
   /** How the preamble ended: go (the command started), or why it did not. */
-  end?: 'go' | 'mismatch' | 'nodir' | 'nocwd' | 'nostdin' | 'fail' | 'missing';
+  end?: 'go' | 'mismatch' | 'nodir' | 'nocwd' | 'nostdin' | 'fail' | 'missing' | 'diskfull';
+  /** The guest's `df -Pk /tmp` line, when the session checked the disk. */
+  df?: string;
   failure?: string;
   /** The VM's manifest (on mismatch). */
   manifest: string[];
@@ -273,8 +285,12 @@ export class StreamReader {
         p.end = word;
         this.onEnd();
         break;
+      case 'df':
+        p.df = arg;
+        break;
       case 'fail':
       case 'missing':
+      case 'diskfull':
         p.end = word;
         p.failure = arg;
         this.onEnd();

@@ -7,14 +7,14 @@ import { EXIT } from '../errors.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import type { VmSpec } from '../routes/types.js';
 import { unmet, type Requirement } from './isolation.js';
-import { formatReport, preflight, type PreflightReport } from './preflight.js';
+import { formatReport, preflight, type PreflightReport, type ProbeReuse } from './preflight.js';
 import { nextNumberedVmId } from './id.js';
 
 export type GateResult = { ok: true; usable: string[]; notes: string[] } | { ok: false; status: number; message: string };
 
 export function gateCandidates(
   config: ResolvedConfig,
-  a: { route: string; rule: string | null; candidates: string[]; env: NodeJS.ProcessEnv; preflight?: boolean },
+  a: { route: string; rule: string | null; candidates: string[]; env: NodeJS.ProcessEnv; preflight?: boolean; reuse?: ProbeReuse },
 ): GateResult {
   const routeReq = config.routes.get(a.route)?.require as Requirement | undefined;
   const ruleReq = (a.rule ? config.rules.find((r) => r.id === a.rule)?.require : undefined) as Requirement | undefined;
@@ -35,7 +35,7 @@ export function gateCandidates(
     };
   }
   if (a.preflight === false) return { ok: true, usable: fit.map((v) => v.id), notes: refusals };
-  const reports: PreflightReport[] = fit.map((vm) => preflight(vm, a.env, { full: false }));
+  const reports: PreflightReport[] = fit.map((vm) => preflight(vm, a.env, { full: false, ...(a.reuse ? { reuse: a.reuse } : {}) }));
   const usable = reports.filter((r) => r.status === EXIT.ok).map((r) => r.vm);
   const failed = reports.filter((r) => r.status !== EXIT.ok);
   if (usable.length === 0) {

@@ -38,6 +38,14 @@ export interface PreflightReport {
 }
 
 export const DEFAULT_DISK_FLOOR_MB = 1024;
+
+/** A recent answer of the cheap probe, kept by the caller (src/vms/probe-reuse.ts). */
+export interface ProbeReuse {
+  /** The free space (KB) a probe or run saw on a shared connection that is still up, recently enough; else null. */
+  recent(vm: VmSpec): number | null;
+  /** What a probe or a run's session just read of the guest's /tmp. */
+  remember(vm: VmSpec, availKb: number): void;
+}
 /** Where the guest's build outputs go (POLICY R6: VM-local /tmp, /srv/test-out): the disk that must have room. */
 const SCRATCH = '/tmp';
 /** Separates the host's answer from the guest's; `offhost-probe` also marks the probe in stand-in logs. */
@@ -87,6 +95,13 @@ function guestCopyChecks(vm: VmSpec, lines: string[], hostTree: string): Check[]
   if (copy[1] === 'ok') checks.push({ name: 'copy dir', ok: true, detail: `${dir} can be written in the guest (${copy.slice(2).join(' ')} is writable)` });
   else checks.push({ name: 'copy dir', ok: false, detail: `${dir} cannot be made in the guest: ${copy.slice(2).join(' ') || 'its parent'} is not writable`, fix: `set \`guest_dir\` for ${vm.id} to a guest-local directory the guest user can write (default ${DEFAULT_GUEST_DIR})` });
   return checks;
+}
+
+/** The `Available` column of the probe's `df -Pk` line, in KB. */
+export function freeKb(out: string): number | null {
+  const df = out.split('\n').find((l) => l.startsWith('df '));
+  const kb = Number(df?.slice(3).trim().split(/\s+/)[3]);
+  return df && Number.isFinite(kb) ? kb : null;
 }
 
 function guestChecks(vm: VmSpec, out: string, full: boolean, provision: string, hostTree?: string): Check[] {
@@ -196,7 +211,7 @@ export function hostKeyRefused(vm: VmSpec, sshStderr: string, env: NodeJS.Proces
 }
 
 /** Runs the preflight of one VM. */
-export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: boolean }): PreflightReport {
+export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: boolean; reuse?: ProbeReuse }): PreflightReport {
   const checks: Check[] = [];
   const provision = `\`offhost vm provision ${vm.id}\``;
   const hint = probeBackend(vm, env);
@@ -293,6 +308,12 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
   // Any other backend: the probe runs in the guest through the route's own command. A Lima or Tart guest
   // mounts the laptop's tree (the home, by default): the copy's checks look at it.
   const hostTree = guestCopy(vm) && syncMode(vm) === 'rsync' ? (vm.mount?.path ?? env.HOME ?? '/Users') : undefined;
+  const reused = !opts.full && hostTree === undefined ? (opts.reuse?.recent(vm) ?? null) : null;
+  if (reused !== null) {
+    checks.push({ name: 'guest', ok: true, detail: `${vm.id} answered on this laptop's open connection to ${vm.host} within the last minute` });
+    checks.push({ name: 'disk', ok: true, detail: `${Math.floor(reused / 1024)} MB free on ${SCRATCH} within the last minute (floor ${vm.disk_floor_mb ?? DEFAULT_DISK_FLOOR_MB} MB; the run's session checks it again before it builds)` });
+    return report(vm, checks);
+  }
   const line = renderJob(vm, { argv: ['sh', '-c', guestProbe(vm, opts.full, hostTree)], cwd: '/', env: {} });
   const r = runOnHost(['bash', '-c', line], env, 120_000);
   if (r.status !== 0) {
@@ -310,7 +331,12 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
   }
   checks.push({ name: 'guest', ok: true, detail: `${vm.id} runs commands` });
   checks.push(...guestChecks(vm, r.stdout, opts.full, provision, hostTree));
-  return report(vm, checks);
+  const done = report(vm, checks);
+  if (done.status === EXIT.ok && opts.reuse && hostTree === undefined) {
+    const kb = freeKb(r.stdout);
+    if (kb !== null) opts.reuse.remember(vm, kb);
+  }
+  return done;
 }
 
 function unreachable(vm: VmSpec, r: HostResult, env: NodeJS.ProcessEnv): Check {

@@ -76,6 +76,38 @@ describe('the VM script, run by /bin/sh here', () => {
     expect(out).toEqual([]);
   });
 
+  it('the guest disk under the floor: `diskfull` before the script writes anything, and df is reported either way', async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    // A df that says how much is free, first on the "VM's" PATH (the real one otherwise).
+    const bin = join(tmp, `df-${Math.random().toString(36).slice(2)}`);
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'df'), '#!/bin/sh\necho "Filesystem 1024-blocks Used Available Capacity Mounted on"\necho "/dev/vdb 10485760 10400000 $FREE_KB 99% /tmp"\n');
+    chmodSync(join(bin, 'df'), 0o755);
+    const script = (nonce: string) =>
+      supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['bash', '-c', `touch ${tmp}/ran-disk`], env: {}, stdin: false, graceSeconds: 1, diskFloorKb: 1024 * 1024 });
+    const run = (free: string) => {
+      const nonce = newNonce();
+      const inputFile = join(tmp, `input-${Math.random().toString(36).slice(2)}`);
+      writeFileSync(inputFile, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list]));
+      const r = spawnSync('/bin/sh', ['-c', '{ cat "$1"; sleep 1; } | /bin/sh -c "$2"', 'sh', inputFile, script(nonce)], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, FREE_KB: free } });
+      const reader = new StreamReader(nonce, () => undefined);
+      reader.push(Buffer.from(r.stdout));
+      return reader.preamble;
+    };
+    const low = run('204800');
+    expect(low.end).toBe('diskfull');
+    expect(low.failure).toBe('204800');
+    expect(low.df).toContain('/dev/vdb 10485760 10400000 204800');
+    expect(low.fingerprint).toBeUndefined(); // nothing after the check ran
+    const unreadable = run('lots');
+    expect(unreadable.end).toBe('diskfull');
+    expect(unreadable.failure).toBe('?');
+    const enough = run(String(2 * 1024 * 1024));
+    expect(enough.end).toBe('go');
+    expect(enough.df).toContain(String(2 * 1024 * 1024));
+  });
+
   it('a backend that does not pass stdin on is refused before anything runs', () => {
     const nonce = newNonce();
     const script = supervisorScript({ nonce, mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', argv: ['bash', '-c', `touch ${tmp}/ran-nostdin`], env: {}, stdin: false, graceSeconds: 1 });
