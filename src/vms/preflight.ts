@@ -16,7 +16,7 @@ import { HOST_KEY_FAILURE } from '../routes/hostkey.js';
 import { firstLine, hostScriptArgv, runOnHost, sshFailed, type HostResult } from './host.js';
 import { diskAt, findInstance, incusType } from './incus.js';
 import { describeVm } from './isolation.js';
-import { probeRsync, rsyncProblem } from '../routes/rsync-probe.js';
+import { probeRsync, rsyncProblem, type RsyncInfo } from '../routes/rsync-probe.js';
 import { guestCopy } from '../routes/guest-copy.js';
 import { DEFAULT_GUEST_DIR, syncMode } from '../routes/sync.js';
 
@@ -45,6 +45,8 @@ export interface ProbeReuse {
   recent(vm: VmSpec): number | null;
   /** What a probe or a run's session just read of the guest's /tmp. */
   remember(vm: VmSpec, availKb: number): void;
+  /** The laptop's rsync, as probeRsync says, asked again only when the program on PATH is another file. */
+  rsync(env: NodeJS.ProcessEnv): RsyncInfo;
 }
 /** Where the guest's build outputs go (POLICY R6: VM-local /tmp, /srv/test-out): the disk that must have room. */
 const SCRATCH = '/tmp';
@@ -227,7 +229,7 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
   }
   if (syncMode(vm) === 'rsync') {
     // Before any connection: a Mac's openrsync may refuse options the copy needs (src/routes/rsync-probe.ts).
-    const info = probeRsync(env);
+    const info = opts.reuse ? opts.reuse.rsync(env) : probeRsync(env);
     const problem = rsyncProblem(info);
     if (problem) {
       checks.push({ name: 'rsync', ok: false, status: EXIT.backendMissing, detail: problem.replace(/; install GNU rsync.*$/, ''), fix: problem.slice(problem.indexOf('install GNU rsync')) });
