@@ -8,7 +8,7 @@
 // options are not assumed from the name: the installed rsync is asked to parse them (a dry run of a local
 // copy of nothing), and one that refuses any is refused here, before a run, with the fix.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -65,4 +65,55 @@ export function rsyncProblem(info: RsyncInfo): string | null {
     'install GNU rsync and put it ahead of /usr/bin on PATH (macOS: `brew install rsync`, which installs /opt/homebrew/bin/rsync; Debian/Ubuntu: `apt install rsync`), or use `sync: git` for this VM';
   if (info.kind === 'missing') return `sync: rsync needs rsync on this machine, and there is none on PATH; ${fix}`;
   return `sync: rsync needs an rsync that takes ${RSYNC_OPTIONS.filter((o) => o.startsWith('-')).map((o) => o.replace(/=.*/, '')).join(' ')}; the one on PATH (${info.describe}) refuses ${info.refused.join(' ')}; ${fix}`;
+}
+
+const RSYNC_KEEP_MS = 24 * 3600_000;
+
+/** The file `rsync` names on env's PATH, as an identity that changes when the program does; null when there is none. */
+function rsyncIdentity(env: NodeJS.ProcessEnv): string | null {
+  for (const d of (env.PATH ?? '').split(':')) {
+    if (!d.startsWith('/')) continue;
+    const f = join(d, 'rsync');
+    try {
+      const st = statSync(f);
+      if (!st.isFile() || (st.mode & 0o111) === 0) continue;
+      const real = realpathSync(f);
+      const rs = statSync(real);
+      return JSON.stringify([f, real, rs.ino, rs.size, rs.mtimeMs, rs.ctimeMs, st.ctimeMs]);
+    } catch {
+      continue;
+    }
+  }
+  return null;
+}
+
+/**
+ * probeRsync, kept in `stateDir/probe/rsync.json` and asked again only when the program `rsync` on PATH is
+ * another file (path, inode, size, times), or after a day. A refusing rsync is never kept (its user may be
+ * fixing it).
+ */
+export function probeRsyncKept(env: NodeJS.ProcessEnv, stateDir: string, now: () => number = Date.now): RsyncInfo {
+  const id = rsyncIdentity(env);
+  const f = join(stateDir, 'probe', 'rsync.json');
+  if (id !== null) {
+    try {
+      const kept = JSON.parse(readFileSync(f, 'utf8')) as { id: string; at: number; info: RsyncInfo };
+      const age = now() - kept.at;
+      if (kept.id === id && age >= 0 && age < RSYNC_KEEP_MS && kept.info.refused.length === 0) return kept.info;
+    } catch {
+      /* none kept, or unreadable: ask rsync */
+    }
+  }
+  const info = probeRsync(env);
+  if (id !== null && info.refused.length === 0) {
+    try {
+      mkdirSync(join(stateDir, 'probe'), { recursive: true });
+      const tmp = `${f}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ id, at: now(), info }));
+      renameSync(tmp, f);
+    } catch {
+      /* not kept: asked again next time */
+    }
+  }
+  return info;
 }

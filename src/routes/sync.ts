@@ -23,7 +23,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { quote, quoteArgv } from './quote.js';
-import { probeRsync, rsyncProblem } from './rsync-probe.js';
+import { probeRsyncKept, rsyncProblem } from './rsync-probe.js';
 import { guestCopy } from './guest-copy.js';
 import { gitEnv, gitText, type SourceState } from './source.js';
 import type { VmSpec } from './types.js';
@@ -117,6 +117,21 @@ function manifestPaths(manifest: string): Map<string, string> {
   return out;
 }
 
+/**
+ * The files of the source set whose content or exec bit differ from the copy last verified at `dir` on
+ * the VM (deleted ones are the VM script's to delete); null when no copy was verified there.
+ */
+export function changedSince(vm: VmSpec, state: SourceState, dir: string, stateDir: string): string[] | null {
+  let prev: Map<string, string>;
+  try {
+    prev = manifestPaths(readFileSync(cacheFile(stateDir, vm, dir), 'utf8'));
+  } catch {
+    return null;
+  }
+  const now = manifestPaths(state.manifest);
+  return state.files.filter((f) => prev.get(f) !== now.get(f));
+}
+
 export interface RsyncResult {
   /** Files sent (null: every file, compared by checksum). */
   sent: number | null;
@@ -133,19 +148,11 @@ export async function rsyncTree(vm: VmSpec, state: SourceState, dir: string, env
   let checksum = false;
   if (only) files = only;
   else {
-    let prev: Map<string, string> | null = null;
-    try {
-      prev = manifestPaths(readFileSync(cacheFile(stateDir, vm, dir), 'utf8'));
-    } catch {
-      prev = null;
-    }
-    if (prev === null) {
+    const changed = changedSince(vm, state, dir, stateDir);
+    if (changed === null) {
       files = state.files;
       checksum = true;
-    } else {
-      const now = manifestPaths(state.manifest);
-      files = state.files.filter((f) => prev!.get(f) !== now.get(f));
-    }
+    } else files = changed;
   }
   // Nothing changed since the last verified copy: no connection at all (the run's VM script verifies it;
   // a copy gone missing since is sent again in full).
@@ -157,7 +164,7 @@ export async function rsyncTree(vm: VmSpec, state: SourceState, dir: string, env
     if (files.length === 0) return { sent: 0 };
   }
   // openrsync (a Mac's /usr/bin/rsync) takes a subset of GNU rsync's options: refuse before connecting.
-  const problem = rsyncProblem(probeRsync(env));
+  const problem = rsyncProblem(probeRsyncKept(env, stateDir));
   if (problem) throw new SyncError(problem);
   const list = Buffer.from(files.map((f) => `${f.replace(/^\.\//, '')}\0`).join(''));
   const args = [

@@ -28,6 +28,7 @@ import {
   rememberVerified,
   resolveCommit,
   rsyncTree,
+  changedSince,
   snapshotCommit,
   SyncError,
   syncMode,
@@ -43,6 +44,7 @@ import { OUTCOME_EXIT, RunStop, verdictLine, type Outcome, type Verdict } from '
 import { toolPreflight, vmPreflight } from './preflight.js';
 import { DEFAULT_DISK_FLOOR_MB, freeKb } from '../vms/preflight.js';
 import { aboveFloor, probeReuse } from '../vms/probe-reuse.js';
+import { tarOf } from '../routes/tar.js';
 import { newRunId, parseOsRelease, recordText, runDir, stateDir, writeRecord, type RunRecord } from './record.js';
 import { jobOf, newNonce, pgidFile, supervisorScript } from './remote.js';
 import { confirmStopped, remoteOnce } from './reap.js';
@@ -387,8 +389,16 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     rec.command.cwd = placed.cwd;
     rec.command.env = placed.env;
     let gitCommit: string | undefined;
+    // A few files changed since the copy the VM last verified: they go in the run's own session (a tar).
+    let inline: Buffer | null = null;
     try {
-      if (mode === 'rsync') rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
+      if (mode === 'rsync') {
+        const changed = changedSince(spec, state, placed.dir, sd);
+        inline = changed && changed.length ? tarOf(state.root, changed) : null;
+        if (inline) rec.source!.sent = changed!.length;
+        if (inline) rec.source!.sentInSession = true;
+        else rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
+      }
       if (mode === 'git') {
         gitCommit = await snapshotCommit(state);
         rec.source!.ranCommit = gitCommit;
@@ -406,19 +416,21 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
     // 6. execute (verify, then run, in one session)
     const tree = { clean: o.clean ?? spec.clean === true, keep: spec.keep ?? [...DEFAULT_KEEP] };
-    const attempt = () =>
-      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined, tree);
+    const attempt = (tar: Buffer | null = null) =>
+      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined, tree, tar);
     fault(io, 'execute');
     fault(io, 'async');
-    let r = await attempt();
+    let r = await attempt(inline);
     if (!signals.interrupted && ((mode === 'rsync' && r.preamble.end === 'nodir') || (mode === 'git' && (r.preamble.end === 'fail' || r.preamble.end === 'mismatch') && gitCommit && verifiedCommit(sd, spec, placed.dir) === gitCommit))) {
       // The cache said the VM had the copy, the VM says otherwise: send it in full, once.
       say(io, `the VM's copy at ${placed.dir} is not what was verified there last time; sending it again`);
       forgetVerified(sd, spec, placed.dir);
       forgetVerifiedCommit(sd, spec, placed.dir);
       try {
-        if (mode === 'rsync') rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
-        else await gitPush(spec, state, gitCommit!, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
+        if (mode === 'rsync') {
+          delete rec.source!.sentInSession;
+          rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
+        } else await gitPush(spec, state, gitCommit!, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
       } catch (err) {
         if (err instanceof SyncError) throw new RunStop('sync-failed', `${err.message}\nNothing was run.`);
         throw err;
@@ -431,6 +443,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
       say(io, `the VM's copy differs (${diffText(d, 5)}); sending those files again`);
       forgetVerified(sd, spec, placed.dir);
       try {
+        delete rec.source!.sentInSession;
         rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd, [...d.missing, ...d.differ])).sent;
       } catch (err) {
         if (err instanceof SyncError) throw new RunStop('sync-failed', `${err.message}\nNothing was run.`);
@@ -520,6 +533,7 @@ async function execute(
   graceS: number,
   git: { bare: string; commit: string } | undefined,
   tree: { clean: boolean; keep: readonly string[] },
+  inline: Buffer | null,
 ): Promise<SessionResult & { nonce: string }> {
   const script = supervisorScript({
     nonce,
@@ -530,6 +544,7 @@ async function execute(
     fingerprint: state.fingerprint,
     ...(git ? { git } : {}),
     ...(mode === 'rsync' ? { rsyncState: `${placed.dir}.offhost-files` } : {}),
+    ...(inline ? { inlineTarBytes: inline.length } : {}),
     argv: commandArgv(o),
     env: placed.env,
     stdin: o.stdin === true,
@@ -545,7 +560,7 @@ async function execute(
     cwd: io.cwd,
     env: backendEnv(io.env),
     nonce,
-    list: state.list,
+    list: inline ? Buffer.concat([state.list, inline]) : state.list,
     forwardStdin: o.stdin === true,
     graceMs: graceS * 1000,
     ...(timeoutS !== undefined ? { timeoutMs: timeoutS * 1000 } : {}),

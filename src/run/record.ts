@@ -46,6 +46,8 @@ export interface RunRecord {
     ranCommit?: string;
     /** rsync: files sent by the last rsync (null: every file, compared by checksum). */
     sent?: number | null;
+    /** rsync: the changed files went inside the run's own session (a tar), not by an rsync of their own. */
+    sentInSession?: boolean;
     /** --commit REF: a clean commit was run instead of the working tree. */
     requestedCommit?: string;
   } | null;

@@ -38,6 +38,8 @@ export interface RemotePlan {
   git?: { bare: string; commit: string };
   /** rsync mode: where the previous file list is kept (to delete what the laptop deleted). */
   rsyncState?: string;
+  /** rsync mode: length of a tar of the changed files that follows the file list on stdin (src/routes/tar.ts). */
+  inlineTarBytes?: number;
   /** The command's argv (bash -c LINE for a typed line), run with env added. */
   argv: string[];
   env: Record<string, string>;
@@ -127,6 +129,13 @@ export function supervisorScript(p: RemotePlan): string {
     // Files the laptop no longer has (in the previous list, not in this one) are deleted from the copy.
     lines.push(
       `[ -d ${q(p.dir)} ] || { say nodir; exit 0; }`,
+      // The files changed since the last verified copy, sent in this session (-p modes, -o not the laptop's owner).
+      ...(p.inlineTarBytes
+        ? [
+            `dd bs=${p.inlineTarBytes} count=1 iflag=fullblock of="$T/in.tar" 2>/dev/null; [ "$(wc -c < "$T/in.tar" 2>/dev/null | tr -d ' ')" = ${p.inlineTarBytes} ] || { say fail "the changed files did not arrive whole"; exit 0; }`,
+            `tar -xpof "$T/in.tar" -C ${q(p.dir)} 2>"$T/tar.err" || { say fail "could not unpack the changed files: $(head -c 300 "$T/tar.err" | tr '\n' ' ')"; exit 0; }`,
+          ]
+        : []),
       `if [ -f ${st} ]; then ( cd -- ${q(p.dir)} && LC_ALL=C comm -z -23 ${st} "$T/list" | xargs -0 -r rm -f -- ) || { say fail "could not delete files removed on the laptop"; exit 0; }; fi`,
       `cp "$T/list" ${st}.new && mv -f ${st}.new ${st} || { say fail "could not save the file list"; exit 0; }`,
     );

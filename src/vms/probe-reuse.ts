@@ -9,12 +9,12 @@
 // The laptop's rsync (src/routes/rsync-probe.ts: two rsync processes) is asked again only when the program
 // `rsync` on PATH is another file (path, inode, size, times), or after a day.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { VmSpec } from '../routes/types.js';
 import { DEFAULT_DISK_FLOOR_MB, type ProbeReuse } from './preflight.js';
-import { probeRsync, type RsyncInfo } from '../routes/rsync-probe.js';
+import { probeRsyncKept } from '../routes/rsync-probe.js';
 
 /** As long as the shared master outlives its last client (multiplex.ts ControlPersist). */
 export const PROBE_REUSE_MS = 60_000;
@@ -50,26 +50,6 @@ function masterUp(vm: VmSpec, env: NodeJS.ProcessEnv): boolean {
   return r.status === 0;
 }
 
-const RSYNC_KEEP_MS = 24 * 3600_000;
-
-/** The file `rsync` names on env's PATH, as an identity that changes when the program does; null when there is none. */
-function rsyncIdentity(env: NodeJS.ProcessEnv): string | null {
-  for (const d of (env.PATH ?? '').split(':')) {
-    if (!d.startsWith('/')) continue;
-    const f = join(d, 'rsync');
-    try {
-      const st = statSync(f);
-      if (!st.isFile() || (st.mode & 0o111) === 0) continue;
-      const real = realpathSync(f);
-      const rs = statSync(real);
-      return JSON.stringify([f, real, rs.ino, rs.size, rs.mtimeMs, rs.ctimeMs, st.ctimeMs]);
-    } catch {
-      continue;
-    }
-  }
-  return null;
-}
-
 function writeAtomic(f: string, text: string): void {
   const tmp = `${f}.${process.pid}.tmp`;
   writeFileSync(tmp, text);
@@ -101,29 +81,6 @@ export function probeReuse(stateDir: string, env: NodeJS.ProcessEnv, now: () => 
         /* a reading not kept only costs the next run a probe */
       }
     },
-    rsync(env2) {
-      const id = rsyncIdentity(env2);
-      const f = join(stateDir, 'probe', 'rsync.json');
-      if (id !== null) {
-        try {
-          const kept = JSON.parse(readFileSync(f, 'utf8')) as { id: string; at: number; info: RsyncInfo };
-          const age = now() - kept.at;
-          if (kept.id === id && age >= 0 && age < RSYNC_KEEP_MS && kept.info.refused.length === 0) return kept.info;
-        } catch {
-          /* none kept, or unreadable: ask rsync */
-        }
-      }
-      const info = probeRsync(env2);
-      // Only an rsync that takes every option is kept: a refusal is asked again (the user may be fixing it).
-      if (id !== null && info.refused.length === 0) {
-        try {
-          mkdirSync(join(stateDir, 'probe'), { recursive: true });
-          writeAtomic(f, JSON.stringify({ id, at: now(), info }));
-        } catch {
-          /* not kept: asked again next time */
-        }
-      }
-      return info;
-    },
+    rsync: (env2) => probeRsyncKept(env2, stateDir, now),
   };
 }

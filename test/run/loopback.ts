@@ -2,7 +2,7 @@
 // the monorepo, a git repository, and an offhost.config.yaml naming the loopback "VM"), the VM's own
 // directory tree, and the built CLI run as a child process with the sshd's ssh first on PATH.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, cleanEnv, configure, g, type Result } from '../locks/lifecycle-helpers.js';
@@ -113,6 +113,22 @@ export function laptop(
     ...(opts.env ?? {}),
   });
   return { base, home, repo, vm: vmRoot, out, env, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+/**
+ * Every ssh call the laptop makes from now on (rsync's and git's included: they run `ssh` from PATH),
+ * one line each, through a wrapper put first on the laptop's PATH.
+ */
+export function recordSsh(l: Laptop): () => string[] {
+  const real = join(l.env.PATH!.split(':')[0]!, 'ssh');
+  if (!existsSync(real)) throw new Error(`no ssh wrapper at ${real}`);
+  const bin = join(l.base, 'rec-bin');
+  const log = join(l.base, 'ssh-calls.log');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'ssh'), `#!/bin/sh\nprintf '%s\\n' "$*" | tr '\\n' ' ' >> '${log}'; echo >> '${log}'\nexec '${real}' "$@"\n`);
+  chmodSync(join(bin, 'ssh'), 0o755);
+  l.env.PATH = `${bin}:${l.env.PATH}`;
+  return () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
 }
 
 export function kodaDir(l: Laptop): string {

@@ -2,27 +2,19 @@
 // on loopback, with a recording `ssh` first on PATH, a second run on the same open master skips the probe;
 // a closed master, an old reading, a floor the reading is under, or multiplexing turned off bring it back.
 import { describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { sshdAvailable } from '../helpers/sshd.js';
 import { g } from '../locks/lifecycle-helpers.js';
-import { LOOP_VM, loopbackSshd, records, runOn, verdict, type Laptop } from './loopback.js';
+import { LOOP_VM, loopbackSshd, recordSsh, records, runOn, verdict, type Laptop } from './loopback.js';
 
 const loop = loopbackSshd();
 
 /** A laptop whose every ssh call is written to a log before it runs. */
 function recorded(vm: Record<string, unknown> = {}): { l: Laptop; calls: () => string[] } {
   const l = loop.laptop(vm);
-  const real = join(l.env.PATH!.split(':')[0]!, 'ssh');
-  expect(existsSync(real)).toBe(true);
-  const bin = join(l.base, 'rec-bin');
-  const log = join(l.base, 'ssh-calls.log');
-  mkdirSync(bin);
-  writeFileSync(join(bin, 'ssh'), `#!/bin/sh\nprintf '%s\\n' "$*" | tr '\\n' ' ' >> '${log}'; echo >> '${log}'\nexec '${real}' "$@"\n`);
-  chmodSync(join(bin, 'ssh'), 0o755);
-  l.env.PATH = `${bin}:${l.env.PATH}`;
-  return { l, calls: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) };
+  return { l, calls: recordSsh(l) };
 }
 
 const probes = (calls: string[]) => calls.filter((c) => c.includes('offhost-probe')).length;
