@@ -1,9 +1,12 @@
 // A ref whose commits hold a small tree of files (offhost's lock history: refs/offhost/locks), read and
 // changed with plumbing only. Nothing here reads or writes HEAD, the user's index or the working tree:
 // - read: `ls-tree -r -z` + one `cat-file --batch`;
-// - change: blobs by `hash-object -w --stdin`, the tree by a private index file in the git directory
-//   (`GIT_INDEX_FILE`, removed afterwards; a crashed process's file is removed by the next one), a commit by
-//   `commit-tree`, and the ref moved by `update-ref REF NEW OLD`, a compare-and-swap: it fails when another
+// - change: the blobs, trees and commit written by offhost as loose objects (./loose-objects.ts: the trees
+//   along the changed paths read in one `cat-file --batch`, the identity from `git var`), else, where that
+//   is not exactly git's (no base commit, GIT_*_DATE set, a path through a file), by git: blobs by
+//   `hash-object -w --stdin`, the tree by a private index file in the git directory (`GIT_INDEX_FILE`,
+//   removed afterwards; a crashed process's file is removed by the next one), a commit by `commit-tree`;
+//   the ref is moved by `update-ref REF NEW OLD` either way, a compare-and-swap: it fails when another
 //   writer moved the ref first, and then the caller re-reads and re-decides;
 // - across clones: `ls-remote` says where the remote's ref is, `fetch` brings its objects, and `push
 //   --force-with-lease=REF:OLD` is the same compare-and-swap on the remote.
@@ -13,6 +16,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { GitError } from '../errors.js';
 import { catFileInput, parseCatFileBatch, parseLsTree, ZERO_SHA, type TreeEntry } from './plumbing.js';
 import { gitOk, gitText, runGit, type GitCall } from './run.js';
+import { askIdents, commitObjects, gitIdents, writeLoose, type LooseObject } from './loose-objects.js';
 
 export interface Repo {
   /** The working tree's top level (null for a bare repository). */
@@ -202,6 +206,8 @@ export async function buildCommit(
   message: string,
   fallback: Identity,
 ): Promise<string> {
+  const quick = await buildHere(repo, base, changes, message, fallback);
+  if (quick) return quick;
   const blobs = new Map<string, string>();
   for (const [path, content] of changes) {
     if (content === null) continue;
@@ -235,6 +241,54 @@ export async function buildCommit(
     rmSync(index, { force: true });
     rmSync(`${index}.lock`, { force: true });
   }
+}
+
+/** The objects of the commits this process made itself, by commit id (for followers: writtenInto). */
+const built = new Map<string, { parent: string; objects: LooseObject[] }>();
+
+/**
+ * The commit made here (./loose-objects.ts) when that is exactly git's; null when git must make it. The
+ * identity is git's (`git var`, asked once per process), else, as with commit-tree, the GIT_* variables and
+ * then `fallback`.
+ */
+async function buildHere(repo: Repo, base: string | null, changes: Map<string, string | Buffer | null>, message: string, fallback: Identity): Promise<string | null> {
+  const env = repo.env ?? process.env;
+  if (!base || env.GIT_AUTHOR_DATE || env.GIT_COMMITTER_DATE || env.OFFHOST_GIT_OBJECTS === 'git') return null;
+  const c = call(repo);
+  const idVars = ['AUTHOR', 'COMMITTER'].flatMap((w) => [env[`GIT_${w}_NAME`] ?? '', env[`GIT_${w}_EMAIL`] ?? '']).join('\0');
+  let idents = await gitIdents(c, `${repo.commonDir}\0${idVars}`);
+  if (idents === null) {
+    const extra: Record<string, string> = {};
+    for (const who of ['AUTHOR', 'COMMITTER']) {
+      if (!env[`GIT_${who}_NAME`]) extra[`GIT_${who}_NAME`] = fallback.name;
+      if (!env[`GIT_${who}_EMAIL`]) extra[`GIT_${who}_EMAIL`] = fallback.email;
+    }
+    idents = await askIdents(call(repo, { extra }));
+    if (idents === null) return null;
+  }
+  const objects = await commitObjects(c, base, changes, message, idents, new Date());
+  if (!objects) return null;
+  writeLoose(join(repo.commonDir, 'objects'), objects);
+  const id = objects[objects.length - 1]!.id;
+  built.set(id, { parent: base, objects });
+  if (built.size > 16) built.delete(built.keys().next().value!);
+  return id;
+}
+
+/** Whether this process wrote `commit` itself (not through git's commit-tree). */
+export function madeHere(commit: string): boolean {
+  return built.has(commit);
+}
+
+/**
+ * Gives `to`, whose copy of the history is at `parent`, the objects of `commit` when this process made
+ * that commit on `parent`: true when written, false when they must be copied (copyObjects).
+ */
+export function writtenInto(to: Repo, commit: string, parent: string | null): boolean {
+  const b = built.get(commit);
+  if (!b || parent === null || b.parent !== parent) return false;
+  writeLoose(join(to.commonDir, 'objects'), b.objects);
+  return true;
 }
 
 /** How long a ref's `.lock` may exist before it is taken as left by a killed git (git holds it for ms). */

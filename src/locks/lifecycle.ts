@@ -510,7 +510,8 @@ export async function endedRuns(s: LockStore): Promise<EndedRun[]> {
       }
     }
     return { result: { runs: out } };
-  }, { readOnly: true });
+    // The sweep every command starts with: the command's own read or write refreshes the view.
+  }, { readOnly: true, view: false });
   return r.runs;
 }
 

@@ -15,6 +15,7 @@ import {
   buildCommit,
   casRef,
   copyObjects,
+  writtenInto,
   fetchRef,
   hasObject,
   inspectRef,
@@ -200,8 +201,23 @@ export class LockStore {
     return this.storeRepo;
   }
 
+  /** Snapshots already read, by repository and tip: a commit's tree never changes. */
+  private readonly snapshots = new Map<string, Snapshot>();
+
   /** The snapshot of a tip (in `repo`, default the store's db). */
   async snapshot(tip: string | null, repo: Repo = this.db()): Promise<Snapshot> {
+    const key = tip === null ? null : `${repo.commonDir}\0${tip}`;
+    const kept = key === null ? undefined : this.snapshots.get(key);
+    if (kept) return kept;
+    const snap = await this.readSnapshot(tip, repo);
+    if (key !== null) {
+      if (this.snapshots.size > 8) this.snapshots.delete(this.snapshots.keys().next().value!);
+      this.snapshots.set(key, snap);
+    }
+    return snap;
+  }
+
+  private async readSnapshot(tip: string | null, repo: Repo): Promise<Snapshot> {
     let tree: Awaited<ReturnType<typeof readTree>>;
     try {
       tree = await readTree(repo, tip, [this.dirs.active, this.dirs.components, '.offhost']);
@@ -321,7 +337,8 @@ export class LockStore {
     if (this.mode !== 'user' || tip === null) return;
     const local = known !== undefined ? known : await readRef(this.repo, LOCK_REF);
     if (local === tip) return;
-    if (!(await hasObject(this.repo, tip))) await copyObjects(this.db(), this.repo, tip, [local]);
+    // The commit this process just made on the copy's tip: its few objects are written here as well.
+    if (!(known !== undefined && writtenInto(this.repo, tip, local)) && !(await hasObject(this.repo, tip))) await copyObjects(this.db(), this.repo, tip, [local]);
     await this.follow(local, tip, known !== undefined && this.lastBase?.tip === local);
   }
 
@@ -456,7 +473,7 @@ export class LockStore {
    * outside its result; its changes are committed on that snapshot's tip and the ref is swapped, or the
    * whole thing is retried on the new tip (only when the ref moved: a refusal is final).
    */
-  async transact<R>(decide: (s: Snapshot) => Promise<Plan<R>>, how: { readOnly?: boolean } = {}): Promise<R & Committed> {
+  async transact<R>(decide: (s: Snapshot) => Promise<Plan<R>>, how: { readOnly?: boolean; view?: boolean } = {}): Promise<R & Committed> {
     const deadlineMs = this.opts.deadlineMs ?? 60_000;
     const deadline = Date.now() + deadlineMs;
     for (let attempt = 0; ; attempt++) {
@@ -485,7 +502,7 @@ export class LockStore {
       const plan = await decide(snap);
       if (!plan.changes || plan.changes.size === 0) {
         await this.followStore(snap.tip, this.lastBase?.tip === snap.tip ? this.lastBase.local : undefined).catch(() => undefined);
-        await this.view(snap.files, snap.tip);
+        if (how.view !== false) await this.view(snap.files, snap.tip);
         return { ...plan.result, commit: null, pushed: false };
       }
       let commit: string;

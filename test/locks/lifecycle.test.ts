@@ -2,7 +2,7 @@
 // refs/offhost/locks (issue 10): these tests read the ref where they used to read the branch's commits, and
 // the view at the policy's path where they read the working tree.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ACTIVE,
@@ -273,21 +273,47 @@ describe("the user's work is never touched", () => {
     expect(g(dir, 'log', '-1', '--format=%an', REF).trim()).toBe('offhost (a)');
   });
 
-  it('a change that cannot be written (private folder unusable) fails with exit 2 and changes nothing', async () => {
+  it("a change that cannot be written (git's way: its private index folder unusable) fails with exit 2 and changes nothing", async () => {
     const dir = tempRepo();
-    expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    const env = { ...sessionEnv('a'), OFFHOST_GIT_OBJECTS: 'git' };
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env })).code).toBe(0);
     const tip = g(dir, 'rev-parse', REF);
     const view = readFile(dir, ACTIVE);
     // The private folder of the store the change is written in: the user store (docs/LOCKS.md).
     const tmp = join(userStoreOf(dir), 'offhost', 'tmp');
     rmSync(tmp, { recursive: true, force: true });
     writeFileSync(tmp, 'not a folder');
-    const r = await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') });
+    const r = await offhost(['lock', 'release', VM], { cwd: dir, env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('nothing was changed');
     expect(g(dir, 'rev-parse', REF)).toBe(tip);
     expect(readFile(dir, ACTIVE)).toBe(view);
     rmSync(tmp);
+  });
+
+  it("a change that cannot be written (offhost's own objects: the object folders blocked) fails with exit 2 and changes nothing", async () => {
+    const dir = tempRepo();
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);
+    const tip = g(dir, 'rev-parse', REF);
+    const view = readFile(dir, ACTIVE);
+    // Root writes anywhere: a file in place of every object folder that does not exist yet blocks new objects.
+    const objects = join(userStoreOf(dir), 'objects');
+    const blocked: string[] = [];
+    for (let i = 0; i < 256; i++) {
+      const d = join(objects, i.toString(16).padStart(2, '0'));
+      if (!existsSync(d)) (writeFileSync(d, 'not a folder'), blocked.push(d));
+    }
+    // (Not root: the folders that exist are made read-only too; root writes into them, which the 7 new objects
+    // all missing every blocked prefix would need: about (the folders there / 256)^7.)
+    const existing = readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d) && !blocked.includes(join(objects, d)));
+    for (const d of existing) chmodSync(join(objects, d), 0o555);
+    const r = await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') });
+    for (const d of existing) chmodSync(join(objects, d), 0o755);
+    for (const d of blocked) rmSync(d);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('nothing was changed');
+    expect(g(dir, 'rev-parse', REF)).toBe(tip);
+    expect(readFile(dir, ACTIVE)).toBe(view);
   });
 });
 
