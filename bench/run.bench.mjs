@@ -111,17 +111,24 @@ const median = (xs) => {
 
 const CMD = 'bash -c true';
 const rows = [];
+const sshOnce = () => time('ssh', ['benchvm', '--', "bash -c 'true'"], base);
+// Each row alternates plain ssh and the run (ssh, run, ssh, run, ...): on a shared machine the load changes
+// within minutes, and a baseline measured once at the start would meet another load than the later rows.
 function measure(label, fn) {
   const xs = [];
-  for (let i = 0; i < ITER; i++) xs.push(fn(i));
-  rows.push({ label, ms: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
+  const ys = [];
+  for (let i = 0; i < ITER; i++) {
+    ys.push(sshOnce());
+    xs.push(fn(i));
+  }
+  rows.push({ label, ms: median(xs), min: Math.min(...xs), max: Math.max(...xs), ssh: median(ys) });
 }
 
 try {
   const sshMs = [];
-  for (let i = 0; i < ITER; i++) sshMs.push(time('ssh', ['benchvm', '--', "bash -c 'true'"], base));
+  for (let i = 0; i < ITER; i++) sshMs.push(sshOnce());
   const ssh = median(sshMs);
-  rows.push({ label: 'plain ssh benchvm -- bash -c true', ms: ssh, min: Math.min(...sshMs), max: Math.max(...sshMs) });
+  rows.push({ label: 'plain ssh benchvm -- bash -c true', ms: ssh, min: Math.min(...sshMs), max: Math.max(...sshMs), ssh });
   // OFFHOST_BENCH_TREES=10 or =10000, OFFHOST_BENCH_MODES=rsync,git: a part of the table, while working on one row.
   const trees = (process.env.OFFHOST_BENCH_TREES ?? '10,10000').split(',').map(Number);
   const modes = (process.env.OFFHOST_BENCH_MODES ?? 'shared,rsync,git').split(',');
@@ -140,10 +147,10 @@ try {
       });
     }
   }
-  console.log(`median of ${ITER} whole-process runs (ms), loopback sshd; the baseline is measured in this run\n`);
+  console.log(`median of ${ITER} whole-process runs (ms), loopback sshd; each row's plain-ssh baseline is measured alternately with it\n`);
   const w = Math.max(...rows.map((r) => r.label.length));
   for (const r of rows) {
-    const over = r === rows[0] ? '' : `  (+${(r.ms - ssh).toFixed(0)} ms, ${(r.ms / ssh).toFixed(1)}x plain ssh)`;
+    const over = r === rows[0] ? '' : `  (plain ssh ${r.ssh.toFixed(0)} ms alongside: +${(r.ms - r.ssh).toFixed(0)} ms, ${(r.ms / r.ssh).toFixed(2)}x)`;
     console.log(`${r.label.padEnd(w)}  ${r.ms.toFixed(0).padStart(6)}  [${r.min.toFixed(0)}-${r.max.toFixed(0)}]${over}`);
   }
 } finally {

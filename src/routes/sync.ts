@@ -27,6 +27,7 @@ import { probeRsyncKept, rsyncProblem } from './rsync-probe.js';
 import { guestCopy } from './guest-copy.js';
 import { gitEnv, gitText, type SourceState } from './source.js';
 import type { VmSpec } from './types.js';
+import { INLINE_MAX_BYTES } from './tar.js';
 
 export type SyncMode = 'shared' | 'rsync' | 'git';
 export const DEFAULT_GUEST_DIR = '/var/tmp/offhost';
@@ -243,6 +244,27 @@ export function rememberVerifiedCommit(stateDir: string, vm: VmSpec, dir: string
 
 export function forgetVerifiedCommit(stateDir: string, vm: VmSpec, dir: string): void {
   rmSync(`${cacheFile(stateDir, vm, dir)}.commit`, { force: true });
+}
+
+/**
+ * The objects of `commit` that `have` (a commit the VM's repository has) lacks, as a thin pack; null when
+ * git cannot make it here (`have` unknown to this repository) or it is over the inline limit.
+ */
+export async function packSince(repoRoot: string, commit: string, have: string): Promise<Buffer | null> {
+  return new Promise((res) => {
+    const child = spawn('git', ['pack-objects', '--revs', '--thin', '--stdout', '-q'], { cwd: repoRoot, env: gitEnv({}), stdio: ['pipe', 'pipe', 'ignore'] });
+    const out: Buffer[] = [];
+    let size = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      size += d.length;
+      if (size > INLINE_MAX_BYTES) child.kill();
+      else out.push(d);
+    });
+    child.on('error', () => res(null));
+    child.stdin.on('error', () => undefined);
+    child.on('close', (code) => res(code === 0 && size <= INLINE_MAX_BYTES ? Buffer.concat(out) : null));
+    child.stdin.end(`${commit}\n^${have}\n`);
+  });
 }
 
 /** Pushes `commit` to the VM's bare repository (made on first use). */

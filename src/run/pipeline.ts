@@ -29,6 +29,8 @@ import {
   resolveCommit,
   rsyncTree,
   changedSince,
+  packSince,
+  runRef,
   snapshotCommit,
   SyncError,
   syncMode,
@@ -216,9 +218,15 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     config.vms.set(spec.id, { ...config.vms.get(spec.id)!, sshOptions: spec.sshOptions });
   }
   const reuse = probeReuse(stateDir(io.env), io.env);
-  const stop = vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true, reuse });
-  // A signal during the preflight (its probes run synchronously: the handler runs once they return) is an
-  // interruption, whatever the probes then said: a Ctrl-C kills the probe's ssh too, which then "fails".
+  // A signal during the preflight ends its probes at once and is an interruption, whatever they then said
+  // (a Ctrl-C kills the probe's ssh too, which then "fails").
+  const abort = new AbortController();
+  signals.listen((sig) => {
+    say(io, `${sig} received: stopping before the command starts`);
+    abort.abort();
+  });
+  const stop = await vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true, reuse, abort: abort.signal });
+  signals.listen(null);
   await interruptedBefore(signals, 'during the VM preflight');
   if (!stop.ok) {
     say(io, v.reason);
@@ -403,7 +411,13 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
         gitCommit = await snapshotCommit(state);
         rec.source!.ranCommit = gitCommit;
         // The VM verified this very commit last time: nothing to push (the checkout is verified again).
-        if (verifiedCommit(sd, spec, placed.dir) !== gitCommit) await gitPush(spec, state, gitCommit, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
+        // Else, on top of the commit it verified, the few new objects go in the run's own session.
+        const was = verifiedCommit(sd, spec, placed.dir);
+        if (was !== gitCommit) {
+          inline = was ? await packSince(repo.root, gitCommit, was) : null;
+          if (inline) rec.source!.sentInSession = true;
+          else await gitPush(spec, state, gitCommit, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
+        }
       }
     } catch (err) {
       if (err instanceof SyncError) {
@@ -417,11 +431,12 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
     // 6. execute (verify, then run, in one session)
     const tree = { clean: o.clean ?? spec.clean === true, keep: spec.keep ?? [...DEFAULT_KEEP] };
     const attempt = (tar: Buffer | null = null) =>
-      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit } : undefined, tree, tar);
+      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit, ...(tar ? { ref: runRef(state) } : {}) } : undefined, tree, tar);
     fault(io, 'execute');
     fault(io, 'async');
     let r = await attempt(inline);
-    if (!signals.interrupted && ((mode === 'rsync' && r.preamble.end === 'nodir') || (mode === 'git' && (r.preamble.end === 'fail' || r.preamble.end === 'mismatch') && gitCommit && verifiedCommit(sd, spec, placed.dir) === gitCommit))) {
+    const gitRetry = mode === 'git' && (r.preamble.end === 'fail' || r.preamble.end === 'mismatch') && gitCommit !== undefined && (verifiedCommit(sd, spec, placed.dir) === gitCommit || inline !== null);
+    if (!signals.interrupted && ((mode === 'rsync' && r.preamble.end === 'nodir') || gitRetry)) {
       // The cache said the VM had the copy, the VM says otherwise: send it in full, once.
       say(io, `the VM's copy at ${placed.dir} is not what was verified there last time; sending it again`);
       forgetVerified(sd, spec, placed.dir);
@@ -430,7 +445,10 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
         if (mode === 'rsync') {
           delete rec.source!.sentInSession;
           rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
-        } else await gitPush(spec, state, gitCommit!, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
+        } else {
+          delete rec.source!.sentInSession;
+          await gitPush(spec, state, gitCommit!, guestBareRepo(spec, { root: repo.root }), io.env, repo.root);
+        }
       } catch (err) {
         if (err instanceof SyncError) throw new RunStop('sync-failed', `${err.message}\nNothing was run.`);
         throw err;
@@ -544,7 +562,7 @@ async function execute(
     fingerprint: state.fingerprint,
     ...(git ? { git } : {}),
     ...(mode === 'rsync' ? { rsyncState: `${placed.dir}.offhost-files` } : {}),
-    ...(inline ? { inlineTarBytes: inline.length } : {}),
+    ...(inline ? { inlineBytes: inline.length } : {}),
     argv: commandArgv(o),
     env: placed.env,
     stdin: o.stdin === true,

@@ -26,8 +26,8 @@ export type VmPreflight =
   | { ok: false; outcome: 'isolation-refused' | 'preflight-failed' | 'disk-full' | 'vm-not-found' | 'host-key-mismatch'; exit: number; message: string };
 
 /** The VM step (src/vms/gate.ts); `fresh`: a sandbox is made for the run, so its base VM is not probed. */
-export function vmPreflight(config: ResolvedConfig, a: { route: string; rule: string | null; candidates: string[]; env: NodeJS.ProcessEnv; fresh: boolean; reuse?: ProbeReuse }): VmPreflight {
-  const g = gateCandidates(config, { route: a.route, rule: a.rule, candidates: a.candidates, env: a.env, preflight: !a.fresh, ...(a.reuse ? { reuse: a.reuse } : {}) });
+export async function vmPreflight(config: ResolvedConfig, a: { route: string; rule: string | null; candidates: string[]; env: NodeJS.ProcessEnv; fresh: boolean; reuse?: ProbeReuse; abort?: AbortSignal }): Promise<VmPreflight> {
+  const g = await gateCandidates(config, { route: a.route, rule: a.rule, candidates: a.candidates, env: a.env, preflight: !a.fresh, ...(a.reuse ? { reuse: a.reuse } : {}), ...(a.abort ? { abort: a.abort } : {}) });
   if (g.ok) return g;
   const outcome =
     g.status === EXIT.isolationRefused ? 'isolation-refused'

@@ -34,12 +34,15 @@ export interface RemotePlan {
   /** Length of the NUL-terminated file list that follows the handshake line on stdin. */
   listBytes: number;
   fingerprint: string;
-  /** git mode: the bare repository on the VM and the commit to check out. */
-  git?: { bare: string; commit: string };
+  /** git mode: the bare repository on the VM and the commit to check out (`ref`: where an inline pack's commit is kept). */
+  git?: { bare: string; commit: string; ref?: string };
   /** rsync mode: where the previous file list is kept (to delete what the laptop deleted). */
   rsyncState?: string;
-  /** rsync mode: length of a tar of the changed files that follows the file list on stdin (src/routes/tar.ts). */
-  inlineTarBytes?: number;
+  /**
+   * Length of what follows the file list on stdin: rsync mode, a tar of the changed files (src/routes/tar.ts);
+   * git mode, a pack of the commit's objects the VM's repository lacks (then `git.ref` is set to it).
+   */
+  inlineBytes?: number;
   /** The command's argv (bash -c LINE for a typed line), run with env added. */
   argv: string[];
   env: Record<string, string>;
@@ -121,6 +124,13 @@ export function supervisorScript(p: RemotePlan): string {
     const sha = q(p.git.commit);
     lines.push(
       'command -v git >/dev/null 2>&1 || { say missing "git is not installed on the VM (sync: git needs it)"; exit 0; }',
+      // The objects the VM's repository lacks, sent in this session (a thin pack on the commit it verified).
+      ...(p.inlineBytes && p.git.ref
+        ? [
+            `dd bs=${p.inlineBytes} count=1 iflag=fullblock of="$T/in.pack" 2>/dev/null; [ "$(wc -c < "$T/in.pack" 2>/dev/null | tr -d ' ')" = ${p.inlineBytes} ] || { say fail "the commit's objects did not arrive whole"; exit 0; }`,
+            `git --git-dir=${bare} unpack-objects -q < "$T/in.pack" 2>"$T/pack.err" && git --git-dir=${bare} update-ref ${q(p.git.ref)} ${sha} 2>>"$T/pack.err" || { say fail "could not store the pushed commit: $(head -c 300 "$T/pack.err" | tr '\n' ' ')"; exit 0; }`,
+          ]
+        : []),
       `if [ -e ${dir}/.git ]; then git -C ${dir} checkout -q -f --detach ${sha} >"$T/git.log" 2>&1; else mkdir -p "$(dirname ${dir})" && git --git-dir=${bare} worktree add -q -f --detach ${dir} ${sha} >"$T/git.log" 2>&1; fi || { say fail "git checkout of the pushed commit failed on the VM: $(tr '\\n' ' ' < "$T/git.log")"; exit 0; }`,
     );
   }
@@ -130,9 +140,9 @@ export function supervisorScript(p: RemotePlan): string {
     lines.push(
       `[ -d ${q(p.dir)} ] || { say nodir; exit 0; }`,
       // The files changed since the last verified copy, sent in this session (-p modes, -o not the laptop's owner).
-      ...(p.inlineTarBytes
+      ...(p.inlineBytes
         ? [
-            `dd bs=${p.inlineTarBytes} count=1 iflag=fullblock of="$T/in.tar" 2>/dev/null; [ "$(wc -c < "$T/in.tar" 2>/dev/null | tr -d ' ')" = ${p.inlineTarBytes} ] || { say fail "the changed files did not arrive whole"; exit 0; }`,
+            `dd bs=${p.inlineBytes} count=1 iflag=fullblock of="$T/in.tar" 2>/dev/null; [ "$(wc -c < "$T/in.tar" 2>/dev/null | tr -d ' ')" = ${p.inlineBytes} ] || { say fail "the changed files did not arrive whole"; exit 0; }`,
             `tar -xpof "$T/in.tar" -C ${q(p.dir)} 2>"$T/tar.err" || { say fail "could not unpack the changed files: $(head -c 300 "$T/tar.err" | tr '\n' ' ')"; exit 0; }`,
           ]
         : []),

@@ -12,10 +12,10 @@ import { nextNumberedVmId } from './id.js';
 
 export type GateResult = { ok: true; usable: string[]; notes: string[] } | { ok: false; status: number; message: string };
 
-export function gateCandidates(
+export async function gateCandidates(
   config: ResolvedConfig,
-  a: { route: string; rule: string | null; candidates: string[]; env: NodeJS.ProcessEnv; preflight?: boolean; reuse?: ProbeReuse },
-): GateResult {
+  a: { route: string; rule: string | null; candidates: string[]; env: NodeJS.ProcessEnv; preflight?: boolean; reuse?: ProbeReuse; abort?: AbortSignal },
+): Promise<GateResult> {
   const routeReq = config.routes.get(a.route)?.require as Requirement | undefined;
   const ruleReq = (a.rule ? config.rules.find((r) => r.id === a.rule)?.require : undefined) as Requirement | undefined;
   const refusals: string[] = [];
@@ -35,7 +35,8 @@ export function gateCandidates(
     };
   }
   if (a.preflight === false) return { ok: true, usable: fit.map((v) => v.id), notes: refusals };
-  const reports: PreflightReport[] = fit.map((vm) => preflight(vm, a.env, { full: false, ...(a.reuse ? { reuse: a.reuse } : {}) }));
+  // A pool's VMs are probed at the same time.
+  const reports: PreflightReport[] = await Promise.all(fit.map((vm) => preflight(vm, a.env, { full: false, ...(a.reuse ? { reuse: a.reuse } : {}), ...(a.abort ? { abort: a.abort } : {}) })));
   const usable = reports.filter((r) => r.status === EXIT.ok).map((r) => r.vm);
   const failed = reports.filter((r) => r.status !== EXIT.ok);
   if (usable.length === 0) {

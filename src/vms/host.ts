@@ -1,7 +1,7 @@
 // Running a command on a VM's host (the machine its backend runs on): behind `ssh <host> --` when the
 // VM names a host, here otherwise. Every call is a real child process; ssh runs in batch mode (never a
 // password prompt) with a connect timeout, so an unreachable host is an answer, not a hang.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,4 +71,53 @@ export function firstLine(text: string): string {
       .map((l) => l.trim())
       .find((l) => l !== '') ?? ''
   );
+}
+
+/**
+ * runOnHost without blocking the process: signals are handled while it runs, and `abort` (a Ctrl-C or a
+ * SIGTERM to offhost alone) ends the child at once, answered as status 130. Output goes to files, as above.
+ */
+export function runOnHostAsync(argv: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000, abort?: AbortSignal): Promise<HostResult> {
+  const command = quoteArgv(argv);
+  let dir: string | null = null;
+  const fds: number[] = [];
+  try {
+    dir = mkdtempSync(join(tmpdir(), 'offhost-probe-'));
+    fds.push(openSync(join(dir, 'out'), 'w'), openSync(join(dir, 'err'), 'w'));
+  } catch {
+    for (const fd of fds.splice(0)) closeSync(fd);
+  }
+  return new Promise<HostResult>((resolve) => {
+    let out = '';
+    let err = '';
+    let settled = false;
+    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', fds[0] ?? 'pipe', fds[1] ?? 'pipe'] });
+    child.stdout?.on('data', (d) => (out += d));
+    child.stderr?.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    const onAbort = () => child.kill('SIGTERM');
+    abort?.addEventListener('abort', onAbort, { once: true });
+    const done = (status: number, errText?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      abort?.removeEventListener('abort', onAbort);
+      for (const fd of fds) closeSync(fd);
+      let stdout = out;
+      let stderr = err;
+      if (fds.length) {
+        stdout = readFileSync(join(dir!, 'out'), 'utf8');
+        stderr = readFileSync(join(dir!, 'err'), 'utf8');
+      }
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      resolve({ status, stdout, stderr: errText ?? stderr, command });
+    };
+    child.on('error', (e) => done((e as NodeJS.ErrnoException).code === 'ENOENT' ? 127 : 126, `${e.message}\n`));
+    child.on('close', (code, sig) => {
+      if (abort?.aborted) done(130);
+      else if (sig === 'SIGTERM' && code === null) done(124, `timed out after ${Math.round(timeoutMs / 1000)} s\n`);
+      else done(code ?? 128);
+    });
+    if (abort?.aborted) onAbort();
+  });
 }

@@ -13,7 +13,7 @@ import { BACKENDS, probeBackend, renderJob } from '../routes/index.js';
 import { quote } from '../routes/quote.js';
 import type { VmSpec } from '../routes/types.js';
 import { HOST_KEY_FAILURE } from '../routes/hostkey.js';
-import { firstLine, hostScriptArgv, runOnHost, sshFailed, type HostResult } from './host.js';
+import { firstLine, hostScriptArgv, runOnHostAsync, sshFailed, type HostResult } from './host.js';
 import { diskAt, findInstance, incusType } from './incus.js';
 import { describeVm } from './isolation.js';
 import { probeRsync, rsyncProblem, type RsyncInfo } from '../routes/rsync-probe.js';
@@ -212,8 +212,8 @@ export function hostKeyRefused(vm: VmSpec, sshStderr: string, env: NodeJS.Proces
   };
 }
 
-/** Runs the preflight of one VM. */
-export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: boolean; reuse?: ProbeReuse }): PreflightReport {
+/** Runs the preflight of one VM (`abort`: its probe is ended at once, and the report says so: the caller was interrupted). */
+export async function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: boolean; reuse?: ProbeReuse; abort?: AbortSignal }): Promise<PreflightReport> {
   const checks: Check[] = [];
   const provision = `\`offhost vm provision ${vm.id}\``;
   const hint = probeBackend(vm, env);
@@ -246,7 +246,7 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
   if (vm.backend === 'incus') {
     const inst = vm.instance ?? '';
     const script = `incus list --format json ${quote(inst)} && echo ${MARK} && incus exec ${quote(inst)} -- sh -c ${quote(guestProbe(vm, opts.full))}`;
-    const r = runOnHost(hostScriptArgv(vm, script), env, 120_000);
+    const r = await runOnHostAsync(hostScriptArgv(vm, script), env, 120_000, opts.abort);
     if (sshFailed(vm, r)) return report(vm, [...checks, unreachable(vm, r, env)]);
     checks.push({ name: 'host', ok: true, detail: vm.host ? `${vm.host} answers over ssh` : 'incus runs here' });
     const [listOut = '', guestOut = ''] = r.stdout.split(`${MARK}\n`);
@@ -317,7 +317,7 @@ export function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full: bool
     return report(vm, checks);
   }
   const line = renderJob(vm, { argv: ['sh', '-c', guestProbe(vm, opts.full, hostTree)], cwd: '/', env: {} });
-  const r = runOnHost(['bash', '-c', line], env, 120_000);
+  const r = await runOnHostAsync(['bash', '-c', line], env, 120_000, opts.abort);
   if (r.status !== 0) {
     if (HOST_KEY_FAILURE.test(r.stderr)) {
       checks.push(hostKeyRefused(vm, r.stderr, env));

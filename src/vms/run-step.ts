@@ -23,8 +23,8 @@ const OUTCOME: Record<number, VmStopOutcome> = {
 };
 
 /** null when the VM passes the cheap preflight, else the stop with its outcome, status and message. */
-export function vmRunPreflight(vm: VmSpec, env: NodeJS.ProcessEnv): VmStop | null {
-  const r = preflight(vm, env, { full: false });
+export async function vmRunPreflight(vm: VmSpec, env: NodeJS.ProcessEnv): Promise<VmStop | null> {
+  const r = await preflight(vm, env, { full: false });
   if (r.status === EXIT.ok) return null;
   return {
     outcome: OUTCOME[r.status] ?? 'preflight-failed',

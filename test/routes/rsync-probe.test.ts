@@ -90,9 +90,9 @@ describe.skipIf(why !== null)(`probeRsync${why ? `: skipped, ${why}` : ''}`, () 
 
 describe.skipIf(why !== null)(`sync: rsync refuses early${why ? `: skipped, ${why}` : ''}`, () => {
   const vm: VmSpec = { id: 's.khost1.dev-linux-mac', backend: 'ssh', host: 'khost1', sync: 'rsync' } as VmSpec;
-  it('vm status (the preflight): the rsync check fails before any connection, status 69, with the fix', () => {
+  it('vm status (the preflight): the rsync check fails before any connection, status 69, with the fix', async () => {
     const log = join(base, 'probe.log');
-    const r = preflight(vm, macEnv('2019', { OFFHOST_STANDIN_LOG: log, OFFHOST_STANDIN_PROBE_LOG: log }), { full: true });
+    const r = await preflight(vm, macEnv('2019', { OFFHOST_STANDIN_LOG: log, OFFHOST_STANDIN_PROBE_LOG: log }), { full: true });
     expect(r.status).toBe(69);
     const c = r.checks.find((x) => x.name === 'rsync')!;
     expect(c.ok).toBe(false);
@@ -100,8 +100,8 @@ describe.skipIf(why !== null)(`sync: rsync refuses early${why ? `: skipped, ${wh
     expect(r.checks.map((x) => x.name)).toEqual(['laptop tool', 'rsync']);
     expect(readStandinLog(log)).toEqual([]);
   });
-  it('vm status with an rsync that takes the options: the check passes and the preflight goes on to the VM', () => {
-    const r = preflight(vm, macEnv('apple', { OFFHOST_STANDIN_HOME: base }), { full: false });
+  it('vm status with an rsync that takes the options: the check passes and the preflight goes on to the VM', async () => {
+    const r = await preflight(vm, macEnv('apple', { OFFHOST_STANDIN_HOME: base }), { full: false });
     expect(r.checks.find((x) => x.name === 'rsync')).toMatchObject({ ok: true, detail: 'openrsync (protocol 29) takes the options sync: rsync uses' });
     expect(r.checks.length).toBeGreaterThan(2);
   });

@@ -59,4 +59,27 @@ describe.skipIf(skip !== null)('changed files in the run\'s own session (sync: r
     expect(r.stdout).toBe('v3\nmonorepo\n');
     expect(r.stderr).toContain("the VM's copy differs");
   });
+
+  it('sync: git: an edit after the verified commit goes as a pack in the session (no receive-pack), and a VM that lost the repository gets a push', async () => {
+    const l = loop.laptop((vm) => ({ sync: 'git', guest_dir: join(vm, 'git') }));
+    const calls = recordSsh(l);
+    expect(verdict(await runOn(l, ['--json', '--', 'bash -c "cat version.txt"'])).outcome).toBe('exit');
+    expect(calls().some((c) => c.includes('receive-pack'))).toBe(true);
+    writeFileSync(join(kodaDir(l), 'version.txt'), 'v4\n');
+    let before = calls().length;
+    const r = await runOn(l, ['--json', '--', 'bash -c "cat version.txt"']);
+    expect(verdict(r).outcome, r.stderr).toBe('exit');
+    expect(r.stdout).toBe('v4\n');
+    expect(calls().slice(before).some((c) => c.includes('receive-pack'))).toBe(false);
+    expect(records(l).at(-1)!.source!.sentInSession).toBe(true);
+    // The VM's copies are gone (a wiped /var/tmp): the pack cannot land, offhost pushes instead, once.
+    rmSync(join(l.vm, 'git'), { recursive: true, force: true });
+    writeFileSync(join(kodaDir(l), 'version.txt'), 'v5\n');
+    before = calls().length;
+    const again = await runOn(l, ['--json', '--', 'bash -c "cat version.txt"']);
+    expect(verdict(again).outcome, again.stderr).toBe('exit');
+    expect(again.stdout).toBe('v5\n');
+    expect(calls().slice(before).some((c) => c.includes('receive-pack'))).toBe(true);
+    expect(records(l).at(-1)!.source!.sentInSession).toBeUndefined();
+  });
 });

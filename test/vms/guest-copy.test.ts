@@ -99,38 +99,38 @@ describe.skipIf(why !== null)(`offhost run on a Lima or Tart guest builds in a g
 });
 
 describe.skipIf(why !== null)(`vm status on a Lima guest${why ? `: skipped, ${why}` : ''}`, () => {
-  it('sync: shared on a Lima or Tart guest is refused: its builds would run in the mounted laptop tree', () => {
+  it('sync: shared on a Lima or Tart guest is refused: its builds would run in the mounted laptop tree', async () => {
     const l = laptopWith('lima', 'shared');
-    const r = preflight({ ...l.vm, sync: 'shared' } as VmSpec, l.env, { full: false });
+    const r = await preflight({ ...l.vm, sync: 'shared' } as VmSpec, l.env, { full: false });
     expect(r.status).not.toBe(0);
     expect(r.checks.at(-1)).toMatchObject({ name: 'sync', ok: false });
     expect(r.checks.at(-1)!.fix).toContain('remove `sync: shared`');
   });
-  it('the guest architecture against the catalogue: an arm64 guest declared x86_64 fails (no x86_64 evidence)', () => {
+  it('the guest architecture against the catalogue: an arm64 guest declared x86_64 fails (no x86_64 evidence)', async () => {
     const l = laptopWith('lima', 'arch');
-    const ok = preflight(l.vm, l.env, { full: false });
+    const ok = await preflight(l.vm, l.env, { full: false });
     expect(ok.checks.find((c) => c.name === 'arch')).toMatchObject({ ok: true, detail: 'the guest is x86_64 as declared' });
-    const arm = preflight(l.vm, { ...l.env, PATH: `${fakeArm}:${l.env.PATH}` }, { full: false });
+    const arm = await preflight(l.vm, { ...l.env, PATH: `${fakeArm}:${l.env.PATH}` }, { full: false });
     expect(arm.status).not.toBe(0);
     expect(arm.checks.find((c) => c.name === 'arch')).toMatchObject({ ok: false, detail: 'the guest is aarch64; the catalogue says x86_64 (an arm64 guest is no x86_64 evidence)' });
   });
-  it.skipIf(!root)(`the laptop tree mounted writable fails, read-only passes; a copy directory that cannot be written fails${root ? '' : ' (skipped: bind mounts need root)'}`, () => {
+  it.skipIf(!root)(`the laptop tree mounted writable fails, read-only passes; a copy directory that cannot be written fails${root ? '' : ' (skipped: bind mounts need root)'}`, async () => {
     const l = laptopWith('lima', 'mounts');
     // Not a mount at all: nothing to protect.
-    expect(preflight(l.vm, l.env, { full: false }).checks.find((c) => c.name === 'host tree')).toMatchObject({ ok: true });
+    expect((await preflight(l.vm, l.env, { full: false })).checks.find((c) => c.name === 'host tree')).toMatchObject({ ok: true });
     expect(spawnSync('mount', ['--bind', l.home, l.home]).status).toBe(0);
     mounted.push(l.home);
-    const rw = preflight(l.vm, l.env, { full: false });
+    const rw = await preflight(l.vm, l.env, { full: false });
     expect(rw.checks.find((c) => c.name === 'host tree')).toMatchObject({ ok: false, detail: `${l.home} is mounted writable in the guest (${l.home})` });
     expect(rw.checks.find((c) => c.name === 'host tree')!.fix).toContain('writable: false');
     expect(spawnSync('mount', ['-o', 'remount,ro,bind', l.home]).status).toBe(0);
-    const ro = preflight(l.vm, l.env, { full: false });
+    const ro = await preflight(l.vm, l.env, { full: false });
     expect(ro.checks.find((c) => c.name === 'host tree')).toMatchObject({ ok: true });
     expect(ro.checks.find((c) => c.name === 'copy dir')).toMatchObject({ ok: true });
     expect(ro.status).toBe(0);
     // The copy directory inside the read-only tree: refused, nothing made.
     const inside = { ...l.vm, guest_dir: join(l.home, 'copies') } as VmSpec;
-    const bad = preflight(inside, l.env, { full: false });
+    const bad = await preflight(inside, l.env, { full: false });
     expect(bad.checks.find((c) => c.name === 'copy dir')).toMatchObject({ ok: false });
     expect(existsSync(join(l.home, 'copies'))).toBe(false);
   });

@@ -19,20 +19,20 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('vmRunPreflight', () => {
-  it('vm-not-found (243) before the instance exists', () => {
-    expect(vmRunPreflight(vm, env)).toMatchObject({ outcome: 'vm-not-found', status: 243 });
+  it('vm-not-found (243) before the instance exists', async () => {
+    expect(await vmRunPreflight(vm, env)).toMatchObject({ outcome: 'vm-not-found', status: 243 });
   });
   it('preflight-failed (232) without the mount; null once it is there', async () => {
     const { spawnSync } = await import('node:child_process');
     spawnSync('incus', ['launch', 'images:debian/13', 'dev-linux-koda'], { env });
-    const stop = vmRunPreflight(vm, env);
+    const stop = await vmRunPreflight(vm, env);
     expect(stop).toMatchObject({ outcome: 'preflight-failed', status: 232 });
     expect(stop!.message).toContain('not the command\'s result');
     spawnSync('incus', ['config', 'device', 'add', 'dev-linux-koda', 'koder', 'disk', `source=${dir}/src`, `path=${dir}/src`, 'readonly=true'], { env });
-    expect(vmRunPreflight(vm, env)).toBeNull();
+    expect(await vmRunPreflight(vm, env)).toBeNull();
   });
-  it('disk-full (233) under the floor', () => {
+  it('disk-full (233) under the floor', async () => {
     const full = { ...vm, disk_floor_mb: 1_000_000 };
-    expect(vmRunPreflight(full, env)).toMatchObject({ outcome: 'disk-full', status: 233 });
+    expect(await vmRunPreflight(full, env)).toMatchObject({ outcome: 'disk-full', status: 233 });
   });
 });

@@ -124,7 +124,7 @@ async function status(config: ResolvedConfig, ids: string[], o: Opts, io: Io): P
         // not applied: the preflight's own host-key check says what the host presents instead
       }
     }
-    const r = preflight(vm, io.env, { full: true });
+    const r = await preflight(vm, io.env, { full: true });
     if (o.json) io.stdout(JSON.stringify(r) + '\n');
     else io.stdout(formatReport(r));
     if (worst === EXIT.ok && r.status !== EXIT.ok) worst = r.status;
