@@ -63,7 +63,8 @@ export function deepPrefixOffset(text: string, maxDepth: number): number {
     const start = i;
     while (i < len && isWordCode(text.charCodeAt(i))) i++;
     // A word glued to `$(` (`x$(…`) is one word: the substitution is read next, inside it.
-    if (commandStart && RESERVED.has(text.slice(start, i))) return -1;
+    // (The reserved words spelled with these characters are at most 8 long: `function`.)
+    if (commandStart && i - start <= 8 && RESERVED.has(text.slice(start, i))) return -1;
     commandStart = false;
   }
   return -1;
