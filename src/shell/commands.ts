@@ -584,14 +584,26 @@ function apply(u: Unwrapped, call: Call, withSelf = true): void {
       let innerCwd = u.absoluteCwd !== undefined ? u.absoluteCwd : u.cwd ? resolveDir(cwd, u.cwd) : cwd;
       if (u.cwdUnknown) innerCwd = null;
       const argv = u.extraUnknownArg ? [...u.argv, { value: '<stdin>', known: false }] : u.argv;
-      inContainer(ctx, u.container, () => withVia(ctx, u.via, () => runFields(argv, innerEnv, u.container ? u.container.workdir : innerCwd, st, ctx, span, call.stdin, call.wrapDepth + 1)));
+      const container = u.container;
+      if (container) inContainer(ctx, container, () => withVia(ctx, u.via, () => runFields(argv, innerEnv, container.workdir, st, ctx, span, call.stdin, call.wrapDepth + 1)));
+      else {
+        // Every wrapper (sudo, env, nice, timeout…) comes through here: no closures on this path.
+        ctx.via.push(u.via);
+        try {
+          runFields(argv, innerEnv, innerCwd, st, ctx, span, call.stdin, call.wrapDepth + 1);
+        } finally {
+          ctx.via.pop();
+        }
+      }
       return;
     }
     case 'script': {
       if (withSelf) emitSelf(call);
       let innerCwd = u.absoluteCwd !== undefined ? u.absoluteCwd : u.cwd ? resolveDir(cwd, u.cwd) : cwd;
       if (u.cwdUnknown) innerCwd = null;
-      inContainer(ctx, u.container, () => runScript(u.text, u.via, u.container ? u.container.workdir : innerCwd, env, st, ctx, span));
+      const container = u.container;
+      if (container) inContainer(ctx, container, () => runScript(u.text, u.via, container.workdir, env, st, ctx, span));
+      else runScript(u.text, u.via, innerCwd, env, st, ctx, span);
       return;
     }
     case 'stdin-script': {

@@ -37,6 +37,8 @@
 import type { Script } from './ast.js';
 import { ParseError, positionAt } from '../errors.js';
 import { Parser } from './parser/grammar.js';
+import { deepPrefixOffset } from './parser/deep-prefix.js';
+import { nestingTooDeep } from './parser/tokens.js';
 
 export interface ParseLimits {
   /** Longest accepted input, in UTF-16 code units (default 1 MiB). */
@@ -60,6 +62,13 @@ export function parse(text: string, limits?: ParseLimits): Script {
   }
   const nul = text.indexOf('\0');
   if (nul >= 0) throw new ParseError('NUL byte in input', positionAt(text, nul));
+  // A line whose start only opens constructs past the limit (src/shell/parser/deep-prefix.ts): the parser's
+  // own error, without recursing to the limit and unwinding from there. Only where the parser surely gets
+  // that deep without running out of stack (the default limit).
+  if (maxDepth <= DEFAULT_MAX_DEPTH) {
+    const deep = deepPrefixOffset(text, maxDepth);
+    if (deep >= 0) throw new ParseError(nestingTooDeep(maxDepth), positionAt(text, deep));
+  }
   const parser = new Parser(text, maxDepth, 0, null, null);
   try {
     return parser.parseScript();

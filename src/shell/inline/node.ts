@@ -5,7 +5,7 @@
 // require. A child_process function used but not called directly (`const run = cp.execSync`,
 // `cp[name](…)`) is unknown. Limits: no evaluation (a variable holding a command is unknown); a regular
 // expression is told from a division by the token before it, as editors do.
-import { callArgs, closerOf, Cwd, isTrue, mentions, option, pieceOf, positional, punct, regexEnd, regexMayStart, unescape, type Arg, type Tok } from './tokens.js';
+import { callArgs, closerOf, Cwd, identEnd, isDigitCode, isIdentStartCode, isSpaceAt, isTrue, mentions, option, pieceOf, positional, punct, regexEnd, regexMayStart, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
 type Kind = 'shell' | 'file' | 'fork' | 'chdir' | 'code';
@@ -21,18 +21,19 @@ function lex(code: string): Tok[] | null {
   let i = 0;
   while (i < code.length) {
     const c = code[i]!;
-    if (/\s/.test(c)) i++;
+    const cc = code.charCodeAt(i);
+    if (isSpaceAt(code, i)) i++;
     else if (code.startsWith('//', i)) {
       while (i < code.length && code[i] !== '\n') i++;
     } else if (code.startsWith('/*', i)) {
       const end = code.indexOf('*/', i + 2);
       if (end < 0) return null;
       i = end + 2;
-    } else if (/[A-Za-z_$]/.test(c)) {
-      const m = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(code.slice(i, i + 256))![0];
+    } else if (isIdentStartCode(cc, true)) {
+      const m = code.slice(i, identEnd(code, i, 256, true));
       toks.push({ t: 'id', v: m });
       i += m.length;
-    } else if (/[0-9]/.test(c)) {
+    } else if (isDigitCode(cc)) {
       const m = /^[0-9][0-9A-Za-z_.]*/.exec(code.slice(i, i + 64))![0];
       toks.push({ t: 'id', v: m });
       i += m.length;

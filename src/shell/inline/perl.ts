@@ -5,7 +5,7 @@
 // Quote-like operators (q, qq, qw, qx, m, qr, s, tr, y) are read with their delimiters, a regular
 // expression is told from a division by the token before it. Limits: no evaluation (a variable holding
 // a command is unknown), no here-documents, no source filters.
-import { argOf, closerOf, Cwd, listArgs, listSpawn, matching, mentions, pieceOf, positional, numberTok, punct, quoted, quotedTok, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
+import { argOf, closerOf, Cwd, isSpaceAt, listArgs, listSpawn, matching, mentions, pieceOf, positional, numberTok, punct, quoted, quotedTok, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
 const ARGV = /ARGV/;
@@ -27,7 +27,7 @@ function lex(code: string): Tok[] | null {
   const push = (t: Tok) => toks.push(t);
   while (i < code.length) {
     const c = code[i]!;
-    if (/\s/.test(c)) i++;
+    if (isSpaceAt(code, i)) i++;
     else if (c === '#') {
       while (i < code.length && code[i] !== '\n') i++;
     } else if ((c === '$' || c === '@') && /[A-Za-z_:]/.test(code[i + 1] ?? '')) {

@@ -4,7 +4,7 @@
 // sp`, `from os import system`, `__import__("os").system`). A spawn function named but not called
 // directly (`f = os.system`, `map(os.system, …)`, `getattr(os, "system")`) is unknown. Limits: no
 // evaluation (a variable holding a command is unknown), no class or function scopes.
-import { callArgs, Cwd, isTrue, listSpawn, mentions, option, pieceOf, positional, punct, unescape, type Arg, type Tok } from './tokens.js';
+import { callArgs, Cwd, identEnd, isDigitCode, isIdentStartCode, isSpaceAt, isTrue, listSpawn, mentions, option, pieceOf, positional, punct, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
 type Kind = 'shell' | 'popen' | 'execv' | 'execl' | 'execle' | 'spawnv' | 'spawnl' | 'spawnle' | 'posix' | 'pty' | 'asyncexec' | 'chdir' | 'code';
@@ -32,14 +32,15 @@ function lex(code: string): Tok[] | null {
   let depth = 0; // inside brackets a newline does not end the statement
   while (i < code.length) {
     const c = code[i]!;
+    const cc = code.charCodeAt(i);
     if (c === '\n') {
       if (depth === 0) toks.push({ t: 'p', v: ';' });
       i++;
-    } else if (/\s/.test(c)) i++;
+    } else if (isSpaceAt(code, i)) i++;
     else if (c === '#') {
       while (i < code.length && code[i] !== '\n') i++;
-    } else if (/[A-Za-z_]/.test(c)) {
-      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(code.slice(i, i + 256))![0];
+    } else if (isIdentStartCode(cc)) {
+      const m = code.slice(i, identEnd(code, i, 256));
       const q = code[i + m.length];
       if ((q === '"' || q === "'") && /^[rRbBuUfF]{1,2}$/.test(m)) {
         const s = str(code, i + m.length, m.toLowerCase());
@@ -50,7 +51,7 @@ function lex(code: string): Tok[] | null {
         toks.push({ t: 'id', v: m });
         i += m.length;
       }
-    } else if (/[0-9]/.test(c)) {
+    } else if (isDigitCode(cc)) {
       const m = /^[0-9][0-9A-Za-z_.]*/.exec(code.slice(i, i + 64))![0];
       toks.push({ t: 'id', v: m });
       i += m.length;

@@ -3,7 +3,7 @@
 // string is a shell line, several words an argv, `[cmd, argv0]` first names the program, a leading env
 // hash is skipped and `chdir:` moves it; Dir.chdir before them, and eval of a literal (read again as
 // Ruby). Limits: no evaluation (a variable holding a command is unknown), no here-documents.
-import { argOf, closerOf, Cwd, listArgs, listSpawn, matching, mentions, option, pieceOf, positional, numberTok, punct, quoted, quotedTok, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
+import { argOf, closerOf, Cwd, isSpaceAt, listArgs, listSpawn, matching, mentions, option, pieceOf, positional, numberTok, punct, quoted, quotedTok, regexEnd, regexMayStart, splitCommas, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
 const ARGV = /\bARGV\b/;
@@ -38,7 +38,7 @@ function lex(code: string): Tok[] | null {
       }
       push({ t: 'p', v: ';' });
       i++;
-    } else if (/\s/.test(c)) i++;
+    } else if (isSpaceAt(code, i)) i++;
     else if (c === '#') {
       while (i < code.length && code[i] !== '\n') i++;
     } else if ((c === '$' || c === '@') && /[A-Za-z_@]/.test(code[i + 1] ?? '')) {

@@ -17,6 +17,38 @@ export type Tok =
   /** Punctuation and operators (`(`, `)`, `,`, `.`, `=`, `=>`, `::`, `;` for a statement end). */
   | { t: 'p'; v: string };
 
+// Character classes the lexers test at every character, read from char codes (a regular expression per
+// character cost more than the rest of a lexer's work). Each is exactly the class named beside it.
+
+/** `code[i]` matches /\s/ (ASCII without a regular expression; other characters through it). */
+export function isSpaceAt(code: string, i: number): boolean {
+  const c = code.charCodeAt(i);
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return /\s/.test(code[i]!);
+}
+
+/** [A-Za-z_], and `$` when `dollar`. */
+export function isIdentStartCode(c: number, dollar = false): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (dollar && c === 36);
+}
+
+/** [0-9] */
+export function isDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** The end of the identifier at `i` ([A-Za-z_] then [A-Za-z0-9_]; `$` in both when `dollar`), read to at most `max` characters. */
+export function identEnd(code: string, i: number, max: number, dollar = false): number {
+  const lim = Math.min(code.length, i + max);
+  let j = i + 1;
+  while (j < lim) {
+    const c = code.charCodeAt(j);
+    if (!(isIdentStartCode(c, dollar) || isDigitCode(c))) break;
+    j++;
+  }
+  return j;
+}
+
 /** Decodes the backslash escapes of a double-quoted literal; `keepUnknown`: Python keeps `\q` as it is. */
 export function unescape(s: string, keepUnknown: boolean): string {
   if (!s.includes('\\')) return s;

@@ -66,6 +66,11 @@ export interface ArithBody {
   semis: number[];
 }
 
+/** The error past the nesting limit (the parser's enter(), and parse()'s check of deep prefixes). */
+export function nestingTooDeep(maxDepth: number): string {
+  return `nesting too deep: more than ${maxDepth} nested constructs`;
+}
+
 export function span(start: number, end: number): Span {
   return { start, end };
 }
@@ -151,7 +156,7 @@ export abstract class TokenReader {
 
   protected enter(at: number): void {
     if (++this.depth > this.maxDepth) {
-      this.fail(`nesting too deep: more than ${this.maxDepth} nested constructs`, at);
+      this.fail(nestingTooDeep(this.maxDepth), at);
     }
   }
 
