@@ -16,7 +16,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { GitError } from '../errors.js';
 import { catFileInput, parseCatFileBatch, parseLsTree, ZERO_SHA, type TreeEntry } from './plumbing.js';
 import { gitOk, gitText, runGit, type GitCall } from './run.js';
-import { askIdents, commitObjects, gitIdents, writeLoose, type LooseObject } from './loose-objects.js';
+import { commitObjects, gitIdents, writeLoose, type LooseObject } from './loose-objects.js';
 
 export interface Repo {
   /** The working tree's top level (null for a bare repository). */
@@ -263,7 +263,7 @@ async function buildHere(repo: Repo, base: string | null, changes: Map<string, s
       if (!env[`GIT_${who}_NAME`]) extra[`GIT_${who}_NAME`] = fallback.name;
       if (!env[`GIT_${who}_EMAIL`]) extra[`GIT_${who}_EMAIL`] = fallback.email;
     }
-    idents = await askIdents(call(repo, { extra }));
+    idents = await gitIdents(call(repo, { extra }), `${repo.commonDir}\0${idVars}\0${fallback.name}\0${fallback.email}`);
     if (idents === null) return null;
   }
   const objects = await commitObjects(c, base, changes, message, idents, new Date());
