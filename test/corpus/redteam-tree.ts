@@ -116,7 +116,7 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   cpSync(join(STANDINS, '_record'), join(shell, 'headless_shell'));
   cpSync(join(STANDINS, '_record'), join(app, 'Google Chrome'));
   // Issue 21 part B: git's own command runners. Hooks only a line's `-c core.hooksPath=…` reaches (the
-  // repository's own .git/hooks stay empty, so other lines' commits run nothing), husky's layout, and a
+  // repositories have no .git/hooks, so other lines' commits run nothing), husky's layout, and a
   // nested repository with husky installed; aliases and an ext:: remote in the repository's config.
   const hook = (file: string, body: string) => {
     mkdirSync(join(root, file, '..'), { recursive: true });
@@ -130,10 +130,10 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   hook('tools/tmpl/hooks/post-checkout', '#!/bin/sh\nmake -C engines/lang/koda build\n');
   hook('.husky/_/pre-commit', '#!/usr/bin/env sh\n. "${0%/*}/h"\n');
   hook('.husky/_/h', '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n');
-  sh('git init -q -b main . && git add -A && git commit -qm one && echo two >> README.md && git commit -qam two', root);
+  sh('git init -q --template= -b main . && git add -A && git commit -qm one && echo two >> README.md && git commit -qam two', root);
   // A second checkout of the monorepo (issue 20): a clone at ~/src/koder, and ~/koder-link -> it.
   mkdirSync(join(home, 'src'));
-  sh(`git clone -q ${quote(root)} src/koder && ln -s src/koder koder-link`, home);
+  sh(`git clone -q --template= ${quote(root)} src/koder && ln -s src/koder koder-link`, home);
   sh([
     'git config alias.kb "!make -C engines/lang/koda build"',
     'git config alias.kdry "!make -n -C engines/lang/koda build"',
@@ -147,7 +147,10 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   writeFileSync(join(hooked, '.husky/pre-commit'), 'make -C ../../engines/lang/koda build\n', { mode: 0o755 });
   cpSync(join(root, '.husky/_'), join(hooked, '.husky/_'), { recursive: true });
   writeFileSync(join(hooked, 'README.md'), 'hooked\n');
-  sh('git init -q -b main . && git add -A && git commit -qm one && git config core.hooksPath .husky/_', hooked);
+  sh('git init -q --template= -b main . && git add -A && git commit -qm one && git config core.hooksPath .husky/_', hooked);
+  // Each line runs in its own copy of the template: git's sample hooks (--template= above) and one file per
+  // loose object would be most of what is copied and removed, so the objects go into one pack.
+  for (const repo of [root, join(home, 'src/koder'), hooked]) sh('git repack -adq', repo);
   const bin = join(base, 'bin');
   mkdirSync(bin);
   for (const h of HEAVY) symlinkSync(join(STANDINS, '_record'), join(bin, h));
@@ -171,6 +174,11 @@ export interface Run {
 /** A fresh copy of the template for one entry, at `dir`. */
 export function makeRun(laptop: Laptop, dir: string, e: Entry): Run {
   cpSync(laptop.template, dir, { recursive: true, verbatimSymlinks: true });
+  return runIn(dir, e);
+}
+
+/** The entry's line, directory and environment mapped into the tree at `dir` (copied there or not). */
+export function runIn(dir: string, e: Entry): Run {
   const home = join(dir, 'home/koder');
   const map = (s: string) => s.replace(/(^|[\s'"=:(])\/tmp(?=[/\s'";)]|$)/g, '$1\u0000TMP').replaceAll('/home/koder', home).replaceAll('\u0000TMP', `${dir}/tmp`);
   return {

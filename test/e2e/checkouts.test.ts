@@ -4,11 +4,24 @@
 // clone, a clone in a path with a space, and a bare repository with worktrees. In each, heavy work (the
 // Koda engine build, spelled four ways) is rerouted, light work is allowed, the stand-in heavy programs
 // record where they ran, and `offhost run` runs that checkout's own tree or refuses with the fix.
+//
+// Every (layout, line) pair is judged in process by the guard the executable loads; the doors, each a
+// child process (several with the VM stand-ins behind them), run a fixed sample in the default run: the
+// check pairs every CHECK_STRIDE-th, every agent in the canonical checkout and two in turn in the others,
+// and the per-layout doors alternate layouts, so each layout and each kind (seen by the VM, or refused)
+// meets several doors (test/helpers/sample.ts). `npm run test:full` runs every door in every layout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, SHELL, type Tree, clearHeavy, heavyRuns, laptopEnv, makeTree } from '../shims/tree.js';
+import { loadGuard } from '../../src/config/load-guard.js';
+import { sampling } from '../helpers/sample.js';
+
+const sample = sampling('full');
+const CHECK_STRIDE = 3;
+/** The per-layout doors take every LAYOUT_STRIDE-th layout, from their own offsets. */
+const LAYOUT_STRIDE = 2;
 
 interface Layout {
   name: string;
@@ -116,23 +129,31 @@ afterAll(() => t.cleanup());
 
 describe('check and explain', () => {
   it('reroute heavy work and allow light work in every checkout, the route staying in that checkout', { timeout: 400_000 }, () => {
-    const table: string[] = [];
-    for (const l of layouts) {
-      for (const [rel, line] of HEAVY) {
-        const r = offhost(['check', '--json', line], at(l, rel));
-        const v = JSON.parse(r.stdout || '{}');
-        table.push(`${l.name}: ${line}: ${r.status} ${v.rule}`);
-        expect(r.status, `${l.name}: ${line}: ${r.stderr}`).toBe(3);
-        expect(v.rule).toBe('koda-make');
+    const pairs = layouts.flatMap((l) => [...HEAVY.map(([rel, line]) => ({ l, rel, line, heavy: true })), ...LIGHT.map(([rel, line]) => ({ l, rel, line, heavy: false }))]);
+    expect(pairs.length).toBe(layouts.length * (HEAVY.length + LIGHT.length));
+    // Every pair in process, by the guard `offhost check` loads there.
+    for (const { l, rel, line, heavy } of pairs) {
+      const cwd = at(l, rel);
+      const env = laptopEnv(t, { PWD: cwd });
+      const v = loadGuard({ cwd, env }).classify(line, { cwd, env });
+      if (heavy) {
+        expect([v.decision, v.rule], `${l.name}: ${line}: ${v.reason}`).toEqual(['reroute', 'koda-make']);
         // The VM is sent to this checkout's own directory, never to the canonical checkout's files.
-        expect(v.route.cwd, `${l.name}: ${line}`).toBe(physicalAt(l, rel));
-      }
-      for (const [rel, line] of LIGHT) {
-        const r = offhost(['check', '--json', line], at(l, rel));
-        expect(r.status, `${l.name}: ${line}: ${r.stdout}${r.stderr}`).toBe(0);
-      }
+        expect(v.route?.cwd, `${l.name}: ${line}`).toBe(physicalAt(l, rel));
+      } else expect(v.decision, `${l.name}: ${line}: ${v.reason}`).toBe('allow');
     }
-    expect(table.length).toBe(layouts.length * HEAVY.length);
+    // The executable on a sample of them (all with npm run test:full).
+    for (const { l, rel, line, heavy } of sample.pick(pairs, CHECK_STRIDE)) {
+      const r = offhost(['check', '--json', line], at(l, rel));
+      if (!heavy) {
+        expect(r.status, `${l.name}: ${line}: ${r.stdout}${r.stderr}`).toBe(0);
+        continue;
+      }
+      const v = JSON.parse(r.stdout || '{}');
+      expect(r.status, `${l.name}: ${line}: ${r.stderr}`).toBe(3);
+      expect(v.rule).toBe('koda-make');
+      expect(v.route.cwd, `${l.name}: ${line}`).toBe(physicalAt(l, rel));
+    }
     // Outside every checkout the same line is light (the rule is bound to the engine's folder).
     expect(offhost(['check', 'make build-safe'], t.elsewhere).status).toBe(0);
   });
@@ -184,19 +205,24 @@ const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf
 
 describe('the seven agent hooks, as child processes', () => {
   it('refuse the heavy build with the rewrite, and let light work through, in every checkout', { timeout: 600_000 }, () => {
-    for (const l of layouts) {
-      // Agents report getcwd() (physical); a shell-started one may report the symlinked path.
-      for (const dir of new Set([at(l, KODA), physicalAt(l, KODA)])) {
-        for (const agent of AGENTS) {
-          const heavy = offhost(['hook', agent], t.home, {}, agentEvent(agent, 'make build-safe', dir));
-          expect(`${heavy.stdout}${heavy.stderr}`, `${agent} in ${l.name} (${dir})`).toContain('koda-make');
-          expect(`${heavy.stdout}${heavy.stderr}`).toContain(" run -- 'make build-safe'");
-          const light = offhost(['hook', agent], t.home, {}, agentEvent(agent, 'make clean', dir));
-          expect(light.status, `${agent} light in ${l.name}: ${light.stderr}`).toBe(0);
-          expect(`${light.stdout}${light.stderr}`, `${agent} light in ${l.name}`).not.toContain('offhost:');
-        }
+    // Agents report getcwd() (physical); a shell-started one may report the symlinked path.
+    const places = layouts.flatMap((l) => [...new Set([at(l, KODA), physicalAt(l, KODA)])].map((dir) => ({ l, dir })));
+    const elsewhere = new Set<string>();
+    places.forEach(({ l, dir }, k) => {
+      // Every agent in the canonical checkout; in the others two in turn (every agent with npm run test:full).
+      const agents = sample.full || l === layouts[0] ? AGENTS : [AGENTS[k % AGENTS.length]!, AGENTS[(k + 3) % AGENTS.length]!];
+      for (const agent of agents) {
+        if (l !== layouts[0]) elsewhere.add(agent);
+        const heavy = offhost(['hook', agent], t.home, {}, agentEvent(agent, 'make build-safe', dir));
+        expect(`${heavy.stdout}${heavy.stderr}`, `${agent} in ${l.name} (${dir})`).toContain('koda-make');
+        expect(`${heavy.stdout}${heavy.stderr}`).toContain(" run -- 'make build-safe'");
+        const light = offhost(['hook', agent], t.home, {}, agentEvent(agent, 'make clean', dir));
+        expect(light.status, `${agent} light in ${l.name}: ${light.stderr}`).toBe(0);
+        expect(`${light.stdout}${light.stderr}`, `${agent} light in ${l.name}`).not.toContain('offhost:');
       }
-    }
+    });
+    // Each agent met other checkouts than the canonical one too.
+    expect([...elsewhere].sort()).toEqual([...AGENTS].sort());
   });
 });
 
@@ -216,7 +242,7 @@ function expectRerouted(l: Layout, r: { status: number | null; stderr: string },
 }
 
 describe('offhost run, the $SHELL wrapper, the shims and the snippets run the build on the VM or refuse', () => {
-  it.each(LAYOUT_NAMES)('offhost run and the $SHELL wrapper in %s', (name) => {
+  it.each(sample.pick(LAYOUT_NAMES, LAYOUT_STRIDE))('offhost run and the $SHELL wrapper in %s', (name) => {
     {
       const l = layouts.find((x) => x.name === name)!;
       clearHeavy(t);
@@ -233,7 +259,7 @@ describe('offhost run, the $SHELL wrapper, the shims and the snippets run the bu
 
   it('the exec-time shims (a plain bash with the shims first on PATH): the fast path never skips another checkout\'s engine', { timeout: 400_000 }, () => {
     expect(offhost(['shim', 'install'], t.home).status).toBe(0);
-    for (const l of layouts) {
+    for (const l of sample.pick(layouts, LAYOUT_STRIDE, { offset: 1 })) {
       const env = laptopEnv(t, { PWD: at(l, KODA), OFFHOST_SESSION: 'checkouts-shim' });
       env.PATH = `${t.shims}:${env.PATH}`;
       clearHeavy(t);
@@ -253,7 +279,7 @@ describe('offhost run, the $SHELL wrapper, the shims and the snippets run the bu
     expect(snippet.status, snippet.stderr).toBe(0);
     const rc = join(t.base, 'checkouts-bashrc');
     writeFileSync(rc, `PS1='$ '\n${snippet.stdout}`);
-    for (const l of layouts) {
+    for (const l of sample.pick(layouts, LAYOUT_STRIDE, { offset: 1 })) {
       clearHeavy(t);
       const r = spawnSync('bash', ['--noprofile', '--rcfile', rc, '-i'], {
         cwd: at(l, KODA),
@@ -288,6 +314,8 @@ describe('scan and ci', () => {
     const scripts = lines.map((text, i) => ({ line: i + 1, m: /^\s+"[a-z-]+": "(.*)",?$/.exec(text) })).filter((x) => x.m !== null);
     expect(scripts.length).toBe(6);
     const outputs = new Set<string>();
+    // `check` as a child process in every other checkout (in all with npm run test:full), in process in all.
+    const checked = sample.pick(layouts, LAYOUT_STRIDE);
     for (const l of layouts) {
       const r = offhost(['scan', '--format', 'json'], l.top);
       expect(r.status, r.stderr).toBe(1);
@@ -295,9 +323,13 @@ describe('scan and ci', () => {
       outputs.add(JSON.stringify(findings.map((f) => [f.file, f.line, f.ruleId])));
       for (const { line, m } of scripts) {
         const cmd = m![1]!;
+        const f = findings.find((x) => x.file === 'package.json' && x.line === line);
+        const env = laptopEnv(t, { PWD: l.top });
+        const inProcess = loadGuard({ cwd: l.top, env }).classify(cmd, { cwd: l.top, env });
+        expect([l.name, cmd, f?.ruleId ?? 'allow']).toEqual([l.name, cmd, inProcess.decision === 'allow' ? 'allow' : inProcess.rule]);
+        if (!checked.includes(l)) continue;
         const c = offhost(['check', '--json', cmd], l.top);
         const v = JSON.parse(c.stdout);
-        const f = findings.find((x) => x.file === 'package.json' && x.line === line);
         expect([l.name, cmd, f?.ruleId ?? 'allow'], c.stderr).toEqual([l.name, cmd, v.decision === 'allow' ? 'allow' : v.rule]);
       }
       const sh = findings.find((x) => x.file === `${KODA}/build.sh`);

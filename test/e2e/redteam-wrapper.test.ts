@@ -13,9 +13,9 @@
 // Lines whose tools cannot exist here are skipped with the ground truth's reason (`bash:`).
 //
 // Each line costs a few node starts (the wrapper, each shim, `offhost run`): the default run (`npm test`)
-// takes a fixed sample, every SAMPLE_STRIDE-th line of each group, while test/corpus/ground-truth.test.ts
-// judges every line in one process against real bash. `npm run test:redteam` (OFFHOST_REDTEAM=full; .ci/run
-// runs it) runs every line.
+// takes a fixed sample, every SAMPLE_STRIDE-th line of each group from SAMPLE_OFFSET (other lines than
+// test/corpus/ground-truth.test.ts samples; test/helpers/sample.ts). `npm run test:redteam`
+// (OFFHOST_REDTEAM=full; .ci/run runs it) runs every line, here and in the ground truth.
 //
 // OFFHOST_REDTEAM_LAYOUT=symlinked runs them in a checkout reached through a symbolic link (~/dev/koder ->
 // /data/koder of the tree). With OFFHOST_REDTEAM_LAYER=shims the lines run under plain bash with only the shims on PATH (no static
@@ -30,11 +30,14 @@ import { loadGuard } from '../../src/config/load-guard.js';
 import { standinPath } from '../helpers/standins.js';
 import { BIN, SHELL, laptopEnv } from '../shims/tree.js';
 import { missing, toolsIn } from '../helpers/tools.js';
+import { sampling } from '../helpers/sample.js';
 import { GIT_IDENTITY, GROUPS, type Entry, type Laptop, isHeavy, loadGroup, makeLaptop, makeRun, records } from '../corpus/redteam-tree.js';
 
 /** OFFHOST_REDTEAM=full: every line; otherwise every SAMPLE_STRIDE-th line of each group. */
-const FULL = process.env.OFFHOST_REDTEAM === 'full';
-const SAMPLE_STRIDE = 8;
+const sample = sampling('redteam');
+const SAMPLE_STRIDE = 16;
+/** The ground truth's sample takes the lines at multiples of its stride (4): these are others. */
+const SAMPLE_OFFSET = 2;
 
 /** Lines run at once: each is a few node starts (wrapper, shims, offhost run) on a 2-core machine. */
 const POOL = 3;
@@ -158,9 +161,8 @@ function mustStop(group: string, e: Entry): boolean {
 
 for (const group of GROUPS) {
   const entries = loadGroup(group);
-  const chosen = FULL ? entries : entries.filter((_, i) => i % SAMPLE_STRIDE === 0);
-  const scope = FULL ? 'every line' : `a sample: ${chosen.length} of ${entries.length} lines (npm run test:redteam runs them all)`;
-  describe(`${LAYER === 'shims' ? 'plain bash with the shims only' : 'through the $SHELL wrapper'}: ${group}, ${scope}`, () => {
+  const chosen = sample.pick(entries, SAMPLE_STRIDE, { offset: SAMPLE_OFFSET });
+  describe(`${LAYER === 'shims' ? 'plain bash with the shims only' : 'through the $SHELL wrapper'}: ${group}, ${sample.scope(chosen.length, entries.length)} lines`, () => {
     for (const e of chosen) {
       const title = `${group}: ${e.line.replace(/\n/g, '\\n').slice(0, 110)}`;
       if (e.bash) {

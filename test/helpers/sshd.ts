@@ -12,6 +12,11 @@
 // (PATH and any `remoteEnv` set with the server's SetEnv), so a test gives it its own directory tree and
 // its own tool directory (`remoteEnv.PATH`, e.g. with the stand-in `incus` first).
 //
+// The VM has a home of its own (`vmHome`, an empty folder: HOME in every session unless `remoteEnv`
+// sets one), not the laptop user's: sshd runs each session's command through the login shell, and bash
+// run by sshd sources ~/.bashrc, so the laptop user's rc files would run in every session and change the
+// VM's PATH (on the development machine root's ~/.bashrc runs `pyenv init`, about 1 s per session).
+//
 //   const s = await startSshd({ remoteEnv: { PATH: `${standinPath()}:/usr/bin:/bin` } });
 //   execFileSync('ssh', [s.alias, '--', 'uname -srm'], { env: s.env(process.env) });
 //   await s.stop();
@@ -49,6 +54,8 @@ export interface Sshd {
   hostKeyFingerprint: string;
   /** The user's private key file. */
   identity: string;
+  /** HOME of every session on the server (an empty folder in `dir`), unless `remoteEnv` sets HOME. */
+  vmHome: string;
   /** known_hosts with this server's key for `[127.0.0.1]:port` (used by the alias). */
   knownHosts: string;
   /** `base` with binDir first on PATH. */
@@ -113,6 +120,9 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
 
   const binDir = join(dir, 'bin');
   mkdirSync(binDir);
+  const vmHome = join(dir, 'vm-home');
+  mkdirSync(vmHome);
+  const remoteEnv = { HOME: vmHome, ...opts.remoteEnv };
   const sshConfig = join(dir, 'ssh_config');
   const knownHosts = join(dir, 'known_hosts');
   const wrapper = join(binDir, 'ssh');
@@ -149,16 +159,12 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
         'LogLevel INFO',
         'Subsystem sftp internal-sftp',
         // One SetEnv line: sshd keeps the first SetEnv line and ignores later ones.
-        ...(Object.keys(opts.remoteEnv ?? {}).length
-          ? [
-              `SetEnv ${Object.entries(opts.remoteEnv!)
-                .map(([k, v]) => {
-                  if (/["\n]/.test(v)) throw new Error(`remoteEnv ${k}: value must not contain " or newline`);
-                  return `${k}="${v}"`;
-                })
-                .join(' ')}`,
-            ]
-          : []),
+        `SetEnv ${Object.entries(remoteEnv)
+          .map(([k, v]) => {
+            if (/["\n]/.test(v)) throw new Error(`remoteEnv ${k}: value must not contain " or newline`);
+            return `${k}="${v}"`;
+          })
+          .join(' ')}`,
         ...(opts.serverConfig ?? []),
         '',
       ].join('\n'),
@@ -219,6 +225,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
       hostKey,
       hostKeyFingerprint,
       identity,
+      vmHome: remoteEnv.HOME,
       knownHosts,
       env: (base = process.env) => {
         const out: Record<string, string> = {};

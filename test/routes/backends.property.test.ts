@@ -7,8 +7,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderJob, type Job, type VmSpec } from '../../src/routes/index.js';
 import { jobShape, makeWorld, runOnLaptop, type JobShape, type World } from './harness.js';
+import { sampling } from '../helpers/sample.js';
 
-const RUNS = Number(process.env.OFFHOST_ROUTES_RUNS ?? 60);
+// Each run is real bash and the stand-ins: the default run makes 20 per backend, `npm run test:full` 60
+// (test/helpers/sample.ts); OFFHOST_ROUTES_RUNS sets another number.
+const RUNS = Number(process.env.OFFHOST_ROUTES_RUNS ?? (sampling('full').full ? 60 : 20));
 const SEED = Number(process.env.OFFHOST_ROUTES_SEED ?? 20261129);
 
 let world: World;

@@ -1,10 +1,10 @@
 // The stand-ins behave like the real tools as far as argv, cwd, env and exit status go.
 import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STANDIN_TOOLS, standinPath } from '../helpers/standins.js';
-import { makeWorld, runOnLaptop, type World } from './harness.js';
+import { STANDIN_TOOLS, readStandinLog, standinPath } from '../helpers/standins.js';
+import { HOSTILE_PIECES, makeWorld, runOnLaptop, type World } from './harness.js';
 
 let world: World;
 beforeAll(() => {
@@ -120,5 +120,56 @@ describe('stand-ins', () => {
     const r = spawnSync('ssh', ['h', 'true'], { env: { PATH: `${standinPath()}:/usr/bin:/bin`, HOME: world.home }, encoding: 'utf8' });
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
+  });
+
+  // ssh and incus are POSIX sh with awk writing the JSON log line and the sh words: strings built to break
+  // that escaping (quotes, backslashes, control characters, multibyte text), through argv as a program
+  // gets it.
+  describe('the sh stand-ins (ssh, incus) on hostile strings', () => {
+    const hostile = [...HOSTILE_PIECES, '', '\u0001\u001f\u007f', 'a"b\\c', "it's", '\\u0041', '\b\f', 'line1\nline2\n'];
+    const direct = (tool: string, args: string[], env: Record<string, string> = {}) => {
+      rmSync(world.log, { force: true });
+      const r = spawnSync(tool, args, { cwd: world.home, env: world.env(env), encoding: 'utf8', input: '' });
+      return { ...r, log: readStandinLog(world.log) };
+    };
+
+    it('incus exec: the program gets every argument and --env value as given, and the log says the same', () => {
+      const env = Object.fromEntries(hostile.map((v, i) => [`V${i}`, v]));
+      const r = direct('incus', ['exec', 'i', ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]), '--', 'node', '-e', 'process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), env: Object.fromEntries(Object.entries(process.env).filter(([k]) => /^V[0-9]+$/.test(k))) }))', ...hostile]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ argv: hostile, env });
+      expect(r.log).toHaveLength(1);
+      expect(r.log[0]).toMatchObject({ tool: 'incus', instance: 'i', user: null, argv: ['node', '-e', expect.any(String), ...hostile], cwd: world.home, env });
+    });
+
+    it('ssh: the joined command, the host and the options are logged as given', () => {
+      const r = direct('ssh', ['-o', hostile.join(''), '-l', 'a"b', 'k\\h', '--', 'printf', '%s', ...hostile.map((h) => `'${h.replaceAll("'", "'\\''")}'`)]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toBe(hostile.join(''));
+      expect(r.log[0]).toMatchObject({ tool: 'ssh', host: 'k\\h', instance: 'k\\h', user: 'a"b', options: ['-o', hostile.join(''), '-l', 'a"b'] });
+      expect(r.log[0]!.argv.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+    });
+
+    it('give the command only the VM-side environment, and the probe marker when it carries one', () => {
+      const r = direct('incus', ['exec', 'i', '--', 'env'], { LEAK: 'laptop', OFFHOST_STANDIN_X: 'kept' });
+      expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual([`HOME=${world.home}`, 'LANG=C.UTF-8', `OFFHOST_STANDIN_HOME=${world.home}`, `OFFHOST_STANDIN_LOG=${world.log}`, 'OFFHOST_STANDIN_X=kept', `PATH=${world.env().PATH}`].sort());
+      const probe = direct('ssh', ['h', ': offhost-probe; echo "$OFFHOST_STANDIN_PROBE"'], { OFFHOST_STANDIN_PROBE_LOG: `${world.log}.probe` });
+      expect(probe.stdout).toBe('1\n');
+      expect(probe.log).toEqual([]);
+      expect(readStandinLog(`${world.log}.probe`)).toHaveLength(1);
+    });
+
+    it('pass a signal death on as 128+N with only the command\'s own stderr, and run a program whose name has a =', () => {
+      for (const tool of ['ssh', 'incus']) {
+        const args = tool === 'ssh' ? ['h', 'echo mine >&2; kill -TERM $$'] : ['exec', 'i', '--', 'sh', '-c', 'echo mine >&2; kill -TERM $$'];
+        const r = direct(tool, args);
+        expect([tool, r.status, r.signal, r.stderr]).toEqual([tool, 143, null, 'mine\n']);
+      }
+      const bin = join(world.home, 'eq-bin');
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(join(bin, 'A=1'), '#!/bin/sh\necho "ran $*"\n', { mode: 0o755 });
+      const r = direct('incus', ['exec', 'i', '--', 'A=1', 'x'], { PATH: `${standinPath()}:${bin}:/usr/bin:/bin` });
+      expect([r.status, r.stdout]).toEqual([0, 'ran x\n']);
+    });
   });
 });

@@ -3,6 +3,9 @@
 // the shims first on PATH and a recorder behind every shimmed name; the shims were made with a stand-in
 // judge that records what it was asked and allows it. Every recorded start that the rules judge heavy
 // must have gone to the judge; light starts may take the fast path (and some do: it is measured).
+// The stand-in judge is POSIX sh (with the stand-ins' JSON writer, test/helpers/standins/_lib.awk): the
+// installed shims' interpreter line for their judge is pointed at /bin/sh, so a judged start costs no
+// node start, and the shims are otherwise as `offhost shim install` wrote them.
 import { chmodSync, mkdtempSync, realpathSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -16,6 +19,9 @@ import type { CompiledMatch } from '../../src/policy/rule.js';
 import { loadGuard } from '../../src/config/load-guard.js';
 import { isHeavy, MODELS, records, STANDINS } from '../corpus/redteam-tree.js';
 import { BIN } from './tree.js';
+import { standinPath } from '../helpers/standins.js';
+
+const STANDIN_DIR = standinPath();
 
 let base: string;
 let home: string;
@@ -36,8 +42,12 @@ beforeAll(() => {
   shims = join(base, 'shims');
   judged = join(base, 'judged.log');
   mkdirSync(bin);
-  const judge = join(base, 'judge.cjs');
-  writeFileSync(judge, "require('fs').appendFileSync(process.env.FAKE_JUDGE_LOG, JSON.stringify(process.argv.slice(4)) + '\\n');\n");
+  // Called as `judge shim judge PROG -- ARGS…`: appends [PROG, "--", ARGS…] as JSON (as JSON.stringify
+  // writes it), and allows.
+  const judge = join(base, 'judge.sh');
+  const judgeAwk = join(base, 'judge.awk');
+  writeFileSync(judgeAwk, 'BEGIN { libInit(); printf "%s\\n", jsArr(ARGV, 3, ARGC - 1) >> ENVIRON["FAKE_JUDGE_LOG"]; exit 0 }\n');
+  writeFileSync(judge, `#!/bin/sh\nLC_ALL=C exec awk -f ${quote(join(STANDIN_DIR, '_lib.awk'))} -f ${quote(judgeAwk)} -- "$@"\n`);
   chmodSync(judge, 0o755);
   // The plan: which names are shimmed (with qemu-system-* names on PATH).
   const env = { HOME: home, PATH: '/usr/bin:/bin', OFFHOST_ROLE: 'laptop', OFFHOST_SHIM_BIN: judge };
@@ -48,6 +58,15 @@ beforeAll(() => {
   for (const m of MODELS) if (!existsSync(join(bin, m))) symlinkSync(join(STANDINS, '_models'), join(bin, m));
   const inst = spawnSync(process.execPath, [BIN, 'shim', 'install', '--dir', shims], { env: { ...env, PATH: `${bin}:/usr/bin:/bin` }, encoding: 'utf8' });
   expect(inst.status, inst.stderr).toBe(0);
+  let pointed = 0;
+  for (const p of programs) {
+    const file = join(shims, p);
+    const text = readFileSync(file, 'utf8');
+    const next = text.replace(/^__oh_node=.*$/m, "__oh_node='/bin/sh'");
+    if (next !== text) pointed++;
+    writeFileSync(file, next);
+  }
+  expect(pointed).toBe(programs.length);
 });
 
 afterAll(() => {
