@@ -29,12 +29,8 @@ export function hostScriptArgv(vm: VmSpec, script: string): string[] {
   return vm.host ? ['ssh', ...SSH_PROBE_OPTIONS, ...(vm.sshOptions ?? []), vm.host, '--', script] : ['sh', '-c', script];
 }
 
-export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000): HostResult {
-  const command = quoteArgv(argv);
-  // Output goes to files, not pipes: spawnSync then returns when the child ends. Through a shared ssh
-  // master (src/routes/multiplex.ts) the master holds copies of the client's stdout and stderr until the
-  // remote side ends, so with pipes a Ctrl-C that killed the client would still wait for a stalled probe.
-  // Pipes only when no temporary file can be made.
+/** Two files for a child's stdout and stderr in a private temporary folder; no fds when none can be made (pipes then). */
+function outputFiles(): { dir: string | null; fds: number[] } {
   let dir: string | null = null;
   const fds: number[] = [];
   try {
@@ -43,6 +39,16 @@ export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv, timeo
   } catch {
     for (const fd of fds.splice(0)) closeSync(fd);
   }
+  return { dir, fds };
+}
+
+export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000): HostResult {
+  const command = quoteArgv(argv);
+  // Output goes to files, not pipes: spawnSync then returns when the child ends. Through a shared ssh
+  // master (src/routes/multiplex.ts) the master holds copies of the client's stdout and stderr until the
+  // remote side ends, so with pipes a Ctrl-C that killed the client would still wait for a stalled probe.
+  // Pipes only when no temporary file can be made.
+  const { dir, fds } = outputFiles();
   try {
     const r = spawnSync(argv[0]!, argv.slice(1), { env, encoding: 'utf8', stdio: ['ignore', fds[0] ?? 'pipe', fds[1] ?? 'pipe'], timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
     const stdout = fds.length ? readFileSync(join(dir!, 'out'), 'utf8') : (r.stdout ?? '');
@@ -79,14 +85,7 @@ export function firstLine(text: string): string {
  */
 export function runOnHostAsync(argv: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30 * 60_000, abort?: AbortSignal): Promise<HostResult> {
   const command = quoteArgv(argv);
-  let dir: string | null = null;
-  const fds: number[] = [];
-  try {
-    dir = mkdtempSync(join(tmpdir(), 'offhost-probe-'));
-    fds.push(openSync(join(dir, 'out'), 'w'), openSync(join(dir, 'err'), 'w'));
-  } catch {
-    for (const fd of fds.splice(0)) closeSync(fd);
-  }
+  const { dir, fds } = outputFiles();
   return new Promise<HostResult>((resolve) => {
     let out = '';
     let err = '';
