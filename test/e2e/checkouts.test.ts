@@ -19,9 +19,9 @@ import { loadGuard } from '../../src/config/load-guard.js';
 import { sampling } from '../helpers/sample.js';
 
 const sample = sampling('full');
-const CHECK_STRIDE = 3;
+const CHECK_STRIDE = 6;
 /** The per-layout doors take every LAYOUT_STRIDE-th layout, from their own offsets. */
-const LAYOUT_STRIDE = 2;
+const LAYOUT_STRIDE = 3;
 
 interface Layout {
   name: string;

@@ -24,7 +24,7 @@ interface Entry {
 const GROUPS = ['true-positives', 'false-positives', 'bypasses', 'edge-cases'] as const;
 const corpus = Object.fromEntries(GROUPS.map((g) => [g, parse(readFileSync(join(ROOT, 'fixtures', 'exec-corpus', `${g}.yaml`), 'utf8')) as Entry[]]));
 const sample = sampling('full');
-const STRIDE = 4;
+const STRIDE = 8;
 const LAYOUTS: Layout[] = ['symlinked', 'plain'];
 let linesRun = 0;
 afterAll(() => {

@@ -8,6 +8,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readStandinLog } from '../helpers/standins.js';
 import { BIN, SHELL, type Layout, type Tree, clearHeavy, heavyRuns, laptopEnv, makeTree } from '../shims/tree.js';
+import { sampling } from '../helpers/sample.js';
+
+const sample = sampling('full');
 
 const layouts: Layout[] = ['plain', 'symlinked'];
 
@@ -39,6 +42,9 @@ describe.each(layouts)('a %s checkout', (layout) => {
     ];
   });
   afterAll(() => t.cleanup());
+  // The doors that start shells and runs cost most: the symlinked layout (the harder case) runs them in the
+  // default run, the plain one in `npm run test:full` (test/helpers/sample.ts); the rest runs in both.
+  const itCostly = layout === 'symlinked' ? it : sample.fullOnly;
 
   it('check and explain give the same reroute from every spelling, with the VM cwd as configured', () => {
     const verdicts = new Set<string>();
@@ -85,7 +91,7 @@ describe.each(layouts)('a %s checkout', (layout) => {
     }
   });
 
-  it('offhost shell, offhost run and the bash snippet run the build on the VM, in the configured directory', () => {
+  itCostly('offhost shell, offhost run and the bash snippet run the build on the VM, in the configured directory', () => {
     for (const [what, d] of dirs) {
       for (const line of ['make build-safe', 'echo $(make build-safe)']) {
         clearHeavy(t);
@@ -116,7 +122,7 @@ describe.each(layouts)('a %s checkout', (layout) => {
     expect(heavyRuns(t).map((h) => [h.prog, h.laptop])).toEqual([['make', true]]);
   });
 
-  it('the bash snippet at a real interactive bash', () => {
+  itCostly('the bash snippet at a real interactive bash', () => {
     const snippet = offhost(t, ['init', '--shell', 'bash'], t.home);
     expect(snippet.status, snippet.stderr).toBe(0);
     const rc = join(t.base, 'bashrc');

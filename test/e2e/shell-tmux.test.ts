@@ -13,6 +13,10 @@ import { WAIT_MS } from '../helpers/hang-guard.js';
 import { standinEnv } from '../helpers/standins.js';
 import { bashSnippet, fishSnippet } from '../../src/adapters/shell-snippet.js';
 import { type FakeHome, BIN, ROOT, fakeHome, initMonorepo, offhostOnPath, requireBuild } from './hooks-helpers.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 const noTmux = missing('tmux');
 let h: FakeHome;
@@ -126,7 +130,7 @@ describe.skipIf(noTmux)(titled('the bash snippet at a real terminal (tmux)', noT
     }
   });
 
-  it('$? is right after continuation lines, pipes and compound lines too: the whole is judged and replaced at the Enter that completes it', async () => {
+  sample.fullOnly('$? is right after continuation lines, pipes and compound lines too: the whole is judged and replaced at the Enter that completes it', async () => {
     const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
     const t = await terminal(snippet);
     try {
@@ -169,7 +173,7 @@ describe.skipIf(noTmux)(titled('the bash snippet at a real terminal (tmux)', noT
     }
   });
 
-  it('without readline (bash --noediting, as editors run it): the DEBUG trap alone; $? is 126 / the remote status where the text of the last command is plain, 0 where bash allows nothing else', async () => {
+  sample.fullOnly('without readline (bash --noediting, as editors run it): the DEBUG trap alone; $? is 126 / the remote status where the text of the last command is plain, 0 where bash allows nothing else', async () => {
     const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'bash'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
     const t = await terminal(snippet, { bashArgs: ['--noediting'] });
     try {
@@ -351,7 +355,7 @@ describe.skipIf(noFish)(titled('the fish snippet at a real terminal (tmux)', noF
     }
   });
 
-  it('multi-line commands and fish syntax (and/or/not, blocks, (…)) are judged whole, as fish runs them', async () => {
+  sample.fullOnly('multi-line commands and fish syntax (and/or/not, blocks, (…)) are judged whole, as fish runs them', async () => {
     const snippet = spawnSync(process.execPath, [BIN, 'init', '--shell', 'fish'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.home } }).stdout;
     const t = await terminal(snippet, { fish: true });
     try {

@@ -14,6 +14,24 @@ export function switchesIn(source: string): SwitchName[] {
   return [...new Set(names)].sort() as SwitchName[];
 }
 
+/**
+ * The test files a package.json script runs with `setting` in its environment: 'all' for the whole suite
+ * (`setting npm test`, `setting vitest run` with no file), the files named after `setting vitest run`, or null
+ * when the script runs no vitest with that setting.
+ */
+export function scriptFiles(line: string, setting: string): 'all' | string[] | null {
+  const m = new RegExp(`(?:^|&&\\s*)${setting.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+(npm test|vitest run)((?:\\s+[^\\s&|;]+)*)\\s*$`).exec(line.trim());
+  if (!m) return null;
+  const files = m[2]!.split(/\s+/).filter(Boolean);
+  if (m[1] === 'npm test') return files.length ? null : 'all';
+  return files.length ? files : 'all';
+}
+
+/** A shell script runs `npm run NAME` as a command of its own on some line (alone, or after `&&`). */
+export function runsScript(script: string, name: string): boolean {
+  return script.split('\n').some((l) => l.split(/\s*&&\s*/).some((cmd) => cmd.trim() === `npm run ${name}`));
+}
+
 describe('pick', () => {
   const items = Array.from({ length: 10 }, (_, i) => i);
 
@@ -44,7 +62,43 @@ describe('pick', () => {
   });
 });
 
+describe('fullOnly', () => {
+  const ran: string[] = [];
+  sampling('full', {}).fullOnly('without its switch: reported skipped, never run', () => {
+    throw new Error('a fullOnly test ran without its switch');
+  });
+  sampling('full', { OFFHOST_TEST_FULL: '1' }).fullOnly('under its switch: runs', () => {
+    ran.push('under the switch');
+  });
+  sampling('full', { OFFHOST_TEST_FULL: '1' }).fullOnly('under its switch: through the base the file gives', () => ran.push('not this one'), undefined, (title, fn, timeout) => it.skip(title, fn, timeout));
+  it('ran exactly the one under its switch with plain it', () => {
+    expect(ran).toEqual(['under the switch']);
+  });
+});
+
 describe('every sampled file runs in full in CI', () => {
+  it('the script readers take what runs, not a name like it', () => {
+    const S = 'OFFHOST_TEST_FULL=1';
+    expect(scriptFiles('OFFHOST_TEST_FULL=1 npm test', S)).toBe('all');
+    expect(scriptFiles('OFFHOST_TEST_FULL=1 vitest run', S)).toBe('all');
+    expect(scriptFiles('npm run build && OFFHOST_TEST_FULL=1 vitest run a.test.ts b.test.ts', S)).toEqual(['a.test.ts', 'b.test.ts']);
+    for (const fooling of [
+      'OFFHOST_TEST_FULL=10 npm test', // another value
+      'XOFFHOST_TEST_FULL=1 npm test', // another variable
+      'OFFHOST_TEST_FULL=1 echo; npm test', // the setting is for echo
+      'npm test OFFHOST_TEST_FULL=1', // an argument, not the environment
+      'OFFHOST_TEST_FULL=1 npm test -- a.test.ts', // a filter: not every file
+      'OFFHOST_TEST_FULL=1 npm test && exit 0', // something after it
+      'OFFHOST_TEST_FULL=1 npm testing',
+    ])
+      expect(scriptFiles(fooling, S), fooling).toBeNull();
+    expect(runsScript('set -e\nnpm ci\nnpm run typecheck && npm run test:full\n', 'test:full')).toBe(true);
+    expect(runsScript('npm run test:redteam\n', 'test:red')).toBe(false);
+    expect(runsScript('# npm run test:full\n', 'test:full')).toBe(false);
+    expect(runsScript('echo npm run test:full\n', 'test:full')).toBe(false);
+    expect(runsScript('npm run test:full-ish\n', 'test:full')).toBe(false);
+  });
+
   it('the scanner finds the calls, not the import or a name like it', () => {
     const fooling = [
       "import { sampling } from '../helpers/sample.js';",
@@ -71,11 +125,15 @@ describe('every sampled file runs in full in CI', () => {
       const { env, value, script } = SWITCHES[name as SwitchName];
       const line = scripts[script];
       expect(line, `package.json has no ${script} script`).toBeDefined();
-      expect(line).toContain(`${env}=${value} vitest run `);
-      const listed = line!.slice(line!.indexOf('vitest run ') + 'vitest run '.length).split(/\s+/).filter(Boolean);
-      for (const f of listed) expect(existsSync(join(ROOT, f)), `${script} lists ${f}, which does not exist`).toBe(true);
-      expect(using.map((f) => relative('.', f)).filter((f) => !listed.includes(f)), `files sampling with '${name}' that ${script} does not run`).toEqual([]);
-      expect(ci.split('\n'), `.ci/run does not run ${script}`).toContain(`npm run ${script}`);
+      const files = scriptFiles(line!, `${env}=${value}`);
+      expect(files, `${script} does not set ${env}=${value} for a vitest run`).not.toBeNull();
+      // `npm test` is every file only while its script is a plain `vitest run`.
+      if (files === 'all' && /\bnpm test\b/.test(line!)) expect(scripts.test, 'npm test filters files').toBe('vitest run');
+      if (files !== 'all') {
+        for (const f of files!) expect(existsSync(join(ROOT, f)), `${script} lists ${f}, which does not exist`).toBe(true);
+        expect(using.map((f) => relative('.', f)).filter((f) => !files!.includes(f)), `files sampling with '${name}' that ${script} does not run`).toEqual([]);
+      }
+      expect(runsScript(ci, script), `.ci/run does not run ${script}`).toBe(true);
     }
   });
 });

@@ -10,11 +10,16 @@
 // What is cheap stays whole in the default run: the static verdict of every corpus line is checked in
 // process (test/corpus.test.ts).
 
+import { it } from 'vitest';
+
 export const SWITCHES = {
   redteam: { env: 'OFFHOST_REDTEAM', value: 'full', script: 'test:redteam' },
   full: { env: 'OFFHOST_TEST_FULL', value: '1', script: 'test:full' },
 } as const;
 export type SwitchName = keyof typeof SWITCHES;
+
+/** A test function: vitest's `it`, or one derived from it (`it.skipIf(...)`). */
+export type TestFn = (title: string, fn: () => unknown, timeout?: number) => void;
 
 export interface Sampling {
   /** The switch is on: every case runs. */
@@ -26,6 +31,12 @@ export interface Sampling {
   pick<T>(items: readonly T[], stride: number, opts?: { offset?: number; always?: (item: T, i: number) => boolean }): T[];
   /** Says how many of a group's cases run, for a describe title or a summary. */
   scope(chosen: number, total: number): string;
+  /**
+   * A test the default run leaves to the switch's script: one that repeats, for another case, what a test the
+   * default run keeps already does end to end (each file keeps at least one). Under the switch it runs;
+   * otherwise it is reported as skipped, its title naming the script that runs it.
+   */
+  fullOnly(title: string, fn: () => unknown, timeout?: number, base?: TestFn): void;
 }
 
 export function sampling(name: SwitchName, env: NodeJS.ProcessEnv = process.env): Sampling {
@@ -38,5 +49,7 @@ export function sampling(name: SwitchName, env: NodeJS.ProcessEnv = process.env)
       return full ? [...items] : items.filter((item, i) => i % stride === offset % stride || (always?.(item, i) ?? false));
     },
     scope: (chosen, total) => (full || chosen === total ? `all ${total}` : `a sample: ${chosen} of ${total} (npm run ${s.script} runs them all)`),
+    // `base`: a file's own `it` (one that skips where a tool is missing), used under the switch.
+    fullOnly: (title, fn, timeout, base = it) => (full ? base(title, fn, timeout) : it.skip(`${title} (npm run ${s.script} runs it)`, fn)),
   };
 }

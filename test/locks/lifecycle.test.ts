@@ -22,6 +22,10 @@ import {
   tempRepo,
   userStoreOf,
 } from './lifecycle-helpers.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 beforeAll(() => ensureBuilt());
 
@@ -73,7 +77,7 @@ describe('offhost lock acquire / release', () => {
     expect(g(dir, 'rev-parse', 'HEAD')).toBe(head);
   });
 
-  it('two archives of one VM on one day do not collide, and their names sort in order', async () => {
+  sample.fullOnly('two archives of one VM on one day do not collide, and their names sort in order', async () => {
     const dir = tempRepo();
     for (let i = 0; i < 3; i++) {
       expect((await offhost(['lock', 'acquire', VM, '--reason', `round ${i}`, '--now', `2026-05-19T1${i}:00:00Z`], { cwd: dir, env: sessionEnv('s') })).code).toBe(0);
@@ -110,7 +114,7 @@ describe('offhost lock acquire / release', () => {
     expect(changed).toEqual([`A\t${arch}`, `M\t${ACTIVE}`].sort());
   });
 
-  it('refuses to release another session\'s live lock, and archives an expired one as -expired-', async () => {
+  sample.fullOnly('refuses to release another session\'s live lock, and archives an expired one as -expired-', async () => {
     const dir = tempRepo();
     await offhost(['lock', 'acquire', VM, '--reason', 'x', '--ttl', '30', '--now', T0], { cwd: dir, env: sessionEnv('a') });
     const before = read(dir, ACTIVE);
@@ -188,7 +192,7 @@ describe('offhost lock acquire / release', () => {
     expect(parsed.locks[0]!.expires_in_seconds).toBe(1800);
   });
 
-  it('gc archives every expired active lock with a note, and leaves live ones', async () => {
+  sample.fullOnly('gc archives every expired active lock with a note, and leaves live ones', async () => {
     const dir = tempRepo();
     await offhost(['lock', 'acquire', VM, '--reason', 'x', '--ttl', '30', '--now', T0], { cwd: dir, env: sessionEnv('a') });
     await offhost(['lock', 'acquire', 's.khost1.dev-linux-gui', '--reason', 'y', '--ttl', '30', '--now', T0], { cwd: dir, env: sessionEnv('b') });
@@ -203,7 +207,7 @@ describe('offhost lock acquire / release', () => {
     expect(again.stdout).toContain('no expired locks');
   });
 
-  it('R7: a component lock is released only after the same session\'s VM lock', async () => {
+  sample.fullOnly('R7: a component lock is released only after the same session\'s VM lock', async () => {
     const dir = tempRepo();
     const env = sessionEnv('s7');
     expect((await offhost(['lock', 'acquire', '--component', 'koda-parser', '--reason', 'parser work'], { cwd: dir, env })).code).toBe(0);
@@ -220,7 +224,7 @@ describe('offhost lock acquire / release', () => {
     expect(archives(dir, 'meta/context/notices/archive')).toHaveLength(1);
   });
 
-  it('--wait polls until the holder releases', async () => {
+  sample.fullOnly('--wait polls until the holder releases', async () => {
     const dir = tempRepo();
     await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') });
     const seen = { stderr: '' };
@@ -259,7 +263,7 @@ describe("the user's work is never touched", () => {
     expect(g(dir, 'status', '--porcelain')).toBe('');
   });
 
-  it('with no git identity, GIT_AUTHOR_*/GIT_COMMITTER_* are honoured, else the session names the commit', async () => {
+  sample.fullOnly('with no git identity, GIT_AUTHOR_*/GIT_COMMITTER_* are honoured, else the session names the commit', async () => {
     const dir = tempRepo();
     g(dir, 'config', '--unset', 'user.email');
     g(dir, 'config', '--unset', 'user.name');
@@ -273,7 +277,7 @@ describe("the user's work is never touched", () => {
     expect(g(dir, 'log', '-1', '--format=%an', REF).trim()).toBe('offhost (a)');
   });
 
-  it("a change that cannot be written (git's way: its private index folder unusable) fails with exit 2 and changes nothing", async () => {
+  sample.fullOnly("a change that cannot be written (git's way: its private index folder unusable) fails with exit 2 and changes nothing", async () => {
     const dir = tempRepo();
     const env = { ...sessionEnv('a'), OFFHOST_GIT_OBJECTS: 'git' };
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env })).code).toBe(0);
@@ -335,7 +339,7 @@ describe('a busy git index', () => {
 });
 
 describe('lock commit messages', () => {
-  it('conventional when the repository uses commitlint; locks.commit_message sets the template', async () => {
+  sample.fullOnly('conventional when the repository uses commitlint; locks.commit_message sets the template', async () => {
     const dir = tempRepo();
     writeFileSync(join(dir, 'commitlint.config.js'), "export default { extends: ['@commitlint/config-conventional'] };\n");
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);

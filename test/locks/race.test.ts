@@ -4,10 +4,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIVE, REF, VM, archives, bareWithClones, ensureBuilt, g, makeUserWork, offhost, read, sessionEnv, snapshot, strayPrivateFiles, tempRepo, userStoreOf } from './lifecycle-helpers.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 beforeAll(() => ensureBuilt());
 
 const N = 8;
+/** Rounds of each race: the default run races once, the full run three times. */
+const ROUNDS = sample.full ? 3 : 1;
 
 function commitCount(dir: string, rev = REF): number {
   return Number(g(dir, 'rev-list', '--count', rev).trim());
@@ -17,7 +23,7 @@ describe("this clone's copy of the lock ref, with many processes writing through
   it('ends at the store\'s tip: a process that wrote earlier but follows later does not move it back', async () => {
     const dir = tempRepo();
     const vms = Array.from({ length: 4 }, (_, i) => `s.khost1.dev-linux-race${i}`);
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       // Acquires and releases of different VMs at once: each writes the store, then moves this clone's copy.
       await Promise.all(
         vms.map(async (vm, i) => {
@@ -38,7 +44,7 @@ describe('N parallel acquires in one checkout', () => {
     const files = makeUserWork(dir);
     const before = snapshot(dir, files);
     const head = g(dir, 'rev-parse', 'HEAD');
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       const commits = round === 0 ? 0 : commitCount(dir);
       const results = await Promise.all(
         Array.from({ length: N }, (_, i) =>
@@ -128,7 +134,7 @@ describe('across clones of one bare remote, with --push', () => {
     expect(g(bare, 'log', '--format=%s', 'main').trim()).toBe('init');
   }, 240_000);
 
-  it('a clone that sees the remote lock refuses without committing anything', async () => {
+  sample.fullOnly('a clone that sees the remote lock refuses without committing anything', async () => {
     const { bare, clones } = bareWithClones(2);
     const [a, b] = clones as [string, string];
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'a', '--push'], { cwd: a, env: sessionEnv('sa') })).code).toBe(0);
@@ -141,7 +147,7 @@ describe('across clones of one bare remote, with --push', () => {
     expect(g(b, 'rev-parse', REF)).toBe(g(bare, 'rev-parse', REF));
   });
 
-  it('locks.push in the configuration pushes without --push; --no-push is then refused (the locks are shared there)', async () => {
+  sample.fullOnly('locks.push in the configuration pushes without --push; --no-push is then refused (the locks are shared there)', async () => {
     const { bare, clones } = bareWithClones(1);
     const c = clones[0]!;
     writeFileSync(join(c, 'offhost.config.yaml'), 'locks:\n  push: true\n');
@@ -176,7 +182,7 @@ describe('across clones of one bare remote, with --push', () => {
     expect(arch).toContain('heartbeat: 2026-05-19T10:30:00Z');
   });
 
-  it('an expired lock on the remote is archived there and taken over', async () => {
+  sample.fullOnly('an expired lock on the remote is archived there and taken over', async () => {
     const { bare, clones } = bareWithClones(2);
     const [a, b] = clones as [string, string];
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'a', '--ttl', '30', '--push', '--now', '2026-05-19T10:00:00Z'], { cwd: a, env: sessionEnv('sa') })).code).toBe(0);
@@ -235,7 +241,7 @@ describe('a lost lease', () => {
     expect(snapshot(c, files)).toBe(before);
   });
 
-  it('for a lock by another session: exit 1 naming the holder, nothing changed here or there', async () => {
+  sample.fullOnly('for a lock by another session: exit 1 naming the holder, nothing changed here or there', async () => {
     const { bare, clones } = bareWithClones(1);
     const c = clones[0]!;
     const other = `---\nvm: ${VM}\nsession: elsewhere-session\nai: codex\nstarted: ${new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z')}\nreason: android emulator run, AND-7\nttl_minutes: 120\n---\n`;

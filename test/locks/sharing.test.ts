@@ -6,6 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ACTIVE, REF, VM, bareWithClones, cleanEnv, configure, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 beforeAll(() => ensureBuilt());
 
@@ -88,7 +92,7 @@ describe('clones of one repository on one machine, no --push', () => {
     expect(holders([bare, ...clones]).size).toBe(1);
   }, 300_000);
 
-  it('a clone without a commit keeps its own locks and says so', async () => {
+  sample.fullOnly('a clone without a commit keeps its own locks and says so', async () => {
     const dir = join(dirname(tempRepo('x')), 'empty');
     mkdirSync(dir);
     g(dir, 'init', '-q', '-b', 'main');
@@ -99,7 +103,7 @@ describe('clones of one repository on one machine, no --push', () => {
 });
 
 describe('the mode belongs to the repository: mixed --push and plain calls', () => {
-  it('plain then --push, and --push then plain, in one clone: the second is refused (held)', async () => {
+  sample.fullOnly('plain then --push, and --push then plain, in one clone: the second is refused (held)', async () => {
     for (const order of [['plain', 'push'], ['push', 'plain']] as const) {
       const { bare, clones } = bareWithClones(1);
       const c = clones[0]!;
@@ -122,7 +126,7 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
     }
   }, 300_000);
 
-  it('a second clone on another "machine" (its own HOME) goes through the remote once the remote holds the ref', async () => {
+  sample.fullOnly('a second clone on another "machine" (its own HOME) goes through the remote once the remote holds the ref', async () => {
     const { bare, clones } = bareWithClones(2);
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'a', '--push'], { cwd: clones[0]!, env: sessionEnv('machine-a') })).code).toBe(0);
     const otherHome = join(dirname(bare), 'other-home');
@@ -134,7 +138,7 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
     expect(noPush.code).toBe(2);
   }, 300_000);
 
-  it('races of every mix (plain, --push, --no-push) across two clones: never two holders', async () => {
+  sample.fullOnly('races of every mix (plain, --push, --no-push) across two clones: never two holders', async () => {
     const mixes: string[][] = [
       ['plain', 'push'],
       ['push', 'plain'],

@@ -10,6 +10,10 @@ import { sshdAvailable } from '../helpers/sshd.js';
 import { BIN, g } from '../locks/lifecycle-helpers.js';
 import { LOOP_ACTIVE, kodaDir, onVm, runOn, until, verdict, type Laptop, loopbackSshd } from './loopback.js';
 import { FAULT_STEPS } from '../../src/run/pipeline.js';
+import { sampling } from '../helpers/sample.js';
+
+/** The default run injects a fault at every third step and at the release; `npm run test:full` at every step (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 const loop = loopbackSshd();
 
@@ -37,7 +41,7 @@ describe.skipIf(!sshdAvailable())('a failure at each step', () => {
     for (const step of FAULT_STEPS) expect(src, step).toContain(`fault(io, '${step}')`);
   });
 
-  it.each(FAULT_STEPS.filter((x) => x !== 'async'))('%s: internal-error (252) with the reason; the VM is free afterwards', async (step) => {
+  it.each(sample.pick(FAULT_STEPS.filter((x) => x !== 'async'), 3, { always: (x) => x === 'release' }))('%s: internal-error (252) with the reason; the VM is free afterwards', async (step) => {
     const l = loop.laptop({}, { session: `fault-${step}` });
     const marker = join(l.out, 'ran');
     const r = await runOn(l, ['--json', '--', onVm(`touch ${marker}`)], { env: { OFFHOST_TEST_FAULT: step } });

@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import { missing, titled } from '../helpers/tools.js';
 import { RUN_EXIT } from '../../src/errors.js';
 import { alive, ancestors, LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop, loopbackSshd } from './loopback.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 const noSshd = missing('sshd');
 const loop = loopbackSshd();
@@ -46,7 +50,7 @@ describe.skipIf(noSshd)(titled('offhost run: signals, lost connections, timeouts
     });
   }
 
-  it('the lock is archived only after the remote command has finished its own clean-up', async () => {
+  sample.fullOnly('the lock is archived only after the remote command has finished its own clean-up', async () => {
     const l = mk();
     // On TERM the command takes a second to clean up, then writes a file: it must exist when offhost exits.
     const cmd = `trap 'sleep 1; echo cleaned > ${l.out}/cleaned; exit 7' TERM; touch ${l.out}/started; sleep 300 & wait`;
@@ -59,7 +63,7 @@ describe.skipIf(noSshd)(titled('offhost run: signals, lost connections, timeouts
     expect(existsSync(join(l.repo, LOOP_ACTIVE))).toBe(false);
   });
 
-  it('a command that ignores TERM is killed after the grace period', async () => {
+  sample.fullOnly('a command that ignores TERM is killed after the grace period', async () => {
     const l = mk();
     const run = start(l, ['--grace', '1', '--json', '--', spawner(l.out, "trap '' TERM INT HUP; ")]);
     await until(() => existsSync(join(l.out, 'started')));
@@ -133,7 +137,7 @@ describe.skipIf(noSshd)(titled('offhost run: signals, lost connections, timeouts
     expect(open.stdout).toBe('typed on the laptop\n[end]\n');
   });
 
-  it('--stdin: a signal still reaches the group (from a new session)', async () => {
+  sample.fullOnly('--stdin: a signal still reaches the group (from a new session)', async () => {
     const l = mk();
     const run = start(l, ['--stdin', '--', spawner(l.out)]);
     await until(() => existsSync(join(l.out, 'started')));

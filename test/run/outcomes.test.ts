@@ -13,6 +13,10 @@ import { ARCHIVE_DIR, BIN, archives, cleanEnv, ensureBuilt, g, offhost, read } f
 import { EXIT, RUN_EXIT } from '../../src/errors.js';
 import { stateDir } from '../../src/run/record.js';
 import { kodaDir, laptop, LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop } from './loopback.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 let s: Sshd;
 let other: Sshd;
@@ -62,7 +66,7 @@ describe.skipIf(noSshd)(titled('host keys (pinned)', noSshd), () => {
     expect(existsSync(join(bad.out, 'ran'))).toBe(false);
   });
 
-  it('a pinned key line, and a server that changes its key after the pin was cached: refused by ssh itself', async () => {
+  sample.fullOnly('a pinned key line, and a server that changes its key after the pin was cached: refused by ssh itself', async () => {
     const keyLine = s.hostKey.split(' ').slice(0, 2).join(' ');
     const l = mk({ host_key: keyLine });
     expect((await runOn(l, ['--', onVm('true')])).code).toBe(0);
@@ -95,7 +99,7 @@ describe.skipIf(noSshd)(titled('host keys (pinned)', noSshd), () => {
     }
   });
 
-  it('an ssh host that does not answer: the VM preflight stops the run (preflight-failed, 232)', async () => {
+  sample.fullOnly('an ssh host that does not answer: the VM preflight stops the run (preflight-failed, 232)', async () => {
     const l = mk({ host: 'offhost-nowhere.invalid' });
     const r = await runOn(l, ['--json', '--', onVm('true')]);
     expect(r.code, r.stderr).toBe(EXIT.preflightFailed);
@@ -127,7 +131,7 @@ describe.skipIf(noSshd)(titled('the hold', noSshd), () => {
     expect(existsSync(join(l.out, 'second'))).toBe(true);
   });
 
-  it('two agents without a session variable are two sessions: the second is refused while the first runs', async () => {
+  sample.fullOnly('two agents without a session variable are two sessions: the second is refused while the first runs', async () => {
     const l = mk();
     const env = { ...l.env } as Record<string, string | undefined>;
     delete env.OFFHOST_SESSION;
@@ -234,7 +238,7 @@ describe.skipIf(noRsync)(titled('evidence', noRsync), () => {
     expect(missing.code).toBe(2);
   });
 
-  it('a bad configuration is config-error (247); offhost failing itself is internal-error (252)', async () => {
+  sample.fullOnly('a bad configuration is config-error (247); offhost failing itself is internal-error (252)', async () => {
     const l = mk({ sync: 'bogus' });
     const r = await runOn(l, ['--json', '--', onVm('true')]);
     expect(r.code, r.stderr).toBe(RUN_EXIT.configError);

@@ -9,6 +9,10 @@ import { standinPath, readStandinLog } from '../helpers/standins.js';
 import { RUN_EXIT } from '../../src/errors.js';
 import { BIN, ACTIVE, ARCHIVE_DIR, VM, archives, cleanEnv, configure, ensureBuilt, g, offhost, read, refLog, type Result } from '../locks/lifecycle-helpers.js';
 import { WAIT_MS } from '../helpers/hang-guard.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 beforeAll(() => ensureBuilt());
 
@@ -145,7 +149,7 @@ describe('offhost run, reroute', () => {
     expect(subjects(m.repo)[0]).toBe(`offhost: release ${VM} (run-session)`);
   });
 
-  it('SIGINT mid-run: passed to the command on the VM, its status back, lock archived', async () => {
+  sample.fullOnly('SIGINT mid-run: passed to the command on the VM, its status back, lock archived', async () => {
     const m = monorepo();
     writeFileSync(join(m.out, 'sleep'), '8');
     const { child, done } = spawnRun(m, ['--', 'make build-safe']);
@@ -213,7 +217,7 @@ describe('offhost run, reroute', () => {
     expect(readFileSync(join(m.repo, ACTIVE), 'utf8')).toContain('session: other');
   });
 
-  it('from a directory in no repository: the lock goes to the configured monorepo root', async () => {
+  sample.fullOnly('from a directory in no repository: the lock goes to the configured monorepo root', async () => {
     const m = monorepo();
     const r = await offhost(['run', '--', `make -C ${m.koda} build-safe`], { cwd: m.out, baseEnv: m.env });
     expect(r.code, r.stderr).toBe(0);
@@ -221,7 +225,7 @@ describe('offhost run, reroute', () => {
     expect(archives(m.repo)).toHaveLength(1);
   });
 
-  it('this session already holds the VM: runs, and leaves the lock in place', async () => {
+  sample.fullOnly('this session already holds the VM: runs, and leaves the lock in place', async () => {
     const m = monorepo();
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'a long session'], { cwd: m.repo, baseEnv: m.env })).code).toBe(0);
     const r = await runIn(m, ['--', 'make build-safe']);
@@ -242,7 +246,7 @@ describe('offhost run, reroute', () => {
     expect(subjects(m.repo)).toEqual([]); // no lock change at all
   });
 
-  it('no session: a session of its own (one per process tree), never a shared name', async () => {
+  sample.fullOnly('no session: a session of its own (one per process tree), never a shared name', async () => {
     const m = monorepo();
     const env = { ...m.env };
     delete (env as Record<string, string | undefined>).OFFHOST_SESSION;

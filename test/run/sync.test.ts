@@ -6,6 +6,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeF
 import { join } from 'node:path';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
 import { missing, titled } from '../helpers/tools.js';
+import { sampling, type TestFn } from '../helpers/sample.js';
 import { ensureBuilt, g } from '../locks/lifecycle-helpers.js';
 import { RUN_EXIT } from '../../src/errors.js';
 import { kodaDir, laptop, records, runOn, verdict, type Laptop } from './loopback.js';
@@ -16,6 +17,9 @@ const without = missing('sshd');
 // rsync is optional on a laptop: the rsync-mode tests skip, saying why, when it is missing (`.ci/run` installs it).
 const noRsync = missing('rsync');
 const itRsync = it.skipIf(noRsync !== null);
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
+const fullRsync: TestFn = (title, fn, timeout) => sample.fullOnly(title, fn, timeout, itRsync);
 beforeAll(async () => {
   if (without) return;
   ensureBuilt();
@@ -77,7 +81,7 @@ describe.skipIf(without)(titled('sync over a real sshd', without), () => {
     expect(records(l).at(-1)!.source!.sent).toBe(0);
   });
 
-  itRsync('rsync: a VM copy changed behind offhost is put right before the command runs (same size, same second)', async () => {
+  fullRsync('rsync: a VM copy changed behind offhost is put right before the command runs (same size, same second)', async () => {
     const l = mk((v) => ({ sync: 'rsync', guest_dir: join(v.vm, 'src') }));
     expect((await runOn(l, ['--', 'make build-safe'])).code).toBe(0);
     const guestFile = join(l.vm, 'src', 'koder', 'main', 'engines/lang/koda/version.txt');
@@ -118,7 +122,7 @@ describe.skipIf(without)(titled('sync over a real sshd', without), () => {
     expect(g(bare, 'rev-parse', 'refs/offhost/run/main').trim()).toBe(rec.source!.ranCommit);
   });
 
-  it('git: --commit REF runs that clean commit; a dirty tree is refused unless --allow-dirty', async () => {
+  sample.fullOnly('git: --commit REF runs that clean commit; a dirty tree is refused unless --allow-dirty', async () => {
     const l = mk((v) => ({ sync: 'git', guest_dir: join(v.vm, 'git') }));
     const v1 = g(l.repo, 'rev-parse', 'HEAD').trim();
     writeFileSync(join(kodaDir(l), 'version.txt'), 'v2\n');
@@ -135,7 +139,7 @@ describe.skipIf(without)(titled('sync over a real sshd', without), () => {
     expect(readFileSync(join(kodaDir(l), 'version.txt'), 'utf8')).toBe('v3-dirty\n');
   });
 
-  itRsync('an unchanged tree sends nothing; a VM copy that vanished since is sent again in full (rsync and git)', async () => {
+  fullRsync('an unchanged tree sends nothing; a VM copy that vanished since is sent again in full (rsync and git)', async () => {
     for (const mode of ['rsync', 'git'] as const) {
       const l = mk((v) => ({ sync: mode, guest_dir: join(v.vm, mode) }));
       writeFileSync(join(kodaDir(l), 'version.txt'), `v2-${mode}\n`);
@@ -149,7 +153,7 @@ describe.skipIf(without)(titled('sync over a real sshd', without), () => {
     }
   });
 
-  itRsync('rsync: --commit REF copies that commit, not the working tree', async () => {
+  fullRsync('rsync: --commit REF copies that commit, not the working tree', async () => {
     const l = mk((v) => ({ sync: 'rsync', guest_dir: join(v.vm, 'src') }));
     const v1 = g(l.repo, 'rev-parse', 'HEAD').trim();
     writeFileSync(join(kodaDir(l), 'version.txt'), 'v2\n');

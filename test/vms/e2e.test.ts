@@ -8,6 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { standinPath, readStandinLog } from '../helpers/standins.js';
 import { cleanEnv, configure, ensureBuilt, g, offhost } from '../locks/lifecycle-helpers.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 beforeAll(() => ensureBuilt());
 const made: string[] = [];
@@ -170,7 +174,7 @@ describe('every failure on the way stops with what to do', () => {
     expect((await run(w, 'make build-safe')).code).toBe(0);
   });
 
-  it('a writable mount where the catalogue says read-only: status refuses it, provision will not overwrite it', async () => {
+  sample.fullOnly('a writable mount where the catalogue says read-only: status refuses it, provision will not overwrite it', async () => {
     const s = incusState(w);
     s.instances['dev-linux-koda'].devices.koder.readonly = 'false';
     saveState(w, s);
@@ -202,7 +206,7 @@ describe('every failure on the way stops with what to do', () => {
     saveState(w, s);
   });
 
-  it('a package install on a full disk: provision exits 233 with apt\'s message', async () => {
+  sample.fullOnly('a package install on a full disk: provision exits 233 with apt\'s message', async () => {
     const s = incusState(w);
     const i = s.instances['dev-linux-koda'];
     i.packages = i.packages.filter((p: string) => p !== 'nasm');
@@ -217,7 +221,7 @@ describe('every failure on the way stops with what to do', () => {
     saveState(w, s);
   });
 
-  it('a declared tool missing: status exits 232 and points at provision', async () => {
+  sample.fullOnly('a declared tool missing: status exits 232 and points at provision', async () => {
     const s = incusState(w);
     const i = s.instances['dev-linux-koda'];
     i.packages = i.packages.filter((p: string) => p !== 'nasm');
@@ -236,7 +240,7 @@ describe('every failure on the way stops with what to do', () => {
     expect(names.at(-1)).toMatch(/^provisioned-\d{8}T\d{6}Z$/);
   });
 
-  it('a stopped instance: run exits 232 and says how to start it (offhost does not start it itself)', async () => {
+  sample.fullOnly('a stopped instance: run exits 232 and says how to start it (offhost does not start it itself)', async () => {
     const s = incusState(w);
     s.instances['dev-linux-koda'].status = 'Stopped';
     saveState(w, s);
@@ -249,7 +253,7 @@ describe('every failure on the way stops with what to do', () => {
     saveState(w, s);
   });
 
-  it('provision of a VM another session holds waits for it (exit 1), changing nothing; otherwise it holds the lock while it works', async () => {
+  sample.fullOnly('provision of a VM another session holds waits for it (exit 1), changing nothing; otherwise it holds the lock while it works', async () => {
     const other = { ...w.env, OFFHOST_SESSION: 'someone-else', OFFHOST_AI: 'codex' };
     const a = await offhost(['lock', 'acquire', VM, '--reason', 'soak test'], { cwd: w.repo, baseEnv: other });
     expect(a.code, a.stderr).toBe(0);
@@ -281,7 +285,7 @@ describe('every failure on the way stops with what to do', () => {
     expect(c.stderr).toContain('production container');
   });
 
-  it('a numbered VM of the pool is provisioned like its base (R4 option b)', async () => {
+  sample.fullOnly('a numbered VM of the pool is provisioned like its base (R4 option b)', async () => {
     const p = await vm(w, ['provision', `${VM}-2`]);
     expect(p.code, p.stderr).toBe(0);
     expect(p.stdout).toContain('incus launch images:debian/13 dev-linux-koda-2');
@@ -367,14 +371,14 @@ describe('provisioning refuses what it will not repair by itself', () => {
     expect(s.code).toBe(234);
     expect(s.stdout).toContain('dev-linux-koda is a container on x86_64; the catalogue says vm, x86_64, on khost1');
   });
-  it('an arm64 instance where the catalogue says x86_64: status exits 234', async () => {
+  sample.fullOnly('an arm64 instance where the catalogue says x86_64: status exits 234', async () => {
     const w = world();
     expect((await vm(w, ['provision', VM], { OFFHOST_STANDIN_ARCH: 'aarch64' })).code).toBe(0);
     const s = await vm(w, ['status', VM]);
     expect(s.code).toBe(234);
     expect(s.stdout).toContain('is a container on aarch64; the catalogue says container, x86_64');
   });
-  it('a mount source missing on the host: provision exits 232 and says where the monorepo must be', async () => {
+  sample.fullOnly('a mount source missing on the host: provision exits 232 and says where the monorepo must be', async () => {
     const w = world();
     writeFileSync(join(w.repo, 'offhost.config.yaml'), `vms:\n  - { id: ${VM}, backend: incus, host: khost1, instance: dev-linux-koda, kind: container, image: "images:debian/13", mount: { source: /nonexistent/koder, path: "{root}" } }\n`);
     const p = await vm(w, ['provision', VM]);
@@ -383,7 +387,7 @@ describe('provisioning refuses what it will not repair by itself', () => {
     expect(p.stderr).toContain('Put the monorepo there');
     expect(incusState(w).instances['dev-linux-koda'].devices).toEqual({});
   });
-  it('a smoke command that fails: provision exits 232 with its output, and takes no snapshot', async () => {
+  sample.fullOnly('a smoke command that fails: provision exits 232 with its output, and takes no snapshot', async () => {
     const w = world();
     writeFileSync(join(w.repo, 'offhost.config.yaml'), `vms:\n  - { id: ${VM}, backend: incus, host: khost1, instance: dev-linux-koda, kind: container, image: "images:debian/13", packages: [make], smoke: "nasm -v" }\n`);
     const p = await vm(w, ['provision', VM]);
