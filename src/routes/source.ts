@@ -16,10 +16,11 @@
 // and the dirty summary are kept beside it for the record.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync, fstatSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync, fstatSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { GitError } from '../errors.js';
+import { hashCacheFile, openHashCache, type HashCache } from './hash-cache.js';
 
 const run = promisify(execFile);
 
@@ -101,8 +102,9 @@ function unverifiable(path: string): boolean {
   return /[\\\n\r]/.test(path);
 }
 
-function hashFile(abs: string): string | null {
-  // Follows symlinks (as sha256sum does); reads in chunks so a big file is not held in memory.
+/** The sha256 of a regular file (following symlinks, as sha256sum does) and its stat, or null. */
+function hashFile(abs: string): { sum: string; st: BigIntStats } | null {
+  // Reads in chunks so a big file is not held in memory.
   let fd: number;
   try {
     fd = openSync(abs, 'r');
@@ -110,7 +112,8 @@ function hashFile(abs: string): string | null {
     return null;
   }
   try {
-    if (!fstatSync(fd).isFile()) return null;
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
     const h = createHash('sha256');
     const buf = Buffer.allocUnsafe(1 << 16);
     for (;;) {
@@ -118,7 +121,7 @@ function hashFile(abs: string): string | null {
       if (n === 0) break;
       h.update(n === buf.length ? buf : buf.subarray(0, n));
     }
-    return h.digest('hex');
+    return { sum: h.digest('hex'), st };
   } catch {
     return null;
   } finally {
@@ -126,23 +129,40 @@ function hashFile(abs: string): string | null {
   }
 }
 
-export function manifestOf(root: string, files: readonly string[]): { manifest: string; kept: string[] } {
+/**
+ * The manifest of `files` under `root` (the format above). `cache`: hashes of files unchanged since an
+ * earlier run (src/routes/hash-cache.ts), consulted with one stat of each file and filled with the rest.
+ */
+export function manifestOf(root: string, files: readonly string[], cache?: HashCache): { manifest: string; kept: string[] } {
   const hashes: string[] = [];
   const execs: string[] = [];
   const kept: string[] = [];
   for (const f of files) {
     const abs = join(root, f);
-    const sum = hashFile(abs);
-    if (sum === null) continue;
+    let sum: string | undefined;
+    let mode: bigint;
+    const now = cache ? statOrNull(abs) : null;
+    if (now && now.isFile() && (sum = cache!.get(f, now)) !== undefined) mode = now.mode;
+    else {
+      const read = hashFile(abs);
+      if (read === null) continue;
+      sum = read.sum;
+      mode = read.st.mode;
+      cache?.set(f, read.st, sum);
+    }
     kept.push(f);
     hashes.push(`${sum}  ${f}\n`);
-    try {
-      if (statSync(abs).mode & 0o100) execs.push(`${f}\n`);
-    } catch {
-      /* vanished between the two calls: the VM will differ, and say so */
-    }
+    if (mode & 0o100n) execs.push(`${f}\n`);
   }
   return { manifest: `${hashes.join('')}--exec--\n${execs.join('')}`, kept };
+}
+
+function statOrNull(abs: string): BigIntStats | null {
+  try {
+    return statSync(abs, { bigint: true });
+  } catch {
+    return null;
+  }
 }
 
 export function fingerprintOf(manifest: string): string {
@@ -192,7 +212,9 @@ export async function readSourceState(
     paths.push(Buffer.from(`./${p}`));
   }
   paths.sort(Buffer.compare);
-  const { manifest, kept } = manifestOf(root, paths.map((b) => b.toString('utf8')));
+  const cache = openHashCache(hashCacheFile(gitDir));
+  const { manifest, kept } = manifestOf(root, paths.map((b) => b.toString('utf8')), cache);
+  cache.save();
   const dirty = parseStatus(status);
   return {
     root,
