@@ -7,6 +7,10 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, 
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { git, initRepo, offhost as run, tempDir, write } from '../lint/helpers.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 let home: string;
 const env = () => ({ HOME: home, XDG_DATA_HOME: '', XDG_STATE_HOME: '', OFFHOST_SHIMS_DIR: '', OFFHOST_STATE_DIR: '', CLAUDE_PROJECT_DIR: '' });
@@ -58,7 +62,7 @@ describe('uninstall and the shims folder every repository of the user shares', (
     expect(ok(['uninstall'], b).stdout).toContain('nothing of offhost to remove');
   });
 
-  it('a repository that no longer exists does not hold the folder; a file of the user\'s in it stays, with the folder', () => {
+  sample.fullOnly('a repository that no longer exists does not hold the folder; a file of the user\'s in it stays, with the folder', () => {
     const a = initRepo('offhost-repo-a-');
     const gone = initRepo('offhost-repo-gone-');
     ok(['init', '--shims'], gone);
@@ -97,7 +101,7 @@ describe('uninstall and the shims folder every repository of the user shares', (
     expect(ok(['uninstall', '--shared'], a).stdout).toContain('--shared: no repository had recorded it');
   });
 
-  it('shims set up only for a repository that is gone: named with it, left unless --shared', () => {
+  sample.fullOnly('shims set up only for a repository that is gone: named with it, left unless --shared', () => {
     const a = initRepo('offhost-repo-a-');
     const gone = initRepo('offhost-repo-gone-');
     ok(['init', '--shims'], gone);
@@ -236,7 +240,7 @@ describe('the record under concurrent inits', () => {
     expect(existsSync(`${ledgerFile()}.lock`)).toBe(false);
   });
 
-  it('uninstall in a HOME without any record makes no folder there', () => {
+  sample.fullOnly('uninstall in a HOME without any record makes no folder there', () => {
     const a = initRepo('offhost-repo-a-');
     ok(['uninstall'], a);
     expect(existsSync(join(home, '.local'))).toBe(false);
@@ -244,7 +248,7 @@ describe('the record under concurrent inits', () => {
 });
 
 describe('outside a git repository', () => {
-  it('init --shims records the folder it ran in, and uninstall there takes it out', () => {
+  sample.fullOnly('init --shims records the folder it ran in, and uninstall there takes it out', () => {
     const plain = tempDir('offhost-plain-');
     ok(['init', '--shims'], plain);
     expect(usersOfShims()).toEqual([plain]);

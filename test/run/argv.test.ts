@@ -10,6 +10,10 @@ import { sshdAvailable } from '../helpers/sshd.js';
 import { BIN, g } from '../locks/lifecycle-helpers.js';
 import { kodaDir, records, runOn, verdict, loopbackSshd } from './loopback.js';
 import { commandArgv, commandOf } from '../../src/run/command.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 const HOSTILE = ['a b', "it's", 'say "hi"', '$HOME', '`id`', '*', '?', '[a]', 'line1\nline2', '', '-n', 'K=V', '\\', '; rm -rf /', 'tab\there', ' lead', 'trail '];
 
@@ -47,7 +51,7 @@ describe.skipIf(!sshdAvailable())('offhost run with an argv, against a real sshd
     expect(records(l).at(-1)!.vm!.id).toBe('s.khost1.dev-linux-loop');
   });
 
-  it('one word is still a shell line on the VM; a line and the same words as an argv differ as they do in bash', async () => {
+  sample.fullOnly('one word is still a shell line on the VM; a line and the same words as an argv differ as they do in bash', async () => {
     const l = loop.laptop({});
     const line = await runOn(l, ['--', 'bash -c "echo one   two"; exit 3']);
     expect(line.stdout).toBe('one two\n'); // the line's words, split by the VM's bash

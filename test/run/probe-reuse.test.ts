@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import { sshdAvailable } from '../helpers/sshd.js';
 import { g } from '../locks/lifecycle-helpers.js';
 import { LOOP_VM, loopbackSshd, recordSsh, records, runOn, verdict, type Laptop } from './loopback.js';
+import { sampling } from '../helpers/sample.js';
+
+/** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
+const sample = sampling('full');
 
 const loop = loopbackSshd();
 
@@ -46,7 +50,7 @@ describe.skipIf(!sshdAvailable())('the preflight probe, reused on the open conne
     expect(records(l).at(-1)!.outcome).toBe('exit');
   });
 
-  it('a closed master or an old reading: the probe runs again', async () => {
+  sample.fullOnly('a closed master or an old reading: the probe runs again', async () => {
     const { l, calls } = recorded();
     expect((await runOn(l, ['--', 'bash -c true'])).code).toBe(0);
     closeMaster(l);
@@ -75,7 +79,7 @@ describe.skipIf(!sshdAvailable())('the preflight probe, reused on the open conne
     expect(probes(calls().slice(before))).toBe(1);
   });
 
-  it('OFFHOST_SSH_MULTIPLEX=0 (no shared master): every run probes', async () => {
+  sample.fullOnly('OFFHOST_SSH_MULTIPLEX=0 (no shared master): every run probes', async () => {
     const { l, calls } = recorded();
     l.env.OFFHOST_SSH_MULTIPLEX = '0';
     expect((await runOn(l, ['--', 'bash -c true'])).code).toBe(0);

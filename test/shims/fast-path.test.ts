@@ -20,6 +20,9 @@ import { loadGuard } from '../../src/config/load-guard.js';
 import { isHeavy, MODELS, records, STANDINS } from '../corpus/redteam-tree.js';
 import { BIN } from './tree.js';
 import { standinPath } from '../helpers/standins.js';
+import { sampling } from '../helpers/sample.js';
+
+const sample = sampling('full');
 
 const STANDIN_DIR = standinPath();
 
@@ -100,6 +103,14 @@ function judgedStarts(): string[] {
   return readFileSync(judged, 'utf8').split('\n').filter(Boolean);
 }
 
+/** The guard the rules judge a start with, one per directory (what it loads depends on nothing else here). */
+const guards = new Map<string, ReturnType<typeof loadGuard>>();
+function guardAt(cwd: string, path: string): ReturnType<typeof loadGuard> {
+  let g = guards.get(`${cwd}\0${path}`);
+  if (!g) guards.set(`${cwd}\0${path}`, (g = loadGuard({ cwd, env: { HOME: home, PATH: path }, role: 'laptop' })));
+  return g;
+}
+
 describe('the fast path', () => {
   const all = examples();
   let light = 0;
@@ -112,7 +123,7 @@ describe('the fast path', () => {
     writeFileSync(judged, '');
     const env = { HOME: home, PATH: `${shims}:${bin}:/usr/bin:/bin`, OFFHOST_GT_LOG: log, FAKE_JUDGE_LOG: judged, LANG: 'C.UTF-8' };
     spawnSync('bash', ['-c', at(e.line)], { cwd, env, input: '', encoding: 'utf8', timeout: 30_000 });
-    const guard = loadGuard({ cwd, env: { HOME: home, PATH: env.PATH }, role: 'laptop' });
+    const guard = guardAt(cwd, env.PATH);
     const asked = judgedStarts();
     for (const rec of records(log)) {
       const wasJudged = asked.includes(JSON.stringify([rec.name, '--', ...rec.argv]));
@@ -185,7 +196,8 @@ describe('the fast path, on argv made of the rules\' own words', () => {
           expect(guard.classify(line, { cwd, files: false }).decision, `${line} in ${cwd} skipped the judge`).toBe('allow');
         },
       ),
-      { numRuns: 400 },
+      // The default run makes 100 of them; `npm run test:full` 400 (test/helpers/sample.ts).
+      { numRuns: sample.full ? 400 : 100 },
     );
     expect(skipped).toBeGreaterThan(0);
   });
