@@ -66,7 +66,11 @@ export function launchAsAgent(agent: CommandAgent, command: string, project: str
   }
   const r = spawnSync(argv[0] as string, argv.slice(1), { cwd: project, env: base, input: event, encoding: 'utf8', timeout: AGENT_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 });
   const out: HookRun = { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
-  if (r.error) out.error = (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT' ? `still running after ${AGENT_TIMEOUT_MS / 1000} s (the agent kills it and runs the tool)` : r.error.message;
+  const code = (r.error as NodeJS.ErrnoException | undefined)?.code;
+  // EPIPE: the hook ended before it read the whole event (a wrapper that cannot start offhost exits at
+  // once). The agent then reads its exit status like any other: so does doctor. Which of the two came
+  // first is the machine's timing, not the door's state.
+  if (r.error && !(code === 'EPIPE' && (r.status !== null || r.signal !== null))) out.error = code === 'ETIMEDOUT' ? `still running after ${AGENT_TIMEOUT_MS / 1000} s (the agent kills it and runs the tool)` : r.error.message;
   return out;
 }
 
