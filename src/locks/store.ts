@@ -27,6 +27,8 @@ import {
   readTree,
   remoteRef,
   removeStaleTemp,
+  blobAt,
+  hasCommitAt,
   type Repo,
 } from '../git/ref-tree.js';
 import { runGit } from '../git/run.js';
@@ -588,15 +590,15 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
       const userStore = await ensureUserStore(env, identity);
       o.sightingsDir ??= sightingsDir(env);
       o.remote = userStore;
-      const m = await runGit(['cat-file', 'blob', `${LOCK_REF}:${SHARED_THROUGH}`], { cwd: userStore, env });
-      const marker = m.code === 0 ? parseMarker(m.stdout) : null;
+      const m = await blobAt({ cwd: userStore, env }, `${LOCK_REF}:${SHARED_THROUGH}`);
+      const marker = m !== null ? parseMarker(m) : null;
       const marked = marker !== null;
       if (!marked && !want && hasRemote && share.probeRemote) {
         try {
           const theirs = await remoteRef(repo, share.remoteName, LOCK_REF);
           // A version the user store holds is this machine's own history (a clone cloned from another clone
           // on this machine shows that clone's copy): the same store, not a shared one.
-          const ours = theirs !== null && (await runGit(['cat-file', '-e', `${theirs}^{commit}`], { cwd: userStore, env })).code === 0;
+          const ours = theirs !== null && (await hasCommitAt({ cwd: userStore, env }, theirs));
           if (theirs !== null && !ours) {
             if (share.flag === false) {
               throw new LockError(
