@@ -132,9 +132,10 @@ function canonMode(raw: string): number | null {
  * symbolic links, gitlinks; folders are walked, not listed), or null when anything is odd (a tree missing,
  * one that does not parse, git failing): the caller then asks ls-tree itself.
  */
-async function walkTree(repo: Repo, treeish: string, specs: string[]): Promise<TreeEntry[] | null> {
+async function walkTree(repo: Repo, treeish: string, specs: string[], noTree?: 'empty'): Promise<TreeEntry[] | null> {
   const c = call(repo);
   const root = (await catFile(c, [`${treeish}^{tree}`])).objects[0];
+  if (!root && noTree === 'empty') return [];
   if (!root || root.type !== 'tree') return null;
   const idLen = root.id.length / 2;
   const out: TreeEntry[] = [];
@@ -175,10 +176,11 @@ async function walkTree(repo: Repo, treeish: string, specs: string[]): Promise<T
 /**
  * The entries strictly under `specs` in the tree of `treeish`, as `git ls-tree -r -z --full-tree` lists
  * them. Read through the batch process; when that finds anything odd, ls-tree itself answers (and its
- * error, git's words, is what the caller reports).
+ * error, git's words, is what the caller reports). `noTree: 'empty'`: a treeish that names no tree (HEAD
+ * before the first commit) lists nothing, where ls-tree would fail.
  */
-export async function listTree(repo: Repo, treeish: string, specs: string[]): Promise<TreeEntry[]> {
-  const fast = await walkTree(repo, treeish, specs).catch(() => null);
+export async function listTree(repo: Repo, treeish: string, specs: string[], opts: { noTree?: 'empty' } = {}): Promise<TreeEntry[]> {
+  const fast = await walkTree(repo, treeish, specs, opts.noTree).catch(() => null);
   if (fast) return fast;
   const under = (p: string) => specs.some((d) => p.startsWith(`${d}/`));
   return parseLsTree(await gitOk(['ls-tree', '-r', '-z', '--full-tree', treeish, '--', ...specs], call(repo))).filter((e) => under(e.path));

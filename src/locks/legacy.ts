@@ -52,8 +52,9 @@ async function superseded(s: LockStore, snap: Snapshot, rec: LockRecord, path: s
 /** Branch locks at HEAD that the lock ref does not supersede. */
 export async function legacyLocks(s: LockStore, snap: Snapshot, now: Date): Promise<BranchLock[]> {
   if (!s.repo.root) return [];
-  const listed = await listTree(s.repo, 'HEAD', [s.dirs.active, s.dirs.components]).catch(() => null);
-  if (listed === null) return []; // no commit yet
+  // No commit yet lists nothing; a HEAD that cannot be read counts as none, as it always has.
+  const listed = await listTree(s.repo, 'HEAD', [s.dirs.active, s.dirs.components], { noTree: 'empty' }).catch(() => null);
+  if (listed === null) return [];
   const entries = listed.filter((e) => e.type === 'blob' && targetOfPath(s, e.path));
   if (entries.length === 0) return [];
   const out: BranchLock[] = [];
