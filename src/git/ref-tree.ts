@@ -5,7 +5,8 @@
 //   not parse, git dying on a corrupt object) is read again by git's own one-shot commands, whose words
 //   the error then carries, exactly as before;
 // - change: the blobs, trees and commit written by offhost as loose objects (./loose-objects.ts: the trees
-//   along the changed paths read in one `cat-file --batch`, the identity from `git var`), else, where that
+//   along the changed paths read through the batch process, the identity from the first commit, which is
+//   git's `commit-tree`), else, where that
 //   is not exactly git's (no base commit, GIT_*_DATE set, a path through a file), by git: blobs by
 //   `hash-object -w --stdin`, the tree by a private index file in the git directory (`GIT_INDEX_FILE`,
 //   removed afterwards; a crashed process's file is removed by the next one), a commit by `commit-tree`;
