@@ -133,7 +133,7 @@ function canonMode(raw: string): number | null {
  * symbolic links, gitlinks; folders are walked, not listed), or null when anything is odd (a tree missing,
  * one that does not parse, git failing): the caller then asks ls-tree itself.
  */
-async function walkTree(repo: Repo, treeish: string, specs: string[], noTree?: 'empty'): Promise<TreeEntry[] | null> {
+export async function walkTree(repo: Repo, treeish: string, specs: string[], noTree?: 'empty'): Promise<TreeEntry[] | null> {
   const c = call(repo);
   const root = (await catFile(c, [`${treeish}^{tree}`])).objects[0];
   if (!root && noTree === 'empty') return [];
