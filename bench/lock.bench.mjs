@@ -2,8 +2,9 @@
 // of the stores (docs/LOCKS.md "Which clones share a lock"): a clone's own ref (a repository with no commit
 // yet), the per-user store every clone of the machine shares (the default), and a local bare remote
 // (--push). Prints the median and spread, each as a ratio to the clone's own ref measured in the same run
-// (the cost of sharing), and the number of git processes each command starts (a PATH wrapper for git that
-// appends to a log: a count, not a timing). With OFFHOST_BENCH_BEFORE=<another build's offhost.cjs> (e.g.
+// (the cost of sharing), the CPU time of each command with the git it ran (less moved by load than wall
+// time), and the number of git processes each command starts (a PATH wrapper for git that appends to a
+// log: a count, not a timing). With OFFHOST_BENCH_BEFORE=<another build's offhost.cjs> (e.g.
 // main's HEAD: `git worktree add /tmp/before main && cd /tmp/before && npm run build`), that build is
 // measured too, alternately with this one in the same rounds, each in repositories of its own, and every
 // row gets its ratio to it. In a temp HOME (the user store lives there).
@@ -49,12 +50,18 @@ function repo(dir, withCommit) {
   return dir;
 }
 
+/**
+ * Runs one command; its wall time, and its CPU time with every process it waited for (git included), which
+ * load moves far less than wall time: bash's `times` after it (the children's user + system time).
+ */
 function offhost(which, cwd, args, extraEnv = {}) {
   const t = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [which, ...args], { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8' });
+  const r = spawnSync('bash', ['-c', '"$@"; s=$?; times >&2; exit $s', 'bash', process.execPath, which, ...args], { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   if (r.status !== 0) throw new Error(`offhost ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
+  const m = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(r.stderr);
+  const cpu = m ? (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000 : NaN;
+  return { ms, cpu };
 }
 
 /** The git processes one command starts. */
@@ -102,7 +109,7 @@ try {
         status: gitCount(b.bin, dir, ['lock', 'status', ...m.extra]),
         release: gitCount(b.bin, dir, ['lock', 'release', VM, ...m.extra]),
       };
-      cells.push({ mode: m, build: b, dir, counts, acq: [], rel: [], both: [] });
+      cells.push({ mode: m, build: b, dir, counts, acq: [], rel: [], both: [], cpu: [] });
     }
   }
   // Rounds: every cell once per round, the builds alternating, so that load drifts hit them alike.
@@ -110,9 +117,10 @@ try {
     for (const c of i % 2 ? [...cells].reverse() : cells) {
       const a = offhost(c.build.bin, c.dir, ['lock', 'acquire', VM, '--reason', `bench ${i}`, ...c.mode.extra]);
       const r = offhost(c.build.bin, c.dir, ['lock', 'release', VM, ...c.mode.extra]);
-      c.acq.push(a);
-      c.rel.push(r);
-      c.both.push(a + r);
+      c.acq.push(a.ms);
+      c.rel.push(r.ms);
+      c.both.push(a.ms + r.ms);
+      c.cpu.push(a.cpu + r.cpu);
     }
   }
   const own = cells.find((c) => c.mode === modes[0] && c.build === builds[0]);
@@ -120,10 +128,10 @@ try {
   for (const c of cells) {
     const mine = c.build === builds[0];
     const other = cells.find((x) => x.mode === c.mode && x.build !== c.build);
-    const vsBefore = mine && other ? `; ${(median(c.both) / median(other.both)).toFixed(2)} x before` : '';
+    const vsBefore = mine && other ? `; ${(median(c.both) / median(other.both)).toFixed(2)} x before, CPU ${(median(c.cpu) / median(other.cpu)).toFixed(2)} x before` : '';
     console.log(
       `  ${c.mode.name}, ${c.build.name}: git processes acquire ${c.counts.acquire}, status ${c.counts.status}, release ${c.counts.release}; ` +
-        `acquire ${fmt(c.acq)}; release ${fmt(c.rel)}; acquire+release ${fmt(c.both)} (${(median(c.both) / median(own.both)).toFixed(2)} x this build's clone's own ref${vsBefore})`,
+        `acquire ${fmt(c.acq)}; release ${fmt(c.rel)}; acquire+release ${fmt(c.both)}, CPU ${fmt(c.cpu)} (${(median(c.both) / median(own.both)).toFixed(2)} x this build's clone's own ref${vsBefore})`,
     );
   }
   const baseline = [];
