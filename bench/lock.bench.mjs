@@ -1,16 +1,22 @@
 // `offhost lock acquire` + `offhost lock release` as whole processes (node start-up, git commits), in each
 // of the stores (docs/LOCKS.md "Which clones share a lock"): a clone's own ref (a repository with no commit
 // yet), the per-user store every clone of the machine shares (the default), and a local bare remote
-// (--push). Prints the median and spread, and each as a ratio to the clone's own ref measured in the same
-// run (the cost of sharing), in a temp HOME (the user store lives there).
+// (--push). Prints the median and spread, each as a ratio to the clone's own ref measured in the same run
+// (the cost of sharing), the CPU time of each command with the git it ran (less moved by load than wall
+// time), and the number of git processes each command starts (a PATH wrapper for git that appends to a
+// log: a count, not a timing). With OFFHOST_BENCH_BEFORE=<another build's offhost.cjs> (e.g.
+// main's HEAD: `git worktree add /tmp/before main && cd /tmp/before && npm run build`), that build is
+// measured too, alternately with this one in the same rounds, each in repositories of its own, and every
+// row gets its ratio to it. In a temp HOME (the user store lives there).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = process.env.OFFHOST_BENCH_BIN ?? join(root, 'dist', 'offhost.cjs');
+const before = process.env.OFFHOST_BENCH_BEFORE || null;
 const ITER = Number(process.env.OFFHOST_BENCH_ITER ?? 12);
 const VM = 's.khost1.dev-linux-koda';
 
@@ -21,23 +27,49 @@ delete env.XDG_STATE_HOME;
 delete env.CI;
 for (const k of Object.keys(env)) if (k.startsWith('GIT_')) delete env[k];
 
+// The counting git: first on PATH, one line per process, then the real git.
+const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+const wrapDir = join(base, 'counting-git');
+mkdirSync(wrapDir);
+writeFileSync(join(wrapDir, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> "$OFFHOST_BENCH_GIT_LOG"\nexec ${realGit} "$@"\n`);
+chmodSync(join(wrapDir, 'git'), 0o755);
+
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
 
-function repo(base, name) {
-  const dir = join(base, name);
+function repo(dir, withCommit) {
   git(base, 'init', '-q', '-b', 'main', dir);
   git(dir, 'config', 'user.email', 'bench@example.test');
   git(dir, 'config', 'user.name', 'bench');
   git(dir, 'config', 'commit.gpgsign', 'false');
+  if (withCommit) {
+    // A root commit of its own: each repository gets a user store of its own.
+    writeFileSync(join(dir, 'README.md'), `bench ${dir}\n`);
+    git(dir, 'add', 'README.md');
+    git(dir, 'commit', '-q', '-m', 'init');
+  }
   return dir;
 }
 
-function offhost(cwd, ...args) {
+/**
+ * Runs one command; its wall time, and its CPU time with every process it waited for (git included), which
+ * load moves far less than wall time: bash's `times` after it (the children's user + system time).
+ */
+function offhost(which, cwd, args, extraEnv = {}) {
   const t = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, env, encoding: 'utf8' });
+  const r = spawnSync('bash', ['-c', '"$@"; s=$?; times >&2; exit $s', 'bash', process.execPath, which, ...args], { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   if (r.status !== 0) throw new Error(`offhost ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
+  const m = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(r.stderr);
+  const cpu = m ? (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000 : NaN;
+  return { ms, cpu };
+}
+
+/** The git processes one command starts. */
+function gitCount(which, cwd, args) {
+  const log = join(wrapDir, 'log');
+  writeFileSync(log, '');
+  offhost(which, cwd, args, { PATH: `${wrapDir}:${env.PATH}`, OFFHOST_BENCH_GIT_LOG: log });
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
 }
 
 const median = (xs) => {
@@ -46,46 +78,62 @@ const median = (xs) => {
 };
 const fmt = (xs) => `median ${median(xs).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
 
-function measure(cwd, extra) {
-  const acq = [];
-  const rel = [];
-  // One warm-up round (file-system caches, git's first run).
-  offhost(cwd, 'lock', 'acquire', VM, '--reason', 'bench', ...extra);
-  offhost(cwd, 'lock', 'release', VM, ...extra);
-  for (let i = 0; i < ITER; i++) {
-    acq.push(offhost(cwd, 'lock', 'acquire', VM, '--reason', `bench ${i}`, ...extra));
-    rel.push(offhost(cwd, 'lock', 'release', VM, ...extra));
-  }
-  const both = acq.map((a, i) => a + rel[i]);
-  return { acq, rel, both };
-}
+const builds = [{ name: 'this build', bin }, ...(before ? [{ name: 'before', bin: before }] : [])];
+const modes = [
+  { name: "clone's own ref", make: (d) => repo(d, false), extra: [] },
+  { name: 'user store', make: (d) => repo(d, true), extra: [] },
+  {
+    name: 'with --push',
+    make: (d) => {
+      const seed = repo(`${d}-seed`, true);
+      git(base, 'clone', '-q', '--bare', seed, `${d}.git`);
+      git(base, 'clone', '-q', `${d}.git`, d);
+      git(d, 'config', 'user.email', 'bench@example.test');
+      git(d, 'config', 'user.name', 'bench');
+      return d;
+    },
+    extra: ['--push'],
+  },
+];
 
 try {
-  // A clone's own ref: a repository with no commit yet has no identity to share a store by.
-  const own = repo(base, 'own');
-  const o = measure(own, []);
-
-  // The user store (the default): a repository with a commit.
-  const local = repo(base, 'local');
-  writeFileSync(join(local, 'README.md'), 'bench\n');
-  git(local, 'add', 'README.md');
-  git(local, 'commit', '-q', '-m', 'init');
-  const a = measure(local, []);
-
-  // With --push to a local bare remote.
-  const bare = join(base, 'remote.git');
-  git(base, 'clone', '-q', '--bare', local, bare);
-  const clone = join(base, 'clone');
-  git(base, 'clone', '-q', bare, clone);
-  git(clone, 'config', 'user.email', 'bench@example.test');
-  git(clone, 'config', 'user.name', 'bench');
-  const b = measure(clone, ['--push']);
-
-  const ratio = (xs) => (median(xs) / median(o.both)).toFixed(2);
-  console.log(`lock acquire + release, whole processes, ${ITER} iterations each (node ${process.version})`);
-  console.log(`  clone's own ref: acquire ${fmt(o.acq)}; release ${fmt(o.rel)}; acquire+release ${fmt(o.both)} (1.00)`);
-  console.log(`  user store:      acquire ${fmt(a.acq)}; release ${fmt(a.rel)}; acquire+release ${fmt(a.both)} (${ratio(a.both)} x the clone's own ref)`);
-  console.log(`  with --push:     acquire ${fmt(b.acq)}; release ${fmt(b.rel)}; acquire+release ${fmt(b.both)} (${ratio(b.both)} x the clone's own ref)`);
+  // Per mode and build: its repository (warm: one acquire+release first), the git processes per command.
+  const cells = [];
+  for (const m of modes) {
+    for (const b of builds) {
+      const dir = m.make(join(base, `${m.name.replace(/\W+/g, '-')}-${b.name.replace(/\W+/g, '-')}`));
+      offhost(b.bin, dir, ['lock', 'acquire', VM, '--reason', 'warm-up', ...m.extra]);
+      offhost(b.bin, dir, ['lock', 'release', VM, ...m.extra]);
+      const counts = {
+        acquire: gitCount(b.bin, dir, ['lock', 'acquire', VM, '--reason', 'counted', ...m.extra]),
+        status: gitCount(b.bin, dir, ['lock', 'status', ...m.extra]),
+        release: gitCount(b.bin, dir, ['lock', 'release', VM, ...m.extra]),
+      };
+      cells.push({ mode: m, build: b, dir, counts, acq: [], rel: [], both: [], cpu: [] });
+    }
+  }
+  // Rounds: every cell once per round, the builds alternating, so that load drifts hit them alike.
+  for (let i = 0; i < ITER; i++) {
+    for (const c of i % 2 ? [...cells].reverse() : cells) {
+      const a = offhost(c.build.bin, c.dir, ['lock', 'acquire', VM, '--reason', `bench ${i}`, ...c.mode.extra]);
+      const r = offhost(c.build.bin, c.dir, ['lock', 'release', VM, ...c.mode.extra]);
+      c.acq.push(a.ms);
+      c.rel.push(r.ms);
+      c.both.push(a.ms + r.ms);
+      c.cpu.push(a.cpu + r.cpu);
+    }
+  }
+  const own = cells.find((c) => c.mode === modes[0] && c.build === builds[0]);
+  console.log(`lock acquire + release, whole processes, ${ITER} rounds (node ${process.version}, ${execFileSync(realGit, ['--version'], { encoding: 'utf8' }).trim()})`);
+  for (const c of cells) {
+    const mine = c.build === builds[0];
+    const other = cells.find((x) => x.mode === c.mode && x.build !== c.build);
+    const vsBefore = mine && other ? `; ${(median(c.both) / median(other.both)).toFixed(2)} x before, CPU ${(median(c.cpu) / median(other.cpu)).toFixed(2)} x before` : '';
+    console.log(
+      `  ${c.mode.name}, ${c.build.name}: git processes acquire ${c.counts.acquire}, status ${c.counts.status}, release ${c.counts.release}; ` +
+        `acquire ${fmt(c.acq)}; release ${fmt(c.rel)}; acquire+release ${fmt(c.both)}, CPU ${fmt(c.cpu)} (${(median(c.both) / median(own.both)).toFixed(2)} x this build's clone's own ref${vsBefore})`,
+    );
+  }
   const baseline = [];
   for (let i = 0; i < ITER; i++) {
     const t = process.hrtime.bigint();

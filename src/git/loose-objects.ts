@@ -1,10 +1,11 @@
 // A commit of a few changed files on a ref's history, written by offhost itself (issue 24: keep the lock
 // ref's writes to what they need). git's own way (hash-object, read-tree into a private index,
 // update-index, write-tree, commit-tree) is five processes a commit; the objects are simple enough to make
-// here: the trees along the changed paths are read in one `cat-file --batch`, the new blobs, trees and
-// commit are hashed and written as loose objects (zlib, `<type> <size>\0<body>`, the format every git reads),
-// and the ref is still moved by `git update-ref` (the compare-and-swap stays git's). The same objects can
-// then be written into a second repository whose copy of the ref is at the parent commit (the clone that
+// here: the trees along the changed paths are read through the batch process (./batch.ts), the new blobs
+// and trees are hashed and written as loose objects (zlib, `<type> <size>\0<body>`, the format every git
+// reads), and so is the commit, except the first of a process for an identity: that one is git's own
+// `commit-tree`, and its author and committer lines are then reused (so no `git var` runs). The ref is
+// still moved by `git update-ref` (the compare-and-swap stays git's). The same objects can then be written into a second repository whose copy of the ref is at the parent commit (the clone that
 // follows the user store), instead of packing and unpacking them there.
 //
 // Used only where it is exactly what git would write: sha1 or sha256 from the parent's id length, no
@@ -15,6 +16,7 @@ import { linkSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { runGit, type GitCall } from './run.js';
+import { catFile } from './batch.js';
 
 export interface LooseObject {
   type: 'blob' | 'tree' | 'commit';
@@ -60,8 +62,13 @@ export function serializeTree(entries: Entry[]): Buffer {
   return Buffer.concat(sorted.flatMap((e) => [Buffer.from(`${e.mode} `, 'latin1'), e.name, Buffer.from([0]), e.id]));
 }
 
-/** Reads the objects named by `names` (any `<rev>` or `<rev>:<path>`) in one `cat-file --batch`; null for a missing one. */
+/**
+ * Reads the objects named by `names` (any `<rev>` or `<rev>:<path>`) through the batch process (git's
+ * one-shot `cat-file --batch` when that fails, so that an error is git's own); null for a missing one.
+ */
 async function readObjects(call: GitCall, names: string[]): Promise<({ type: string; body: Buffer } | null)[]> {
+  const fast = await catFile(call, names).catch(() => null);
+  if (fast) return fast.objects.map((o) => (o ? { type: o.type, body: o.data } : null));
   const r = await runGit(['cat-file', '--batch'], { ...call, input: names.map((n) => `${n}\n`).join('') });
   if (r.code !== 0) throw new Error(`git cat-file --batch failed: ${r.stderr.trim()}`);
   const out: ({ type: string; body: Buffer } | null)[] = [];
@@ -85,34 +92,34 @@ async function readObjects(call: GitCall, names: string[]): Promise<({ type: str
   return out;
 }
 
-/** "Name <email>" of git's author and committer, or null when git has none. */
-export type Idents = { author: string; committer: string } | null;
-const identCache = new Map<string, Promise<Idents>>();
+/** "Name <email>" of git's author and committer (without the time). */
+export type Idents = { author: string; committer: string };
 
-/** git's identity for commits (`git var`, which cleans names as commit-tree does), without the time. */
-export async function askIdents(call: GitCall): Promise<Idents> {
-  const one = async (v: string): Promise<string | null> => {
-    const r = await runGit(['var', v], call);
-    if (r.code !== 0) {
-      if (/identity|ident name|unable to auto-detect|empty ident/i.test(r.stderr)) return null;
-      throw new Error(`git var ${v} failed: ${r.stderr.trim()}`);
-    }
-    // "Name <email> 1700000000 +0000": the time is the commit's own.
-    return r.stdout.toString('utf8').trim().replace(/ \d+ [+-]\d{4}$/, '');
-  };
-  const [a, c] = await Promise.all([one('GIT_AUTHOR_IDENT'), one('GIT_COMMITTER_IDENT')]);
-  return a !== null && c !== null ? { author: a, committer: c } : null;
+/**
+ * git's identity as it wrote it into a commit (`author`/`committer` lines, made by commit-tree with the
+ * same ident code `git var` uses), without the time; null when the body has no such lines.
+ */
+export function identsOf(commitBody: Buffer): Idents | null {
+  const head = commitBody.toString('utf8').split('\n\n')[0]!.split('\n');
+  const field = (k: string) => head.find((l) => l.startsWith(`${k} `))?.slice(k.length + 1).replace(/ \d+ [+-]\d{4}$/, '');
+  const author = field('author');
+  const committer = field('committer');
+  return author !== undefined && committer !== undefined ? { author, committer } : null;
 }
 
-/** askIdents, once per key (repository and identity variables) and process. */
-export function gitIdents(call: GitCall, key: string): Promise<Idents> {
-  let p = identCache.get(key);
-  if (!p) {
-    p = askIdents(call);
-    identCache.set(key, p);
-    p.catch(() => identCache.delete(key));
-  }
-  return p;
+/**
+ * The identities learned per key (repository and identity variables; `fallback` when git had none and the
+ * fallback identity was used) and process: the first commit of a key is git's (commit-tree), the next ones
+ * are written here with the identity read back from it.
+ */
+const identCache = new Map<string, Idents | 'fallback'>();
+
+export function knownIdents(key: string): Idents | 'fallback' | undefined {
+  return identCache.get(key);
+}
+
+export function rememberIdents(key: string, v: Idents | 'fallback'): void {
+  identCache.set(key, v);
 }
 
 /** `+0100` for the local zone at `now` (git writes the committer's zone, as the TZ variable gives it). */

@@ -1,8 +1,12 @@
 // A ref whose commits hold a small tree of files (offhost's lock history: refs/offhost/locks), read and
 // changed with plumbing only. Nothing here reads or writes HEAD, the user's index or the working tree:
-// - read: `ls-tree -r -z` + one `cat-file --batch`;
+// - read: through the one `cat-file --batch` this process keeps per repository (./batch.ts): refs, trees
+//   walked from the root as `ls-tree -r` walks them, blobs; anything odd (a tree that is missing or does
+//   not parse, git dying on a corrupt object) is read again by git's own one-shot commands, whose words
+//   the error then carries, exactly as before;
 // - change: the blobs, trees and commit written by offhost as loose objects (./loose-objects.ts: the trees
-//   along the changed paths read in one `cat-file --batch`, the identity from `git var`), else, where that
+//   along the changed paths read through the batch process, the identity from the first commit, which is
+//   git's `commit-tree`), else, where that
 //   is not exactly git's (no base commit, GIT_*_DATE set, a path through a file), by git: blobs by
 //   `hash-object -w --stdin`, the tree by a private index file in the git directory (`GIT_INDEX_FILE`,
 //   removed afterwards; a crashed process's file is removed by the next one), a commit by `commit-tree`;
@@ -16,7 +20,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { GitError } from '../errors.js';
 import { catFileInput, parseCatFileBatch, parseLsTree, ZERO_SHA, type TreeEntry } from './plumbing.js';
 import { gitOk, gitText, runGit, type GitCall } from './run.js';
-import { commitObjects, gitIdents, writeLoose, type LooseObject } from './loose-objects.js';
+import { catFile } from './batch.js';
+import { commitObjects, identsOf, knownIdents, parseTree, rememberIdents, writeLoose, type LooseObject } from './loose-objects.js';
 
 export interface Repo {
   /** The working tree's top level (null for a bare repository). */
@@ -44,6 +49,12 @@ function call(repo: Repo, more: Partial<GitCall> = {}): GitCall {
 
 /** The commit a ref points at, or null when the ref does not exist (or is broken: see inspectRef). */
 export async function readRef(repo: Repo, ref: string): Promise<string | null> {
+  const fast = await catFile(call(repo), [`${ref}^{commit}`]).catch(() => null);
+  if (fast) {
+    const o = fast.objects[0];
+    return o && o.type === 'commit' ? o.id : null;
+  }
+  // git died on the way (a corrupt object): its one-shot command answers, as before.
   const r = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], call(repo));
   const s = r.stdout.toString('utf8').trim();
   return r.code === 0 && s ? s : null;
@@ -58,16 +69,17 @@ export type RefState = ({ state: 'absent' } | { state: 'commit'; sha: string } |
  * objects to look up in the same call (`has` says which exist).
  */
 export async function inspectRef(repo: Repo, ref: string, also: string[] = []): Promise<RefState> {
-  // The common case in one process: the ref names a commit whose tree is here.
-  const fast = await runGit(['cat-file', '--batch-check'], call(repo, { input: `${ref}\n${ref}^{tree}\n${also.map((a) => `${a}\n`).join('')}` }));
-  const [head, tree, ...rest] = fast.stdout.toString('utf8').split('\n');
-  const has = also.map((_, i) => !/ missing$/.test(rest[i] ?? ' missing'));
-  const m = /^([0-9a-f]{40,64}) commit \d+$/.exec(head ?? '');
-  if (fast.code === 0 && m && /^[0-9a-f]{40,64} tree \d+$/.test(tree ?? '') && !/broken ref/i.test(fast.stderr)) return { state: 'commit', sha: m[1]!, has };
+  // The common case in the batch process: the ref names a commit whose tree is here, and git warned of no
+  // broken ref on the way (a garbage ref file makes git try the ref's other spellings, refs/heads/<ref>...).
+  const fast = await catFile(call(repo), [ref, `${ref}^{tree}`, ...also]).catch(() => null);
+  const [head, tree, ...rest] = fast?.objects ?? [];
+  const has = also.map((_, i) => Boolean(rest[i]));
+  const warnings = fast?.warnings ?? null;
+  if (head?.type === 'commit' && tree?.type === 'tree' && warnings !== null && !/broken ref/i.test(warnings)) return { state: 'commit', sha: head.id, has };
   const r = await runGit(['rev-parse', '--verify', ref], call(repo));
   const sha = r.stdout.toString('utf8').trim();
   if (r.code !== 0 || !sha) {
-    if (/ignoring broken ref|reference broken|bad ref/i.test(`${r.stderr}${fast.stderr}`)) return { state: 'broken', why: `${ref} holds something that is not an object id (a garbage ref file)` };
+    if (/ignoring broken ref|reference broken|bad ref/i.test(`${r.stderr}${warnings ?? ''}`)) return { state: 'broken', why: `${ref} holds something that is not an object id (a garbage ref file)` };
     return { state: 'absent', has };
   }
   return { ...(await objectState(repo, ref, sha)), has };
@@ -76,6 +88,17 @@ export async function inspectRef(repo: Repo, ref: string, also: string[] = []): 
 /** The state of the object a ref names (`sha`): a commit whose tree is there, or broken. */
 export async function objectState(repo: Repo, ref: string, sha: string): Promise<RefState> {
   if (/^0+$/.test(sha)) return { state: 'broken', why: `${ref} holds the null object id (a garbage ref file)` };
+  const fast = await catFile(call(repo), [sha, `${sha}^{tree}`]).catch(() => null);
+  if (!fast) return objectStateByGit(repo, ref, sha);
+  const [obj, tree] = fast.objects;
+  if (!obj) return { state: 'broken', why: `${ref} points at ${sha}, an object this repository does not have (missing object)`, sha };
+  if (obj.type !== 'commit') return { state: 'broken', why: `${ref} points at ${sha}, which is a ${obj.type}, not a commit`, sha };
+  if (!tree) return { state: 'broken', why: `${ref} points at commit ${sha}, whose tree is missing (missing object)`, sha };
+  return { state: 'commit', sha };
+}
+
+/** objectState by git's one-shot commands (when the batch process died on a corrupt object): their answer stands. */
+async function objectStateByGit(repo: Repo, ref: string, sha: string): Promise<RefState> {
   const t = await runGit(['cat-file', '-t', sha], call(repo));
   const type = t.stdout.toString('utf8').trim();
   if (t.code !== 0) return { state: 'broken', why: `${ref} points at ${sha}, an object this repository does not have (missing object)`, sha };
@@ -93,9 +116,93 @@ export interface TreeFile {
   data: Buffer;
 }
 
+/** git's canon_mode (tree-walk.h): what `ls-tree` shows for a tree entry's mode; null when it is not octal. */
+function canonMode(raw: string): number | null {
+  if (!/^[0-7]+$/.test(raw)) return null;
+  const m = parseInt(raw, 8);
+  const fmt = m & 0o170000;
+  if (fmt === 0o100000) return 0o100000 | (m & 0o100 ? 0o755 : 0o644);
+  if (fmt === 0o120000) return 0o120000;
+  if (fmt === 0o040000) return 0o040000;
+  return 0o160000;
+}
+
+/**
+ * `ls-tree -r -z --full-tree <treeish> -- <specs>` read through the batch process: the tree walked from
+ * the root in git's order, into the folders of `specs` only. The entries strictly under a spec (blobs,
+ * symbolic links, gitlinks; folders are walked, not listed), or null when anything is odd (a tree missing,
+ * one that does not parse, git failing): the caller then asks ls-tree itself.
+ */
+export async function walkTree(repo: Repo, treeish: string, specs: string[], noTree?: 'empty'): Promise<TreeEntry[] | null> {
+  const c = call(repo);
+  const root = (await catFile(c, [`${treeish}^{tree}`])).objects[0];
+  if (!root && noTree === 'empty') return [];
+  if (!root || root.type !== 'tree') return null;
+  const idLen = root.id.length / 2;
+  const out: TreeEntry[] = [];
+  const visit = async (dir: string, body: Buffer): Promise<boolean> => {
+    let entries: ReturnType<typeof parseTree>;
+    try {
+      entries = parseTree(body, idLen);
+    } catch {
+      return false;
+    }
+    const rows: { path: string; mode: number; sha: string; into: boolean }[] = [];
+    for (const e of entries) {
+      const mode = canonMode(e.mode);
+      const name = e.name.toString('utf8');
+      if (mode === null || name === '' || name.includes('/')) return false;
+      const path = dir ? `${dir}/${name}` : name;
+      const inside = specs.some((s) => path.startsWith(`${s}/`));
+      if (mode === 0o040000) {
+        if (inside || specs.some((s) => s === path || s.startsWith(`${path}/`))) rows.push({ path, mode, sha: e.id.toString('hex'), into: true });
+      } else if (inside) rows.push({ path, mode, sha: e.id.toString('hex'), into: false });
+    }
+    const subtrees = rows.filter((r) => r.into);
+    const got = subtrees.length ? (await catFile(c, subtrees.map((r) => r.sha))).objects : [];
+    let k = 0;
+    for (const r of rows) {
+      if (!r.into) {
+        out.push({ mode: r.mode.toString(8).padStart(6, '0'), type: r.mode === 0o160000 ? 'commit' : 'blob', sha: r.sha, path: r.path });
+        continue;
+      }
+      const t = got[k++];
+      if (!t || t.type !== 'tree' || !(await visit(r.path, t.data))) return false;
+    }
+    return true;
+  };
+  return (await visit('', root.data)) ? out : null;
+}
+
+/**
+ * The entries strictly under `specs` in the tree of `treeish`, as `git ls-tree -r -z --full-tree` lists
+ * them. Read through the batch process; when that finds anything odd, ls-tree itself answers (and its
+ * error, git's words, is what the caller reports). `noTree: 'empty'`: a treeish that names no tree (HEAD
+ * before the first commit) lists nothing, where ls-tree would fail.
+ */
+export async function listTree(repo: Repo, treeish: string, specs: string[], opts: { noTree?: 'empty' } = {}): Promise<TreeEntry[]> {
+  const fast = await walkTree(repo, treeish, specs, opts.noTree).catch(() => null);
+  if (fast) return fast;
+  const under = (p: string) => specs.some((d) => p.startsWith(`${d}/`));
+  return parseLsTree(await gitOk(['ls-tree', '-r', '-z', '--full-tree', treeish, '--', ...specs], call(repo))).filter((e) => under(e.path));
+}
+
+/** The objects named, through the batch process; git's one-shot `cat-file --batch` when that fails (its error is git's). */
+async function readNamed(repo: Repo, names: string[]): Promise<Map<string, { type: string; data: Buffer }>> {
+  const { asked, input } = catFileInput(names);
+  const out = new Map<string, { type: string; data: Buffer }>();
+  const fast = await catFile(call(repo), asked).catch(() => null);
+  if (!fast) return parseCatFileBatch(await gitOk(['cat-file', '--batch'], call(repo, { input })), asked);
+  asked.forEach((n, i) => {
+    const o = fast.objects[i];
+    if (o) out.set(n, { type: o.type, data: o.data });
+  });
+  return out;
+}
+
 /**
  * Files under `dirs` in the tree of `commit` (every level below), with their bytes; `names` lists other
- * directories whose file names (not contents) are wanted. One ls-tree and one cat-file.
+ * directories whose file names (not contents) are wanted.
  */
 export async function readTree(
   repo: Repo,
@@ -109,14 +216,13 @@ export async function readTree(
   const missing: string[] = [];
   if (!commit) return { files, names: listed, odd, missing };
   const under = (p: string, ds: string[]) => ds.some((d) => p.startsWith(`${d}/`));
-  const entries = parseLsTree(await gitOk(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...dirs, ...names], call(repo)));
+  const entries = await listTree(repo, commit, [...dirs, ...names]);
   // A gitlink (a commit entry) or anything but a regular file where lock files live is reported, never skipped.
   for (const e of entries) if (under(e.path, dirs) && (e.type !== 'blob' || (e.mode !== '100644' && e.mode !== '100755'))) odd.push(e);
   const wanted = entries.filter((e) => e.type === 'blob' && under(e.path, dirs));
   for (const e of entries) if (e.type === 'blob' && under(e.path, names)) listed.add(e.path);
   if (wanted.length) {
-    const { asked, input } = catFileInput(wanted.map((e) => e.sha));
-    const blobs = parseCatFileBatch(await gitOk(['cat-file', '--batch'], call(repo, { input })), asked);
+    const blobs = await readNamed(repo, wanted.map((e) => e.sha));
     for (const e of wanted) {
       const b = blobs.get(e.sha);
       if (!b) missing.push(e.path);
@@ -130,8 +236,7 @@ export async function readTree(
 export async function readPaths(repo: Repo, commit: string | null, paths: string[]): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   if (!commit || paths.length === 0) return out;
-  const { asked, input } = catFileInput(paths.map((p) => `${commit}:${p}`));
-  const got = parseCatFileBatch(await gitOk(['cat-file', '--batch'], call(repo, { input })), asked);
+  const got = await readNamed(repo, paths.map((p) => `${commit}:${p}`));
   for (const p of paths) {
     const b = got.get(`${commit}:${p}`);
     if (b && b.type === 'blob') out.set(p, b.data);
@@ -248,28 +353,54 @@ const built = new Map<string, { parent: string; objects: LooseObject[] }>();
 
 /**
  * The commit made here (./loose-objects.ts) when that is exactly git's; null when git must make it. The
- * identity is git's (`git var`, asked once per process), else, as with commit-tree, the GIT_* variables and
- * then `fallback`.
+ * identity is git's: the first commit of a process (per repository and identity variables) is made by
+ * `commit-tree` on the tree written here (with `fallback` for what git lacks, as buildCommit does), and
+ * its author and committer lines are reused for the next ones.
  */
 async function buildHere(repo: Repo, base: string | null, changes: Map<string, string | Buffer | null>, message: string, fallback: Identity): Promise<string | null> {
   const env = repo.env ?? process.env;
   if (!base || env.GIT_AUTHOR_DATE || env.GIT_COMMITTER_DATE || env.OFFHOST_GIT_OBJECTS === 'git') return null;
   const c = call(repo);
   const idVars = ['AUTHOR', 'COMMITTER'].flatMap((w) => [env[`GIT_${w}_NAME`] ?? '', env[`GIT_${w}_EMAIL`] ?? '']).join('\0');
-  let idents = await gitIdents(c, `${repo.commonDir}\0${idVars}`);
-  if (idents === null) {
-    const extra: Record<string, string> = {};
-    for (const who of ['AUTHOR', 'COMMITTER']) {
-      if (!env[`GIT_${who}_NAME`]) extra[`GIT_${who}_NAME`] = fallback.name;
-      if (!env[`GIT_${who}_EMAIL`]) extra[`GIT_${who}_EMAIL`] = fallback.email;
-    }
-    idents = await gitIdents(call(repo, { extra }), `${repo.commonDir}\0${idVars}\0${fallback.name}\0${fallback.email}`);
-    if (idents === null) return null;
-  }
-  const objects = await commitObjects(c, base, changes, message, idents, new Date());
+  const key = `${repo.commonDir}\0${idVars}`;
+  const fallbackKey = `${key}\0${fallback.name}\0${fallback.email}`;
+  const needsFallback = knownIdents(key) === 'fallback';
+  const known = knownIdents(needsFallback ? fallbackKey : key);
+  const idents = known === undefined || known === 'fallback' ? null : known;
+  const objects = await commitObjects(c, base, changes, message, idents ?? { author: '', committer: '' }, new Date());
   if (!objects) return null;
-  writeLoose(join(repo.commonDir, 'objects'), objects);
-  const id = objects[objects.length - 1]!.id;
+  let id: string;
+  if (idents) {
+    writeLoose(join(repo.commonDir, 'objects'), objects);
+    id = objects[objects.length - 1]!.id;
+  } else {
+    // The blobs and trees are ours; the commit is git's, and tells the identity for the next ones.
+    writeLoose(join(repo.commonDir, 'objects'), objects.slice(0, -1));
+    const args = ['commit-tree', objects[objects.length - 2]!.id, '-p', base, '-F', '-'];
+    let out: string | null = null;
+    if (!needsFallback) {
+      const r = await runGit(args, call(repo, { input: message }));
+      if (r.code === 0) out = r.stdout.toString('utf8').trim();
+      else if (!/identity|ident name|unable to auto-detect|empty ident/i.test(r.stderr)) throw new GitError(`git commit-tree failed: ${r.stderr.trim()}`);
+      else rememberIdents(key, 'fallback');
+    }
+    const usedFallback = out === null;
+    if (out === null) {
+      const extra: Record<string, string> = {};
+      for (const who of ['AUTHOR', 'COMMITTER']) {
+        if (!env[`GIT_${who}_NAME`]) extra[`GIT_${who}_NAME`] = fallback.name;
+        if (!env[`GIT_${who}_EMAIL`]) extra[`GIT_${who}_EMAIL`] = fallback.email;
+      }
+      out = await gitText(args, call(repo, { input: message, extra }));
+    }
+    id = out;
+    const made = (await catFile(c, [id])).objects[0];
+    const learned = made?.type === 'commit' ? identsOf(made.data) : null;
+    // Without its bytes the commit is still git's; only the follower copies it the slow way.
+    if (!made || !learned) return id;
+    rememberIdents(usedFallback ? fallbackKey : key, learned);
+    objects[objects.length - 1] = { type: 'commit', body: made.data, id };
+  }
   built.set(id, { parent: base, objects });
   if (built.size > 16) built.delete(built.keys().next().value!);
   return id;
@@ -349,7 +480,22 @@ export async function remoteRef(repo: Repo, remote: string, ref: string): Promis
 
 /** Whether the object exists here. */
 export async function hasObject(repo: Repo, sha: string): Promise<boolean> {
-  return (await runGit(['cat-file', '-e', `${sha}^{commit}`], call(repo))).code === 0;
+  return hasCommitAt(call(repo), sha);
+}
+
+/** Whether `sha` names a commit the repository of `c` holds (the batch process; git's `cat-file -e` if it died). */
+export async function hasCommitAt(c: GitCall, sha: string): Promise<boolean> {
+  const fast = await catFile(c, [`${sha}^{commit}`]).catch(() => null);
+  if (fast) return fast.objects[0]?.type === 'commit';
+  return (await runGit(['cat-file', '-e', `${sha}^{commit}`], c)).code === 0;
+}
+
+/** The bytes of the blob `name` (`<rev>:<path>`) in the repository of `c`, or null when it is no blob there. */
+export async function blobAt(c: GitCall, name: string): Promise<Buffer | null> {
+  const fast = await catFile(c, [name]).catch(() => null);
+  if (fast) return fast.objects[0]?.type === 'blob' ? fast.objects[0].data : null;
+  const r = await runGit(['cat-file', 'blob', name], c);
+  return r.code === 0 ? r.stdout : null;
 }
 
 /**

@@ -14,7 +14,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit } from '../git/run.js';
-import { privateDir, type Repo } from '../git/ref-tree.js';
+import { hasCommitAt, privateDir, type Repo } from '../git/ref-tree.js';
 import { stateDir } from '../run/record.js';
 
 /** The path in the user store's tree that says its locks moved to a remote (first line: the URL). */
@@ -41,6 +41,8 @@ export async function repoIdentity(repo: Repo): Promise<string | null> {
   } catch {
     /* not found yet */
   }
+  // No commit yet (the batch process says so without a process of its own): no identity.
+  if (!(await hasCommitAt(cwdOf(repo), 'HEAD'))) return null;
   // Oldest first: a root merged in later (a subtree) does not change the identity of older clones.
   const r = await runGit(['rev-list', '--max-parents=0', '--format=%ct %H', '--no-commit-header', 'HEAD'], cwdOf(repo));
   if (r.code !== 0) return null;

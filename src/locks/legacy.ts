@@ -3,9 +3,7 @@
 // branch lock is superseded once the lock ref knows it: the ref holds an active lock at that path, or
 // archived the same hold (same session and started); `offhost lock gc` migrates live ones into the ref and
 // archives expired ones there. Read-only: HEAD's tree through git, never the working tree.
-import { parseLsTree } from '../git/plumbing.js';
-import { readPaths, readRef, readTree, type Repo } from '../git/ref-tree.js';
-import { runGit } from '../git/run.js';
+import { listTree, readPaths, readRef, readTree, type Repo } from '../git/ref-tree.js';
 import { LockError } from '../errors.js';
 import { DEFAULT_SKEW_SECONDS } from './expiry.js';
 import { holderOf, type Holder } from './holder.js';
@@ -54,9 +52,10 @@ async function superseded(s: LockStore, snap: Snapshot, rec: LockRecord, path: s
 /** Branch locks at HEAD that the lock ref does not supersede. */
 export async function legacyLocks(s: LockStore, snap: Snapshot, now: Date): Promise<BranchLock[]> {
   if (!s.repo.root) return [];
-  const r = await runGit(['ls-tree', '-r', '-z', '--full-tree', 'HEAD', '--', s.dirs.active, s.dirs.components], { cwd: s.repo.root, ...(s.repo.env ? { env: s.repo.env } : {}) });
-  if (r.code !== 0) return []; // no commit yet
-  const entries = parseLsTree(r.stdout).filter((e) => e.type === 'blob' && targetOfPath(s, e.path));
+  // No commit yet lists nothing; a HEAD that cannot be read counts as none, as it always has.
+  const listed = await listTree(s.repo, 'HEAD', [s.dirs.active, s.dirs.components], { noTree: 'empty' }).catch(() => null);
+  if (listed === null) return [];
+  const entries = listed.filter((e) => e.type === 'blob' && targetOfPath(s, e.path));
   if (entries.length === 0) return [];
   const out: BranchLock[] = [];
   const bytes = await readPaths(s.repo, 'HEAD', entries.filter((e) => e.mode !== '120000').map((e) => e.path));

@@ -27,6 +27,8 @@ import {
   readTree,
   remoteRef,
   removeStaleTemp,
+  blobAt,
+  hasCommitAt,
   type Repo,
 } from '../git/ref-tree.js';
 import { runGit } from '../git/run.js';
@@ -104,6 +106,9 @@ export interface Committed {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** How long the remote's tip as this store last read or pushed it is decided on again without a new ls-remote. */
+const REMOTE_REUSE_MS = 1000;
 
 /**
  * The wait after losing a compare-and-swap: "full jitter" (a uniform draw up to an exponential cap of 5 ms
@@ -187,6 +192,8 @@ export class LockStore {
   }
 
   private storeRepo: Repo | null = null;
+  /** In remote mode: the remote's tip as the last transaction read or pushed it, and when (see base()). */
+  private remoteSeen: { tip: string; at: number } | null = null;
   /** What the last base() read: the hub's tip and this clone's copy then (user mode). */
   private lastBase: { tip: string | null; local: string | null } | null = null;
 
@@ -266,6 +273,12 @@ export class LockStore {
     const local = await this.localTip();
     if (!this.opts.remote) return local;
     const remote = this.opts.remote;
+    // The remote's tip as this store's previous transaction left it, moments ago (a command's sweep of
+    // ended runs, then its own change): decided on again without another ls-remote. Safe as any snapshot
+    // is: the push's lease still checks it, and a lost lease re-reads the remote.
+    const seen = this.remoteSeen;
+    this.remoteSeen = null;
+    if (seen && Date.now() - seen.at < REMOTE_REUSE_MS && seen.tip === local) return seen.tip;
     for (let i = 0; i < 20; i++) {
       const tip = await remoteRef(this.repo, remote, LOCK_REF);
       if (tip === null) {
@@ -295,6 +308,7 @@ export class LockStore {
         if (await this.join(await this.snapshot(local, this.repo), `this clone's local lock history`)) continue;
       }
       if (local !== tip) await this.follow(local, tip);
+      this.remoteSeen = { tip, at: Date.now() };
       return tip;
     }
     throw new LockError(`${this.where} kept moving while offhost fetched it; nothing was changed, try again`);
@@ -367,7 +381,8 @@ export class LockStore {
       if (r.outcome === 'ok') {
         const local = await readRef(this.repo, LOCK_REF);
         if (local === old || local === null) await casRef(this.repo, LOCK_REF, next, local, `offhost: ${why}`, (w) => this.note(w));
-      }
+        this.remoteSeen = { tip: next, at: Date.now() };
+      } else this.remoteSeen = null;
       return r.outcome;
     }
     return casRef(this.db(), LOCK_REF, next, old, `offhost: ${why}`, (w) => this.note(w));
@@ -588,15 +603,15 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
       const userStore = await ensureUserStore(env, identity);
       o.sightingsDir ??= sightingsDir(env);
       o.remote = userStore;
-      const m = await runGit(['cat-file', 'blob', `${LOCK_REF}:${SHARED_THROUGH}`], { cwd: userStore, env });
-      const marker = m.code === 0 ? parseMarker(m.stdout) : null;
+      const m = await blobAt({ cwd: userStore, env }, `${LOCK_REF}:${SHARED_THROUGH}`);
+      const marker = m !== null ? parseMarker(m) : null;
       const marked = marker !== null;
       if (!marked && !want && hasRemote && share.probeRemote) {
         try {
           const theirs = await remoteRef(repo, share.remoteName, LOCK_REF);
           // A version the user store holds is this machine's own history (a clone cloned from another clone
           // on this machine shows that clone's copy): the same store, not a shared one.
-          const ours = theirs !== null && (await runGit(['cat-file', '-e', `${theirs}^{commit}`], { cwd: userStore, env })).code === 0;
+          const ours = theirs !== null && (await hasCommitAt({ cwd: userStore, env }, theirs));
           if (theirs !== null && !ours) {
             if (share.flag === false) {
               throw new LockError(

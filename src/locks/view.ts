@@ -15,6 +15,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync,
 import { dirname, join } from 'node:path';
 import { splitZ } from '../git/plumbing.js';
 import { runGit } from '../git/run.js';
+import { catFile } from '../git/batch.js';
 import type { Repo } from '../git/ref-tree.js';
 
 export interface ViewProblem {
@@ -25,11 +26,20 @@ export interface ViewProblem {
 /** The id git gives `data` as a blob. */
 const blobId = (data: Buffer) => createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
 
-/** Which of these blob ids the repository's object store holds (one `cat-file --batch-check`). */
+/** Which of these blob ids the repository's object store holds (asked of the batch process). */
 async function known(repo: Repo, ids: string[]): Promise<Set<string>> {
   const out = new Set<string>();
   if (ids.length === 0) return out;
-  const r = await runGit(['cat-file', '--batch-check'], { cwd: repo.root ?? repo.gitDir, ...(repo.env ? { env: repo.env } : {}), input: `${ids.join('\n')}\n` });
+  const c = { cwd: repo.root ?? repo.gitDir, ...(repo.env ? { env: repo.env } : {}) };
+  const fast = await catFile(c, ids).catch(() => null);
+  if (fast) {
+    fast.objects.forEach((o) => {
+      if (o?.type === 'blob') out.add(o.id);
+    });
+    return out;
+  }
+  // git died on the way (a corrupt object): its one-shot command answers, as before.
+  const r = await runGit(['cat-file', '--batch-check'], { ...c, input: `${ids.join('\n')}\n` });
   for (const line of r.stdout.toString('utf8').split('\n')) {
     const [id, type] = line.split(' ');
     if (id && type === 'blob') out.add(id);
@@ -106,9 +116,12 @@ export async function viewConflict(repo: Repo, path: string): Promise<ViewProble
   if (!repo.root) return null;
   const now = inspect(join(repo.root, path));
   if (now.kind === 'absent') return null;
+  // A blob the repository holds is offhost's view or the branch's own file: no conflict either way, and
+  // no ls-files to start (the index is asked only when the file is something else).
+  if (now.kind === 'file' && (await known(repo, [now.hash])).has(now.hash)) return null;
   if ((await tracked(repo, [path])).has(path)) return null;
   if (now.kind === 'other') return handEditProblem(path, now.what);
-  return (await known(repo, [now.hash])).has(now.hash) ? null : handEditProblem(path, 'was written or edited by hand');
+  return handEditProblem(path, 'was written or edited by hand');
 }
 
 /**
