@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { catFile, closeGitBatches, gitBatchPids } from '../../src/git/batch.js';
 import { cleanEnv, tempRepo } from '../locks/lifecycle-helpers.js';
 import { WAIT_MS } from '../helpers/hang-guard.js';
+import { ended } from '../helpers/processes.js';
 
 afterAll(() => closeGitBatches());
 // Each test counts its own processes.
@@ -16,19 +17,6 @@ beforeEach(() => closeGitBatches());
 const env = cleanEnv();
 const git = (cwd: string, args: string[], input?: string | Buffer) => execFileSync('git', args, { cwd, env, input, stdio: ['pipe', 'pipe', 'pipe'] }).toString('utf8').trim();
 
-/** Whether a process has ended (gone, or a zombie no one reaped yet). */
-export function ended(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
 
 async function until(what: () => boolean): Promise<void> {
   const end = Date.now() + WAIT_MS;

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ACTIVE, BIN, REF, VM, cleanEnv, ensureBuilt, g, offhost, sessionEnv, tempRepo, userStoreOf } from './lifecycle-helpers.js';
 import { WAIT_MS } from '../helpers/hang-guard.js';
+import { ended } from '../helpers/processes.js';
 
 beforeAll(() => ensureBuilt());
 
@@ -34,19 +35,6 @@ function calls(log: string): { pid: number; args: string }[] {
     .map((l) => ({ pid: Number(l.slice(0, l.indexOf(' '))), args: l.slice(l.indexOf(' ') + 1) }));
 }
 
-/** Whether a process has ended (gone, or a zombie no one has reaped yet). */
-function ended(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
 
 async function until(what: () => boolean, why: string): Promise<void> {
   const end = Date.now() + WAIT_MS;
