@@ -3,7 +3,7 @@
 // warnings of a request and only that one, a process that dies is replaced, and none is left running.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { catFile, closeGitBatches, gitBatchPids } from '../../src/git/batch.js';
 import { cleanEnv, tempRepo } from '../locks/lifecycle-helpers.js';
