@@ -2,7 +2,8 @@
 // that runs the executable under other V8 flags makes the loader rewrite its cache: such a test runs from a
 // copy of dist/ (see test/e2e/hooks-stdin.test.ts).
 // Also the run's shared folder of optional-tool probes (test/helpers/tools.ts): the tools found missing are
-// printed once, when the run ends.
+// printed once, when the run ends. With OFFHOST_TEST_TOOLS=required (.ci/run, which installs every tool)
+// a missing tool fails the run instead: there a skip would hide a broken install, not a lean laptop.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,15 @@ function digest(): string | null {
   return h.digest('hex');
 }
 
+/**
+ * Fails the run from the teardown: vitest only logs an error thrown there ("error during close") and still
+ * exits 0, so the status is set here, and kept by vitest's exit (test/helpers/global-setup.test.ts).
+ */
+function fail(message: string): void {
+  process.stderr.write(`\noffhost tests: ${message}\n`);
+  process.exitCode = 1;
+}
+
 export default function setup(project: TestProject): () => void {
   const before = digest();
   const tools = mkdtempSync(join(tmpdir(), 'offhost-tools-'));
@@ -36,9 +46,12 @@ export default function setup(project: TestProject): () => void {
     if (missing.length) {
       process.stderr.write(`\noffhost tests: skipped the tests that need ${missing.length === 1 ? 'a tool' : 'tools'} missing here (.ci/run installs them):\n${missing.map(([t, why]) => `  ${t}: ${why}\n`).join('')}`);
     }
+    if (missing.length && process.env.OFFHOST_TEST_TOOLS === 'required') {
+      fail(`OFFHOST_TEST_TOOLS=required: ${missing.map(([t, why]) => `${t} (${why})`).join('; ')}; the tests needing them were skipped`);
+    }
     const after = digest();
     if (before !== null && after !== null && before !== after) {
-      throw new Error('a test rewrote the code caches in dist/ (dist/*.cjs.cache): run the executable from a copy of dist/ in that test');
+      fail('a test rewrote the code caches in dist/ (dist/*.cjs.cache): run the executable from a copy of dist/ in that test');
     }
   };
 }

@@ -25,7 +25,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { onPath, sshdPath, toolProblem } from './tools.js';
+import { onPath, prepareSshd, sshdPath, toolProblem } from './tools.js';
 import { WAIT_MS } from './hang-guard.js';
 
 export const SSHD = sshdPath() ?? '/usr/sbin/sshd';
@@ -115,8 +115,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   chmodSync(authorized, 0o600);
   const hostKey = readFileSync(`${hostKeyFile}.pub`, 'utf8').trim();
   const hostKeyFingerprint = fingerprintOf(`${hostKeyFile}.pub`);
-  // sshd as root needs its privilege-separation directory (normally made by the service unit).
-  if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  prepareSshd();
 
   const binDir = join(dir, 'bin');
   mkdirSync(binDir);

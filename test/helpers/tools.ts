@@ -10,7 +10,7 @@
 // user's PATH often lacks (/usr/sbin), is found through `ssh`'s directory's sibling sbin too, unless
 // OFFHOST_TEST_SSHD names it.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { readResult, writeResult } from './tool-results.js';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -63,6 +63,16 @@ export function sshdPath(env: NodeJS.ProcessEnv = process.env): string | null {
   }
 }
 
+/**
+ * What sshd needs before it starts, as test/helpers/sshd.ts starts it: run as root, its privilege-separation
+ * directory (/run/sshd, made by the service unit on a machine that runs sshd as a service, absent on a fresh
+ * machine or container that only installed the package). The probe makes it too, so that it tests the sshd
+ * the tests will start, not a missing directory.
+ */
+export function prepareSshd(): void {
+  if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+}
+
 /** A hang guard for each probe (a generous bound, not a measurement). */
 const PROBE_TIMEOUT = 20_000;
 
@@ -105,6 +115,7 @@ export function probeTool(tool: Tool, env: NodeJS.ProcessEnv = process.env): str
     case 'sshd': {
       for (const t of ['ssh', 'ssh-keygen']) if (!onPath(t, env.PATH)) return `${t} is not on PATH (.ci/run installs openssh-client)`;
       // -t: checks its configuration and keys; a real start is what test/helpers/sshd.ts does.
+      prepareSshd();
       const dir = mkdtempSync(join(tmpdir(), 'offhost-sshd-probe-'));
       try {
         const key = join(dir, 'k');

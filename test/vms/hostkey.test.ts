@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { missing, onPath, sshdPath, titled } from '../helpers/tools.js';
+import { missing, onPath, prepareSshd, sshdPath, titled } from '../helpers/tools.js';
 import { WAIT_MS } from '../helpers/hang-guard.js';
 import { cleanEnv, configure, ensureBuilt, g, offhost } from '../locks/lifecycle-helpers.js';
 
@@ -38,11 +38,7 @@ beforeAll(async () => {
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host_key')]);
   fingerprint = execFileSync('ssh-keygen', ['-lf', join(dir, 'host_key.pub')], { encoding: 'utf8' }).split(' ')[1]!;
   const port = await freePort();
-  try {
-    mkdirSync('/run/sshd', { recursive: true }); // sshd's privilege-separation directory (as root)
-  } catch {
-    /* not root: sshd runs without privilege separation */
-  }
+  prepareSshd();
   writeFileSync(join(dir, 'sshd_config'), [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'host_key')}`, `PidFile ${join(dir, 'sshd.pid')}`, 'UsePAM no', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'StrictModes no', ''].join('\n'));
   sshd = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
   // The laptop's ssh config, the way a user writes one; OpenSSH reads ~/.ssh/config from the passwd
