@@ -214,19 +214,23 @@ const HUNG = (agent: AgentName) => `offhost hook ${agent} gave no answer within 
  * under macOS's /bin/sh and bash 3.2, dash, bash, zsh (no GNU `timeout`, no `setsid`):
  *
  *   exec 3<&0; LAUNCH <&3 3<&- & p=$!;                       offhost in the background, on the hook's stdin
- *   ( trap 'kill $k; exit 0' TERM; sleep N & k=$!;           the watchdog: stops offhost after N s,
- *     wait $k && { echo HUNG >&4; kill -9 $p; } )            saying so on the hook's stderr (fd 4)
+ *   ( trap 'kill $k; exit 0' TERM; sleep N 4>&- & k=$!;      the watchdog: stops offhost after N s,
+ *     wait $k && { kill -9 $p; echo HUNG >&4; } )            saying so on the hook's stderr (fd 4)
  *     4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!;           and holding none of the agent's pipes open
  *   wait $p; s=$?; kill $w;                                  offhost's status; the watchdog ends (and its sleep)
  *   [ $s -eq 0 ] && exit 0; …                                0 (and 2) are offhost's answers; anything else blocks
  *
  * A background job's stdin is /dev/null unless redirected (POSIX), hence the copy on fd 3. The agents read
  * the hook's output until its pipes close (Gemini waits for 'close'): the sleep gets /dev/null for all of
- * them, so that a finished hook is not held open for N s.
+ * them and not fd 4, so that a finished hook is not held open for N s. That matters when offhost fails at
+ * once (uninstalled: status 127 in a millisecond): `kill $w` can then reach the watchdog after it started
+ * the sleep and before `k=$!`, its trap kills nothing, and a sleep holding the hook's stderr kept the
+ * agent waiting N s on one call in five. And it kills before it speaks: an agent that stopped reading (quit,
+ * or killed the hook itself) makes the echo die of SIGPIPE, which would leave the hung offhost running.
  */
 function guarded(agent: AgentName, launch: string): string {
   const n = watchdogSeconds(agent);
-  const watchdog = `( trap 'kill $k 2>/dev/null; exit 0' TERM; sleep ${n} & k=$!; wait $k && { echo "${HUNG(agent)}" >&4; kill -9 $p; } ) 4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!`;
+  const watchdog = `( trap 'kill $k 2>/dev/null; exit 0' TERM; sleep ${n} 4>&- & k=$!; wait $k && { kill -9 $p; echo "${HUNG(agent)}" >&4; } ) 4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!`;
   const head = `exec 3<&0; ${launch} <&3 3<&- & p=$!; ${watchdog}; wait $p; s=$?; kill $w 2>/dev/null; [ $s -eq 0 ] && exit 0; `;
   const msg = CANNOT_RUN(agent);
   if (agent === 'copilot') {

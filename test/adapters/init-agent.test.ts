@@ -35,7 +35,7 @@ const POSIX = (script: string) => `/bin/sh -c '${script.replace(/'/g, `'\\''`)}'
 const CANNOT = (agent: string) => `offhost hook ${agent} could not run (status $s), so the tool call is refused; fix: npm ci (reinstall offhost) in the project, or offhost init --agent ${agent} again`;
 /** `launch` under the watchdog (27 s), then the block for any status but 0 (and 2): the spec of the written script. */
 const GUARDED = (agent: string, launch: string, tail = `[ $s -eq 2 ] || echo "${CANNOT(agent)}" >&2; exit 2`) =>
-  `exec 3<&0; ${launch} <&3 3<&- & p=$!; ( trap 'kill $k 2>/dev/null; exit 0' TERM; sleep 27 & k=$!; wait $k && { echo "offhost hook ${agent} gave no answer within 27 s and was stopped, so the tool call is refused; see why with: offhost doctor (a NODE_OPTIONS preload, a config file that cannot be read)" >&4; kill -9 $p; } ) 4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!; wait $p; s=$?; kill $w 2>/dev/null; [ $s -eq 0 ] && exit 0; ${tail}`;
+  `exec 3<&0; ${launch} <&3 3<&- & p=$!; ( trap 'kill $k 2>/dev/null; exit 0' TERM; sleep 27 4>&- & k=$!; wait $k && { kill -9 $p; echo "offhost hook ${agent} gave no answer within 27 s and was stopped, so the tool call is refused; see why with: offhost doctor (a NODE_OPTIONS preload, a config file that cannot be read)" >&4; } ) 4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!; wait $p; s=$?; kill $w 2>/dev/null; [ $s -eq 0 ] && exit 0; ${tail}`;
 
 describe('initAgent: committed settings hold no machine path', () => {
   it('claude-code: "$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost, with a fallback that blocks (exit 2)', async () => {

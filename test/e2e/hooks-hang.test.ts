@@ -6,7 +6,7 @@
 // its agent runs it, and stopped at the agent's own timeout (the spawn timeout below stands for the
 // agent's kill: a hook still running then is what the agent would have let through).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -26,17 +26,38 @@ afterAll(() => {
 
 const TAG = `${process.pid}-${Date.now()}`;
 
-/** The pids of `sleep 27` processes (the watchdog's) whose environment carries OFFHOST_HANG_TEST=tag. */
-function watchdogSleepsTagged(tag: string): string[] {
+/** The pids of processes whose environment carries OFFHOST_HANG_TEST=tag and whose argv `is` accepts. */
+function taggedProcesses(tag: string, is: (argv: string[]) => boolean): string[] {
   return readdirSync('/proc').filter((pid) => {
     if (!/^\d+$/.test(pid)) return false;
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\u000027\u0000' && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\u0000').includes(`OFFHOST_HANG_TEST=${tag}`);
+      return is(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\u0000').slice(0, -1)) && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\u0000').includes(`OFFHOST_HANG_TEST=${tag}`);
     } catch {
       return false; // gone meanwhile, or not ours to read
     }
   });
 }
+
+/** The pids of `sleep 27` processes (the watchdog's) whose environment carries OFFHOST_HANG_TEST=tag. */
+function watchdogSleepsTagged(tag: string): string[] {
+  return taggedProcesses(tag, (a) => a.length === 2 && a[0] === 'sleep' && a[1] === '27');
+}
+
+/** The hung offhost processes (node running `offhost hook`) of the hooks tagged `tag`. */
+function hungOffhostTagged(tag: string): string[] {
+  return taggedProcesses(tag, (a) => a[0]?.endsWith('node') === true && a.includes('hook'));
+}
+
+// A failed assertion must not leave this file's hung hooks spinning (a `for (;;)` preload each) for ever.
+afterAll(() => {
+  for (const tag of [TAG, `${TAG}-quit`]) for (const pid of [...hungOffhostTagged(tag), ...watchdogSleepsTagged(tag)]) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+});
 
 const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf'] as const;
 type Agent = (typeof AGENTS)[number];
@@ -69,12 +90,13 @@ interface Done {
  * replacement, the others a shell -c) and waits, like the agents, until the process has exited and its
  * stdout and stderr are closed.
  */
-function runAs(agent: Agent, project: string, cwd: string, command: string, input: string, env: Record<string, string>, killAt = AGENT_KILLS_AT_MS): Promise<Done> {
+function runAs(agent: Agent, project: string, cwd: string, command: string, input: string, env: Record<string, string>, killAt = AGENT_KILLS_AT_MS, started?: (pid: number) => void, quits = false): Promise<Done> {
   const vars: Record<string, string> = agent === 'claude-code' ? { CLAUDE_PROJECT_DIR: project } : agent === 'gemini' ? { GEMINI_PROJECT_DIR: cwd } : {};
   const argv =
     agent === 'codex' ? ['/bin/sh', '-c', command] : agent === 'gemini' ? ['/bin/bash', '-c', command.replace(/\$GEMINI_PROJECT_DIR/g, () => shellQuote([cwd]))] : ['/bin/sh', '-c', command];
   return new Promise((resolve) => {
     const child = spawn(argv[0] as string, argv.slice(1), { cwd, env: { ...env, ...vars }, stdio: ['pipe', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) started?.(child.pid);
     let stdout = '';
     let stderr = '';
     let killedByAgent = false;
@@ -84,6 +106,18 @@ function runAs(agent: Agent, project: string, cwd: string, command: string, inpu
     }, killAt);
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    if (quits) {
+      // The agent quits without killing the hook: nobody reads its stdout or stderr any more.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      child.on('exit', (status) => {
+        clearTimeout(timer);
+        resolve({ status, stdout, stderr, killedByAgent });
+      });
+      child.stdin.on('error', () => {});
+      child.stdin.end(input);
+      return;
+    }
     child.on('close', (status) => {
       clearTimeout(timer);
       resolve({ status, stdout, stderr, killedByAgent });
@@ -142,14 +176,40 @@ describe('a hook that hangs blocks before the agent\'s timeout', () => {
     const tagged = (e: Record<string, string>) => ({ ...e, OFFHOST_HANG_TEST: TAG });
     const preload = tagged({ ...hookEnv(h), NODE_OPTIONS: `--require ${hang}` });
     // All at once: each hang case waits for its watchdog (27 s).
+    const hooks: number[] = [];
     const runs = AGENTS.flatMap((agent) => {
       const command = hookCommand(p, agent);
       return [
         runAs(agent, p, p, command, event(agent, 'ls', p), tagged(hookEnv(h))).then((r) => ({ agent, kind: 'sane', r })),
-        runAs(agent, p, p, command, event(agent, 'make build-safe', h.koda), preload).then((r) => ({ agent, kind: 'preload', r })),
+        runAs(agent, p, p, command, event(agent, 'make build-safe', h.koda), preload, undefined, (pid) => hooks.push(pid)).then((r) => ({ agent, kind: 'preload', r })),
         runAs(agent, p, fifoProject, command, event(agent, 'ls', fifoProject), tagged(hookEnv(h))).then((r) => ({ agent, kind: 'fifo', r })),
       ];
     });
+    // An agent that quits while its hook hangs (it reads nothing more): the watchdog still stops offhost. One
+    // that spoke before it killed died of SIGPIPE there, and left offhost spinning with no end. The spawn's
+    // kill (60 s) is a hang guard here, not the agent.
+    const quitting = { ...hookEnv(h), NODE_OPTIONS: `--require ${hang}`, OFFHOST_HANG_TEST: `${TAG}-quit` };
+    const quit = (['claude-code', 'codex'] as const).map((agent) =>
+      runAs(agent, p, p, hookCommand(p, agent), event(agent, 'make build-safe', h.koda), quitting, 60_000, undefined, true).then((r) => ({ agent, r })),
+    );
+    // While the preloads hang, each watchdog's sleep holds none of the agent's pipes (the hook's stdin, stdout
+    // and stderr). One holding the hook's stderr (fd 4) kept a hook whose offhost failed at once open 27 s
+    // whenever `kill $w` came between the sleep's start and `k=$!` (src/adapters/init-agent.ts `guarded`).
+    const pipes = new Set<string>();
+    for (const pid of hooks) for (const fd of [0, 1, 2]) pipes.add(readlinkSync(`/proc/${pid}/fd/${fd}`));
+    expect([...pipes].filter((t) => /^(pipe|socket):/.test(t))).toHaveLength(hooks.length * 3);
+    for (let i = 0; i < 600 && watchdogSleepsTagged(TAG).length < AGENTS.length; i++) await new Promise((res) => setTimeout(res, 50));
+    const sleeps = watchdogSleepsTagged(TAG);
+    expect(sleeps.length).toBeGreaterThanOrEqual(AGENTS.length);
+    for (const pid of sleeps) {
+      let held: string[];
+      try {
+        held = readdirSync(`/proc/${pid}/fd`).map((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`)).filter((t) => pipes.has(t));
+      } catch {
+        continue; // a quick hook's watchdog, gone meanwhile
+      }
+      expect(held, `the watchdog's sleep ${pid} holds the agent's`).toEqual([]);
+    }
     const results = await Promise.all(runs);
     for (const { agent, kind, r } of results) {
       const what = `${agent} ${kind}: ${JSON.stringify(r)}`;
@@ -166,6 +226,8 @@ describe('a hook that hangs blocks before the agent\'s timeout', () => {
     }
     // Nothing of the watchdog is left running (its sleep ends with the hook).
     expect(watchdogSleepsTagged(TAG)).toEqual([]);
+    for (const { agent, r } of await Promise.all(quit)) expect(r.killedByAgent, `${agent}: the hook of an agent that quit never ended`).toBe(false);
+    expect(hungOffhostTagged(`${TAG}-quit`), 'offhost left running after its agent quit').toEqual([]);
   }, 120_000);
 
   it('a hook that answers is not held open by the watchdog (its sleep holds none of the agent\'s pipes)', async () => {
