@@ -306,6 +306,17 @@ export function hookCommand(agent: AgentName, project: string, args: readonly st
   return { command: wrap(agent, guarded(agent, `${shQuote(node)} ${shQuote(abs)} ${tail}`)), projectRelative: false };
 }
 
+/**
+ * Does `command` carry the watchdog and fallback this version writes around its launch (whatever the launch)?
+ * An entry written by an older offhost still blocks, but its watchdog may not be this one (one that spoke
+ * before it killed left a hung offhost running once the agent quit): doctor asks for `init` again.
+ */
+export function guardIsCurrent(agent: AgentName, command: string): boolean {
+  const mark = 'OFFHOST-LAUNCH';
+  const [head, tail] = wrap(agent, guarded(agent, mark)).split(mark) as [string, string];
+  return command.length > head.length + tail.length && command.startsWith(head) && command.endsWith(tail);
+}
+
 /** Is this hook entry one of ours (any install path, any options)? */
 export function isOurs(command: unknown, agent: AgentName): boolean {
   if (typeof command !== 'string') return false;

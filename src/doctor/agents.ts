@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { AGENTS, type AgentName, isRecord } from '../adapters/common.js';
-import { TARGETS, isOurs, stripJsonComments } from '../adapters/init-agent.js';
+import { TARGETS, guardIsCurrent, isOurs, stripJsonComments } from '../adapters/init-agent.js';
 import { agentReading, type CommandAgent, describeRun, launchAsAgent, syntheticEvent } from './agent-launch.js';
 import type { DoctorCheck, DoctorContext, DoctorItem } from './check.js';
 import { runGitSync } from '../git/run.js';
@@ -173,7 +173,9 @@ function checkFile(agent: AgentName, loc: Location, ctx: DoctorContext, found: F
   if (missing.length) found.problems.push({ where: loc.shown, what: `has no offhost hook for ${missing.join(', ')}` });
   const p = probeCommand(agent as CommandAgent, commands[0] as string, ctx);
   if (p) found.problems.push({ where: loc.shown, what: p });
-  else if (!missing.length) found.wired.push(loc.shown);
+  else if (!guardIsCurrent(agent as CommandAgent, commands[0] as string)) {
+    found.problems.push({ where: loc.shown, what: 'holds a hook command written by another version of offhost (its watchdog is not the one this version writes; an older one could leave a hung offhost running once the agent quit)' });
+  } else if (!missing.length) found.wired.push(loc.shown);
 }
 
 /** Is `file` in git's index of `repo` (a committed settings file that was deleted here)? */

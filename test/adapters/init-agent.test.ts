@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hookArgsOf, initAgent, mergeHook, stripJsonComments } from '../../src/adapters/init-agent.js';
+import { guardIsCurrent, hookArgsOf, hookCommand, initAgent, mergeHook, stripJsonComments } from '../../src/adapters/init-agent.js';
 import type { Io } from '../../src/io.js';
 import { systemClock } from '../../src/types.js';
 
@@ -236,5 +236,35 @@ describe('the shipped examples', () => {
       await initAgent(agent, io(d).io, abs);
       expect(readFileSync(join(d, file), 'utf8'), shipped).toBe(readFileSync(shipped, 'utf8'));
     }
+  });
+});
+
+describe('guardIsCurrent: the watchdog this version writes, whatever the launch', () => {
+  const agents = ['claude-code', 'codex', 'gemini', 'cursor', 'copilot', 'windsurf'] as const;
+  it('holds for every command init writes, project-relative or absolute, with any hook arguments', () => {
+    for (const agent of agents) {
+      for (const args of [[], ['--mode', 'rewrite']]) {
+        const rel = hookCommand(agent, '/p', args, { projectBin: '/p/node_modules/.bin/offhost' }).command;
+        const abs = hookCommand(agent, '/p', args, { projectBin: null, node: '/usr/bin/node', bin: '/opt/o f/offhost.cjs' }).command;
+        expect(guardIsCurrent(agent, rel), `${agent} ${rel}`).toBe(true);
+        expect(guardIsCurrent(agent, abs), `${agent} ${abs}`).toBe(true);
+      }
+    }
+  });
+
+  it('fails for an older watchdog (speaks before it kills; sleep holding fd 4), another agent\'s, a bare call, and the frame alone', () => {
+    for (const agent of agents) {
+      const cmd = hookCommand(agent, '/p', [], { projectBin: '/p/node_modules/.bin/offhost' }).command;
+      const speaksFirst = cmd.replace(/\{ kill -9 \$p; (echo "[^"]*" >&4); \}/, (_m, echo: string) => `{ ${echo}; kill -9 $p; }`);
+      expect(speaksFirst).not.toBe(cmd);
+      expect(guardIsCurrent(agent, speaksFirst), agent).toBe(false);
+      expect(guardIsCurrent(agent, cmd.replace(' 4>&- & k=$!', ' & k=$!')), agent).toBe(false);
+      expect(guardIsCurrent(agent, 'offhost hook ' + agent), agent).toBe(false);
+      const other = agent === 'codex' ? 'claude-code' : 'codex';
+      expect(guardIsCurrent(agent, hookCommand(other, '/p', [], { projectBin: '/p/node_modules/.bin/offhost' }).command), `${agent} given ${other}'s`).toBe(false);
+    }
+    // The frame around an empty launch is not a command.
+    const frame = hookCommand('claude-code', '/p', [], { projectBin: '/p/node_modules/.bin/offhost' }).command.replace(/"\$CLAUDE_PROJECT_DIR"\/node_modules\/\.bin\/offhost hook claude-code/, '');
+    expect(guardIsCurrent('claude-code', frame)).toBe(false);
   });
 });

@@ -118,6 +118,12 @@ const doors: Door[] = [
   fileDoor('gemini: a stray comma (not JSON)', '.gemini/settings.json', (t) => t.replace('"hooks"', ',"hooks"'), /FIX\s+agents\s+gemini: .gemini\/settings.json is not valid JSON/, 'agents', 'gemini'),
   fileDoor('cursor: hooks.json emptied (zero bytes)', '.cursor/hooks.json', () => '', /FIX\s+agents\s+cursor: .cursor\/hooks.json is there but holds no offhost hook/, 'agents', 'cursor'),
   fileDoor('copilot: an option offhost refuses (every call is then refused)', '.github/hooks/offhost.json', replaceOnce('hook copilot', 'hook copilot --mode nonsense'), /FIX\s+agents\s+copilot: .*`ls` was refused through it/, 'agents', 'copilot'),
+  // Still blocks when asked: what is wrong is the watchdog of an older offhost (it spoke before it killed).
+  fileDoor('gemini: a hook command an older offhost wrote', '.gemini/settings.json', (t) => {
+    const older = t.replace(/\{ kill -9 \$p; (echo \\"offhost hook gemini gave no answer[^}]*?>&4); \}/, (_m, echo: string) => `{ ${echo}; kill -9 $p; }`);
+    if (older === t) throw new Error('the watchdog was not found in the gemini settings');
+    return older;
+  }, /FIX\s+agents\s+gemini: .gemini\/settings.json holds a hook command written by another version of offhost/, 'agents', 'gemini'),
   fileDoor('windsurf: the committed file deleted', '.windsurf/hooks.json', () => null, /FIX\s+agents\s+windsurf: .windsurf\/hooks.json is committed but deleted from this work tree/, 'agents', 'windsurf'),
   fileDoor('opencode: the plugin edited to let refusals through', '.opencode/plugins/offhost.js', replaceOnce("throw new Error(String(answer.reason || 'offhost refused this tool call'));", 'return;'), /FIX\s+agents\s+opencode: .*`qemu-system-x86_64 -hda win10.qcow2` was let through by the plugin/, 'agents', 'opencode'),
   {
