@@ -6,7 +6,7 @@
 //   dist/config-loader.cjs      yaml + zod + picomatch: compiles a config file, only when one exists
 //   dist/builtin-pack.json      the built-in rule pack, compiled and self-tested here
 import { build } from 'esbuild';
-import { rmSync, mkdirSync, readFileSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, rmSync, mkdirSync, readFileSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -186,4 +186,11 @@ chmodSync(join(dist, 'offhost.mjs'), 0o755);
 for (const door of [...ownBundles.map((name) => [name]), []]) {
   const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), '--warm-cache', ...door], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
   if (warm.status !== 0) throw new Error(`warming the code cache (${door[0] ?? 'check'}) failed: ${warm.stderr}`);
+}
+// dist/cold.cjs's cache: written by the loader when a cold command finds none (src/cli/main.ts loads it
+// through the loader); one cold command here, so that the package ships it.
+{
+  const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), 'lock', '--help'], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
+  if (warm.status !== 0) throw new Error(`warming the code cache (cold.cjs) failed: ${warm.stderr}`);
+  if (!existsSync(join(dist, 'cold.cjs.cache'))) throw new Error('warming the code cache (cold.cjs) wrote no dist/cold.cjs.cache');
 }

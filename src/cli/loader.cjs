@@ -83,14 +83,16 @@ function pruneStaleTemps(dirs) {
 }
 
 /**
- * Runs dist/<name> (written by the build as a CommonJS module function) from its code cache, with
- * `req` as its require; returns its exports. The hot bundle loads the program families it needs this way
+ * Runs dist/<name> (written by the build as a CommonJS module function, or wrapped as one with `wrap`) from
+ * its code cache, with `req` as its require; returns its exports. The hot bundle loads the program families it needs this way
  * (scripts/lazy-families.mjs), each with its own cache, so that a start deserializes only what it runs.
  */
-function loadScript(name, req, { args = [], warm = false } = {}) {
+function loadScript(name, req, { args = [], warm = false, wrap = false } = {}) {
   const file = path.join(__dirname, name);
   const cacheFile = `${file}.cache`;
-  const source = fs.readFileSync(file, 'utf8'); // (Node's one-call fast path: quicker than a Buffer read)
+  const text = fs.readFileSync(file, 'utf8'); // (Node's one-call fast path: quicker than a Buffer read)
+  // A plain CommonJS file (dist/cold.cjs, which lint's workers also start on) gets its function wrapper here.
+  const source = wrap ? `(function (exports, require, module, __filename, __dirname) {${text}\n})` : text;
   let cachedData;
   try {
     cachedData = fs.readFileSync(cacheFile);

@@ -165,11 +165,12 @@ describe('the executable runs the hot paths from the hot bundle and its code cac
     cpSync(join(ROOT, 'dist'), dist, { recursive: true });
     const caches = codeCaches(dist);
     // One per door, and one per program family loaded from its own file.
-    expect(caches).toEqual(expect.arrayContaining(['hot.cjs.cache', 'hook.cjs.cache', join('programs', 'git.cjs.cache'), join('programs', 'wrappers.cjs.cache')]));
+    expect(caches).toEqual(expect.arrayContaining(['hot.cjs.cache', 'hook.cjs.cache', 'cold.cjs.cache', join('programs', 'git.cjs.cache'), join('programs', 'wrappers.cjs.cache')]));
     const before = caches.map((f) => readFileSync(join(dist, f)));
     const bin = join(dist, 'offhost.cjs');
     spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('git status && sudo ls'), env: hookEnv(h), encoding: 'utf8' });
     spawnSync(process.execPath, [bin, 'check', 'git status && timeout 5 make -n'], { env: hookEnv(h), encoding: 'utf8' });
+    expect(spawnSync(process.execPath, [bin, 'lock', '--help'], { env: hookEnv(h), encoding: 'utf8' }).status).toBe(0);
     const after = caches.map((f) => readFileSync(join(dist, f)));
     caches.forEach((f, i) => expect(after[i]!.equals(before[i]!), f).toBe(true));
   });
@@ -196,13 +197,17 @@ describe('the executable runs the hot paths from the hot bundle and its code cac
   it('writes a fresh cache for a bundle whose cache V8 rejects, and answers the same meanwhile', () => {
     const dist = mkdtempSync(join(tmpdir(), 'offhost-dist-'));
     cpSync(join(ROOT, 'dist'), dist, { recursive: true });
-    const used = ['hot.cjs.cache', 'hook.cjs.cache', join('programs', 'heavy.cjs.cache'), join('programs', 'git.cjs.cache')];
+    const used = ['hot.cjs.cache', 'hook.cjs.cache', 'cold.cjs.cache', join('programs', 'heavy.cjs.cache'), join('programs', 'git.cjs.cache')];
     for (const f of used) writeFileSync(join(dist, f), Buffer.from('not a V8 code cache'));
     const bin = join(dist, 'offhost.cjs');
     const hook = spawnSync(process.execPath, [bin, 'hook', 'claude-code'], { input: event('qemu-system-x86_64 -hda win10.qcow2'), env: hookEnv(h), encoding: 'utf8' });
     expect(reasonOf(hook.stdout)).toContain('(rule qemu-windows)');
     const check = spawnSync(process.execPath, [bin, 'check', 'git status'], { env: hookEnv(h), encoding: 'utf8' });
     expect(check.status, check.stderr).toBe(0);
+    // A cold command (dist/cold.cjs, loaded through the loader with a cache of its own).
+    const lock = spawnSync(process.execPath, [bin, 'lock', '--help'], { env: hookEnv(h), encoding: 'utf8' });
+    expect(lock.status, lock.stderr).toBe(0);
+    expect(lock.stdout).toContain('Usage: offhost lock');
     for (const f of used) expect(statSync(join(dist, f)).size, f).toBeGreaterThan(4_000);
     // The hot bundle holds the hot commands alone: a cold one (lock) is reached only through dist/cold.cjs.
     expect(readFileSync(join(dist, 'hot.cjs'), 'utf8')).not.toContain('acquire <vm>|--component');
