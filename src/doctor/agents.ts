@@ -174,7 +174,10 @@ function checkFile(agent: AgentName, loc: Location, ctx: DoctorContext, found: F
   const p = probeCommand(agent as CommandAgent, commands[0] as string, ctx);
   if (p) found.problems.push({ where: loc.shown, what: p });
   else if (!guardIsCurrent(agent as CommandAgent, commands[0] as string)) {
-    found.problems.push({ where: loc.shown, what: 'holds a hook command written by another version of offhost (its watchdog is not the one this version writes; an older one could leave a hung offhost running once the agent quit)' });
+    const what = /\bsleep \d+\b/.test(commands[0] as string)
+      ? 'holds a hook command written by another version of offhost (its watchdog is not the one this version writes; an older one could leave a hung offhost running once the agent quit)'
+      : `holds a hook command without offhost's watchdog: a hung offhost (a NODE_OPTIONS preload, a stalled disk) would have ${agent} kill it at its timeout and run the tool`;
+    found.problems.push({ where: loc.shown, what });
   } else if (!missing.length) found.wired.push(loc.shown);
 }
 

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { standinPath } from '../helpers/standins.js';
 import { cleanEnv, configure, ensureBuilt, g, offhost, BIN } from '../locks/lifecycle-helpers.js';
+import { hookCommand } from '../../src/adapters/init-agent.js';
 
 let home: string;
 let repo: string;
@@ -67,7 +68,13 @@ describe('offhost doctor', () => {
   });
   it('a wired hook and pre-commit pass; a broken config is reported with its file and line', async () => {
     mkdirSync(join(repo, '.claude'), { recursive: true });
+    // A bare call works, but has no watchdog: a hang would let the tool run at the agent's timeout.
     writeFileSync(join(repo, '.claude', 'settings.json'), hook(process.execPath, BIN));
+    const bare = await doctor();
+    expect(bare.stdout).toMatch(/FIX\s+agents\s+claude-code: .claude\/settings.json holds a hook command without offhost's watchdog/);
+    // The command init writes, with this node and this build.
+    const wired = hookCommand('claude-code', repo, [], { projectBin: null, node: process.execPath, bin: BIN }).command;
+    writeFileSync(join(repo, '.claude', 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash|Monitor|PowerShell|mcp__.*', hooks: [{ type: 'command', command: wired, timeout: 30 }] }] } }));
     mkdirSync(join(repo, '.husky'), { recursive: true });
     writeFileSync(join(repo, '.husky', 'pre-commit'), 'npx lint-staged\noffhost lint --staged\n');
     g(repo, 'config', 'core.hooksPath', '.husky/_');
