@@ -84,6 +84,36 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
   ];
 }
 
+/** The last line of the framed supervisor script: what tells the bootstrap the script arrived whole. */
+function endLine(nonce: string): string {
+  return `: offhost-end-${jobOf(nonce)}`;
+}
+
+/**
+ * The session's own script (`sh -c BOOT`): it waits for the supervisor script on stdin (a line with its
+ * length in bytes, then the script, whose last line is `: offhost-end-JOB`) and runs it. At end of input
+ * it exits having done nothing; a script that did not arrive whole is refused (`fail`) and nothing runs.
+ * So the session can be opened while the laptop still reads its source and takes the lock (the login
+ * shell's start-up on the VM then overlaps that work): nothing of the run happens on the VM before the
+ * supervisor script arrives, and that is only sent once the lock is held.
+ */
+export function bootstrapScript(nonce: string): string {
+  const q = quote;
+  return [
+    'IFS= read -r n || exit 0',
+    "case $n in ''|*[!0-9]*) exit 0;; esac",
+    's=$(dd bs="$n" count=1 iflag=fullblock 2>/dev/null)',
+    `case $s in *${q(endLine(nonce))}) ;; *) printf "%s hello\\n%s fail %s\\n" ${q(nonce)} ${q(nonce)} "the VM script did not arrive whole (dd with iflag=fullblock needed on the VM)"; exit 0;; esac`,
+    'eval "$s"',
+  ].join('\n');
+}
+
+/** The bytes the bootstrap reads (./bootstrapScript): the length line, then the script and its end line. */
+export function framedScript(script: string, nonce: string): Buffer {
+  const body = Buffer.from(`${script}\n${endLine(nonce)}\n`, 'utf8');
+  return Buffer.concat([Buffer.from(`${body.length}\n`), body]);
+}
+
 /** Where the VM keeps the command's process-group id while it runs (for a kill from another session). */
 export function pgidFile(nonce: string): string {
   return `/tmp/offhost-run${nonce.slice('@offhost'.length)}.pgid`;
