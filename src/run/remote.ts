@@ -1,5 +1,7 @@
-// The script `offhost run` runs on the VM (through whatever backend reaches it, as `sh -c SCRIPT`), and
-// the reader of what it says back. One script, one session, in this order:
+// The script `offhost run` runs on the VM, and the reader of what it says back. The backend runs the
+// session's bootstrap (`sh -c BOOT`, bootstrapScript below), which may start before the lock is held and
+// waits for this script on stdin; the laptop sends it once the lock is held. One script, one session, in
+// this order:
 //
 //   1. `N hello`, the guest's `uname -srm` and os-release lines (evidence from the same session);
 //   2. reads the handshake line and the source file list from stdin (refused when the backend does not
