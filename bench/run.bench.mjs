@@ -5,7 +5,8 @@
 //     snapshot + checkout + verify);
 //   - a small tree and a 10,000-file tree; each with no change since the last run and with a one-file edit.
 // offhost's own part includes node start-up, the classification, the VM lock (two git commits) and the
-// record; the rows below say what each adds over plain ssh.
+// record; the rows below say what each adds over plain ssh. OFFHOST_BENCH_BIN measures another build;
+// OFFHOST_BENCH_BEFORE=<offhost.cjs> measures that build too, interleaved with this one in every row.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -15,6 +16,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = process.env.OFFHOST_BENCH_BIN ?? join(root, 'dist', 'offhost.cjs');
+// OFFHOST_BENCH_BEFORE=another build's offhost.cjs: each row runs both builds in the same rounds, alternating
+// with plain ssh (ssh, before, ssh, this build, ...), on the same trees; a row's ratios are then both against
+// the plain ssh measured beside them, which a second bench run an hour later (another load) would not be.
+const before = process.env.OFFHOST_BENCH_BEFORE;
 const ITER = Number(process.env.OFFHOST_BENCH_ITER ?? 5);
 const SSHD = '/usr/sbin/sshd';
 
@@ -117,10 +122,17 @@ const sshOnce = () => time('ssh', ['benchvm', '--', "bash -c 'true'"], base);
 function measure(label, fn) {
   const xs = [];
   const ys = [];
+  const bx = [];
+  const by = [];
   for (let i = 0; i < ITER; i++) {
+    if (before) {
+      by.push(sshOnce());
+      bx.push(fn(i, before));
+    }
     ys.push(sshOnce());
-    xs.push(fn(i));
+    xs.push(fn(i, bin));
   }
+  if (before) rows.push({ label: `${label}, before`, ms: median(bx), min: Math.min(...bx), max: Math.max(...bx), ssh: median(by) });
   rows.push({ label, ms: median(xs), min: Math.min(...xs), max: Math.max(...xs), ssh: median(ys) });
 }
 
@@ -138,12 +150,13 @@ try {
   ].filter(([n]) => trees.includes(n))) {
     for (const mode of modes) {
       const repo = tree(`${mode}-${files}`, files, mode);
-      const run = () => time(process.execPath, [bin, 'run', '--', CMD], repo);
+      const run = (_i, b = bin) => time(process.execPath, [b, 'run', '--', CMD], repo);
       run(); // the first copy
+      if (before) run(0, before);
       measure(`offhost run, sync ${mode}, ${tname}, no change`, run);
-      measure(`offhost run, sync ${mode}, ${tname}, one-file edit`, (i) => {
-        writeFileSync(join(repo, 'src', 'd0', 'f0.txt'), `edit ${i} ${Date.now()}\n`);
-        return run();
+      measure(`offhost run, sync ${mode}, ${tname}, one-file edit`, (i, b) => {
+        writeFileSync(join(repo, 'src', 'd0', 'f0.txt'), `edit ${i} ${b === bin ? 'a' : 'b'} ${Date.now()}\n`);
+        return run(i, b);
       });
     }
   }

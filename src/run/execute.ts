@@ -7,7 +7,7 @@
 // still has not ended, the local ssh is killed and the caller checks the VM from a new session. With
 // --stdin the stream belongs to the command, so the signal goes through a new session instead
 // (`remoteSignal`).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { HANDSHAKE, StreamReader, type Preamble } from './remote.js';
 import type { RunSignal, SignalHub } from './signals.js';
 
@@ -18,6 +18,8 @@ export interface SessionOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   nonce: string;
+  /** Written before the handshake: the supervisor script for the session's bootstrap (./remote.ts framedScript). */
+  preface?: Buffer;
   list: Buffer;
   forwardStdin: boolean;
   graceMs: number;
@@ -49,9 +51,67 @@ export interface SessionResult {
 
 const HEAD_MAX = 64 * 1024;
 
-export function runSession(o: SessionOptions): Promise<SessionResult> {
+type SessionEvent = 'stdout' | 'stderr' | 'stdoutClose' | 'stderrClose' | 'error' | 'exit';
+
+/**
+ * A session's local process, started before its input is ready (a session opened early: ./remote.ts
+ * bootstrapScript). What it says and does until `runSession` takes it over is kept and replayed then;
+ * `dispose` ends one that is never taken over (its VM side exits at the end of its input, having run nothing).
+ */
+export interface StartedSession {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Takes the events over: those so far are replayed at once, in order. */
+  attach(sink: (ev: SessionEvent, ...args: unknown[]) => void): void;
+  dispose(): void;
+}
+
+export function startSession(line: string, cwd: string, env: NodeJS.ProcessEnv): StartedSession {
+  const child = spawn('bash', ['-c', line], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const kept: Array<[SessionEvent, unknown[]]> = [];
+  let sink: ((ev: SessionEvent, ...args: unknown[]) => void) | null = null;
+  let exited = false;
+  const relay =
+    (ev: SessionEvent) =>
+    (...args: unknown[]) => {
+      if (ev === 'exit' || ev === 'error') exited = true;
+      if (sink) sink(ev, ...args);
+      else kept.push([ev, args]);
+    };
+  child.stdin.on('error', () => undefined); // the session ended first: nothing more to say to it
+  child.stdout.on('data', relay('stdout'));
+  child.stderr.on('data', relay('stderr'));
+  child.stdout.on('close', relay('stdoutClose'));
+  child.stderr.on('close', relay('stderrClose'));
+  child.on('error', relay('error'));
+  child.on('exit', relay('exit'));
+  return {
+    child,
+    attach(fn) {
+      sink = fn;
+      for (const [ev, args] of kept.splice(0)) fn(ev, ...args);
+    },
+    dispose() {
+      if (sink) return;
+      sink = () => undefined;
+      kept.length = 0;
+      if (!child.stdin.destroyed) child.stdin.end();
+      if (!exited && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          /* gone */
+        }
+      }
+      child.stdout.destroy();
+      child.stderr.destroy();
+    },
+  };
+}
+
+export function runSession(o: SessionOptions, started?: StartedSession): Promise<SessionResult> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', o.line], { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const session = started ?? startSession(o.line, o.cwd, o.env);
+    const child = session.child;
     let stderrHead = '';
     let stop: StopReason | null = null;
     let killedLocally = false;
@@ -109,13 +169,13 @@ export function runSession(o: SessionOptions): Promise<SessionResult> {
       timers.push(setTimeout(() => requestStop({ kind: 'timeout', seconds }), o.timeoutMs));
     };
 
-    child.stdin.on('error', () => undefined); // the session ended first: nothing more to say to it
+    if (o.preface) child.stdin.write(o.preface);
     child.stdin.write(`${HANDSHAKE}\n`);
     child.stdin.write(o.list);
     if (o.forwardStdin) process.stdin.pipe(child.stdin);
     // Otherwise stdin stays open: its end is how the VM learns that offhost has gone.
 
-    child.stdout.on('data', (d: Buffer) => {
+    const onStdout = (d: Buffer) => {
       reader.push(d);
       armTimeout();
       if (reader.exitStatus !== null && !lingerArmed) {
@@ -123,11 +183,11 @@ export function runSession(o: SessionOptions): Promise<SessionResult> {
         lingerArmed = true;
         timers.push(setTimeout(() => killLocal('SIGTERM'), o.lingerMs ?? 3000));
       }
-    });
-    child.stderr.on('data', (d: Buffer) => {
+    };
+    const onStderr = (d: Buffer) => {
       if (stderrHead.length < HEAD_MAX) stderrHead += d.toString('utf8').slice(0, HEAD_MAX - stderrHead.length);
       o.stderr(d);
-    });
+    };
     let code: number | null = null;
     let signal: string | null = null;
     const finish = () => {
@@ -150,15 +210,13 @@ export function runSession(o: SessionOptions): Promise<SessionResult> {
     const done = () => {
       if (--pending === 0) finish();
     };
-    child.stdout.on('close', done);
-    child.stderr.on('close', done);
-    child.on('error', (e) => {
+    const onError = (e: Error) => {
       stderrHead += `offhost: cannot start bash: ${e.message}\n`;
       exited = true;
       pending = 1;
       done();
-    });
-    child.on('exit', (c, s) => {
+    };
+    const onExit = (c: number | null, s: string | null) => {
       exited = true;
       code = c;
       signal = s;
@@ -171,6 +229,13 @@ export function runSession(o: SessionOptions): Promise<SessionResult> {
         }, 1000),
       );
       done();
+    };
+    session.attach((ev, ...args) => {
+      if (ev === 'stdout') onStdout(args[0] as Buffer);
+      else if (ev === 'stderr') onStderr(args[0] as Buffer);
+      else if (ev === 'stdoutClose' || ev === 'stderrClose') done();
+      else if (ev === 'error') onError(args[0] as Error);
+      else onExit(args[0] as number | null, args[1] as string | null);
     });
   });
 }

@@ -40,7 +40,7 @@ import type { ResolvedConfig } from '../config/resolve.js';
 import { heartbeatIntervalMs } from '../locks/schedule.js';
 import { DEFAULT_TTL_MINUTES } from '../locks/schema.js';
 import { contextFor, settingsFrom } from './lock-context.js';
-import { runSession, type SessionResult } from './execute.js';
+import { runSession, startSession, type SessionResult, type StartedSession } from './execute.js';
 import { acquireHold, type Hold } from './hold.js';
 import { OUTCOME_EXIT, RunStop, verdictLine, type Outcome, type Verdict } from './outcome.js';
 import { toolPreflight, vmPreflight } from './preflight.js';
@@ -48,7 +48,7 @@ import { DEFAULT_DISK_FLOOR_MB, freeKb } from '../vms/preflight.js';
 import { aboveFloor, probeReuse } from '../vms/probe-reuse.js';
 import { tarOf } from '../routes/tar.js';
 import { newRunId, parseOsRelease, recordText, runDir, stateDir, writeRecord, type RunRecord } from './record.js';
-import { jobOf, newNonce, pgidFile, supervisorScript } from './remote.js';
+import { bootstrapScript, framedScript, jobOf, newNonce, pgidFile, supervisorScript } from './remote.js';
 import { confirmStopped, remoteOnce } from './reap.js';
 import { processTreeSession } from './session.js';
 import { commandArgv } from './command.js';
@@ -121,13 +121,15 @@ export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
   };
   // Only as the offhost executable: a test calling run() in its own process keeps its own handler.
   if (ownExecutable() !== null) process.once('uncaughtException', crashed);
+  const cleanups: (() => void)[] = [];
   try {
-    return await steps(io, o, signals);
+    return await steps(io, o, signals, cleanups);
   } catch (err) {
     if (err instanceof RunStop) return finish(io, o, { outcome: err.outcome, exit: err.exit, status: null, detail: err.message });
     if (isOffhostError(err)) return finish(io, o, { outcome: 'config-error', exit: OUTCOME_EXIT['config-error'], status: null, detail: (err as Error).message });
     return finish(io, o, { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: null, detail: (err as Error).stack ?? String(err) });
   } finally {
+    for (const c of cleanups) c();
     process.off('beforeExit', drained);
     process.off('uncaughtException', crashed);
     signals.dispose();
@@ -150,7 +152,7 @@ function fault(io: Io, step: (typeof FAULT_STEPS)[number]): void {
   throw new Error(`injected fault at step ${step} (OFFHOST_TEST_FAULT)`);
 }
 
-async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number> {
+async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() => void)[]): Promise<number> {
   fault(io, 'classify');
   const cwd = o.cwd ? resolve(io.cwd, o.cwd) : io.cwd;
   // 1. classify
@@ -259,6 +261,26 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   }
   if (specs.size === 0) throw new RunStop('source-mismatch', unseen!);
   candidates2.splice(0, candidates2.length, ...candidates2.filter((id) => specs.has(id)));
+  // The run's job on the VM is named before the hold, so that its claim can say which job to stop if
+  // this process dies (src/locks/holder-process.ts).
+  const nonce = newNonce();
+  // With one VM to go to and no --wait, the run's session is opened now: the VM's login shell starts up
+  // (its rc files) while the source is read and the lock taken here. Until the supervisor script is sent,
+  // once the lock is held, the session only waits for it (./remote.ts bootstrapScript); a run that stops
+  // before that ends it unused, and the VM side exits at the end of its input having run nothing.
+  let early: StartedSession | null = null;
+  if (specs.size === 1 && o.wait === undefined) {
+    let line: string | null = null;
+    try {
+      line = sessionLine([...specs.values()][0]!, nonce);
+    } catch {
+      // Rendering refuses this VM: the run's own session says so at its place, after the hold, as before.
+    }
+    if (line !== null) {
+      const started = (early = startSession(line, io.cwd, backendEnv(io.env)));
+      cleanups.push(() => started.dispose());
+    }
+  }
   const modes = new Set([...specs.values()].map(syncMode));
   const exclude = [...specs.values()][0]!.sync_exclude ?? DEFAULT_SYNC_EXCLUDE;
   let commitDir: string | null = null;
@@ -322,9 +344,6 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
   // 4. hold
   say(io, v.reason);
   const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
-  // The run's job on the VM is named before the hold, so that its claim can say which job to stop if
-  // this process dies (src/locks/holder-process.ts).
-  const nonce = newNonce();
   fault(io, 'hold');
   const got = await acquireHold(ctx, {
     candidates: candidates2,
@@ -430,8 +449,12 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub): Promise<number>
 
     // 6. execute (verify, then run, in one session)
     const tree = { clean: o.clean ?? spec.clean === true, keep: spec.keep ?? [...DEFAULT_KEEP] };
-    const attempt = (tar: Buffer | null = null) =>
-      execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit, ...(tar ? { ref: runRef(state) } : {}) } : undefined, tree, tar);
+    // The first attempt runs in the session opened early, if there is one; a second one in a new session.
+    const attempt = (tar: Buffer | null = null) => {
+      const pre = early;
+      early = null;
+      return execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit, ...(tar ? { ref: runRef(state) } : {}) } : undefined, tree, tar, pre);
+    };
     fault(io, 'execute');
     fault(io, 'async');
     let r = await attempt(inline);
@@ -552,6 +575,7 @@ async function execute(
   git: { bare: string; commit: string } | undefined,
   tree: { clean: boolean; keep: readonly string[] },
   inline: Buffer | null,
+  early: StartedSession | null,
 ): Promise<SessionResult & { nonce: string }> {
   const script = supervisorScript({
     nonce,
@@ -572,12 +596,12 @@ async function execute(
   });
   const outText = new StringDecoder('utf8');
   const errText = new StringDecoder('utf8');
-  const line = renderJob(spec, { argv: ['sh', '-c', script], cwd: '/', env: {}, stdin: true });
   return runSession({
-    line,
+    line: sessionLine(spec, nonce),
     cwd: io.cwd,
     env: backendEnv(io.env),
     nonce,
+    preface: framedScript(script, nonce),
     list: inline ? Buffer.concat([state.list, inline]) : state.list,
     forwardStdin: o.stdin === true,
     graceMs: graceS * 1000,
@@ -597,7 +621,12 @@ async function execute(
     remoteSignal: async (sig) => {
       await remoteOnce(spec, io, `p=$(cat ${pgidFile(nonce)} 2>/dev/null) && kill -s ${sig} -- "-$p"`);
     },
-  }).then((r) => Object.assign(r, { nonce }));
+  }, early ?? undefined).then((r) => Object.assign(r, { nonce }));
+}
+
+/** The run's session: the bootstrap, which runs the supervisor script it is then sent (./remote.ts). */
+function sessionLine(spec: VmSpec, nonce: string): string {
+  return renderJob(spec, { argv: ['sh', '-c', bootstrapScript(nonce)], cwd: '/', env: {}, stdin: true });
 }
 
 async function judge(

@@ -1,5 +1,7 @@
-// The script `offhost run` runs on the VM (through whatever backend reaches it, as `sh -c SCRIPT`), and
-// the reader of what it says back. One script, one session, in this order:
+// The script `offhost run` runs on the VM, and the reader of what it says back. The backend runs the
+// session's bootstrap (`sh -c BOOT`, bootstrapScript below), which may start before the lock is held and
+// waits for this script on stdin; the laptop sends it once the lock is held. One script, one session, in
+// this order:
 //
 //   1. `N hello`, the guest's `uname -srm` and os-release lines (evidence from the same session);
 //   2. reads the handshake line and the source file list from stdin (refused when the backend does not
@@ -82,6 +84,36 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
       `kill -s TERM $s 2>/dev/null; i=0; while [ -n "$(strays)" ] && [ $i -lt ${ticks} ]; do sleep 0.1; i=$((i+1)); done; ` +
       'l=$(strays | tr "\n" " "); if [ -n "${l% }" ]; then kill -s KILL $l 2>/dev/null; sleep 0.3; l=$(strays | tr "\n" ","); fi; LEFT="stray=${n#,} unstopped=${l%,}"; LEFT=${LEFT% }; }',
   ];
+}
+
+/** The last line of the framed supervisor script: what tells the bootstrap the script arrived whole. */
+function endLine(nonce: string): string {
+  return `: offhost-end-${jobOf(nonce)}`;
+}
+
+/**
+ * The session's own script (`sh -c BOOT`): it waits for the supervisor script on stdin (a line with its
+ * length in bytes, then the script, whose last line is `: offhost-end-JOB`) and runs it. At end of input
+ * it exits having done nothing; a script that did not arrive whole is refused (`fail`) and nothing runs.
+ * So the session can be opened while the laptop still reads its source and takes the lock (the login
+ * shell's start-up on the VM then overlaps that work): nothing of the run happens on the VM before the
+ * supervisor script arrives, and that is only sent once the lock is held.
+ */
+export function bootstrapScript(nonce: string): string {
+  const q = quote;
+  return [
+    'IFS= read -r n || exit 0',
+    "case $n in ''|*[!0-9]*) exit 0;; esac",
+    's=$(dd bs="$n" count=1 iflag=fullblock 2>/dev/null)',
+    `case $s in *${q(endLine(nonce))}) ;; *) printf "%s hello\\n%s fail %s\\n" ${q(nonce)} ${q(nonce)} "the VM script did not arrive whole (dd with iflag=fullblock needed on the VM)"; exit 0;; esac`,
+    'eval "$s"',
+  ].join('\n');
+}
+
+/** The bytes the bootstrap reads (./bootstrapScript): the length line, then the script and its end line. */
+export function framedScript(script: string, nonce: string): Buffer {
+  const body = Buffer.from(`${script}\n${endLine(nonce)}\n`, 'utf8');
+  return Buffer.concat([Buffer.from(`${body.length}\n`), body]);
 }
 
 /** Where the VM keeps the command's process-group id while it runs (for a kill from another session). */

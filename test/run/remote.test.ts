@@ -3,11 +3,11 @@
 // binary input.
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configure, g } from '../locks/lifecycle-helpers.js';
-import { HANDSHAKE, newNonce, StreamReader, supervisorScript } from '../../src/run/remote.js';
+import { bootstrapScript, framedScript, HANDSHAKE, newNonce, StreamReader, supervisorScript } from '../../src/run/remote.js';
 import { diffManifests, readSourceState } from '../../src/routes/source.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'offhost-remote-'));
@@ -112,6 +112,56 @@ describe('the VM script, run by /bin/sh here', () => {
     const nonce = newNonce();
     const script = supervisorScript({ nonce, mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', argv: ['bash', '-c', `touch ${tmp}/ran-nostdin`], env: {}, stdin: false, graceSeconds: 1 });
     expect(runScript(script, Buffer.alloc(0)).stdout).toContain(`${nonce} nostdin\n`);
+  });
+});
+
+describe('the session bootstrap (a session opened before its script is ready), run by /bin/sh here', () => {
+  // The session's own script waits for the supervisor script on stdin and runs it only when it arrived whole.
+  const script = (nonce: string, ran: string) =>
+    supervisorScript({ nonce, mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', argv: ['bash', '-c', `touch ${ran}`], env: {}, stdin: false, graceSeconds: 1 });
+
+  it('runs the supervisor script it is sent, and then reads the handshake and the list after it', () => {
+    const repo = repoWithOddNames();
+    return readSourceState({ root: repo, gitDir: join(repo, '.git') }).then((st) => {
+      const nonce = newNonce();
+      const s = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['bash', '-c', 'echo "ran in $PWD"'], env: {}, stdin: false, graceSeconds: 1 });
+      const r = runScript(bootstrapScript(nonce), Buffer.concat([framedScript(s, nonce), Buffer.from(`${HANDSHAKE}\n`), st.list]));
+      const reader = new StreamReader(nonce, () => undefined);
+      reader.push(Buffer.from(r.stdout));
+      expect(reader.preamble.hello).toBe(true);
+      expect(reader.preamble.fingerprint).toBe(st.fingerprint);
+      expect(reader.preamble.end).toBe('go');
+      expect(r.stdout).toContain(`${nonce} go\nran in ${repo}\n${nonce} exit 0`);
+    });
+  });
+
+  it('at end of input before any script (the run stopped before its lock): exits 0, says nothing, runs nothing', () => {
+    const nonce = newNonce();
+    const r = spawnSync('/bin/sh', ['-c', bootstrapScript(nonce)], { input: '', encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('');
+  });
+
+  it('a script cut short, or one not ending with this session\'s end line, is refused (`fail`) and nothing of it runs', () => {
+    const nonce = newNonce();
+    const ran = join(tmp, `ran-boot-${Math.random().toString(36).slice(2)}`);
+    const whole = framedScript(script(nonce, ran), nonce);
+    for (const input of [
+      whole.subarray(0, whole.length - 10), // the connection went mid-script
+      framedScript(script(nonce, ran), newNonce()), // another session's frame
+      Buffer.from(`${whole.length - 8}\n${whole.subarray(whole.indexOf(10) + 1, whole.length - 8).toString()}`), // a short length line
+    ]) {
+      const r = spawnSync('/bin/sh', ['-c', bootstrapScript(nonce)], { input, encoding: 'utf8' });
+      const reader = new StreamReader(nonce, () => undefined);
+      reader.push(Buffer.from(r.stdout));
+      expect(reader.preamble.end).toBe('fail');
+      expect(reader.preamble.failure).toContain('did not arrive whole');
+      expect(existsSync(ran)).toBe(false);
+    }
+    // A length line that is not a number: nothing at all.
+    const r = spawnSync('/bin/sh', ['-c', bootstrapScript(nonce)], { input: `x1\n${whole.toString()}`, encoding: 'utf8' });
+    expect(r.stdout).toBe('');
+    expect(existsSync(ran)).toBe(false);
   });
 });
 

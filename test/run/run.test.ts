@@ -107,9 +107,11 @@ describe('offhost run, reroute', () => {
     expect(log.map((e) => e.tool)).toEqual(['ssh', 'incus']);
     expect(log[0]!.host).toBe('khost1');
     expect(log[1]!.instance).toBe('dev-linux-koda');
-    // incus ran offhost's VM script (sh -c), which ran the exact line in the same path.
+    // incus ran the session's bootstrap (sh -c), which ran offhost's VM script it was sent on stdin (so the
+    // line is not in the argv), which ran the exact line in the same path (stdout above).
     expect(log[1]!.argv.slice(0, 2)).toEqual(['sh', '-c']);
-    expect(log[1]!.argv[2]).toContain("bash -c 'make build-safe'");
+    expect(log[1]!.argv[2]).toContain(': offhost-end-');
+    expect(log[1]!.argv[2]).not.toContain('make build-safe');
     // The lock was held (by this session) while the command ran ...
     const during = readFileSync(join(m.out, 'during.md'), 'utf8');
     expect(during).toContain(`vm: ${VM}`);
@@ -186,7 +188,12 @@ describe('offhost run, reroute', () => {
     expect(r.code).toBe(RUN_EXIT.held);
     expect(r.stderr).toContain('held by session other');
     expect(r.stderr).toContain('flutter soak, FL-3');
-    expect(readStandinLog(m.log)).toEqual([]);
+    // The run's session is opened before the lock (its login shell starts while the laptop reads the source
+    // and takes the lock), and ended unused: at most its bootstrap reached the VM, got no script, ran nothing.
+    const log = readStandinLog(m.log);
+    for (const e of log.filter((x) => x.tool === 'incus')) expect(e.argv[2]).toContain(': offhost-end-');
+    expect(JSON.stringify(log)).not.toContain('make build-safe');
+    expect(existsSync(join(m.out, 'started'))).toBe(false);
     expect(readFileSync(join(m.repo, ACTIVE), 'utf8')).toContain('session: other');
   });
 

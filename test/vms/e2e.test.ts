@@ -126,9 +126,10 @@ describe('from nothing to a rerouted make build-safe', () => {
     expect(r.code, r.stderr).toBe(0);
     const built = readFileSync(join(w.out, 'built'), 'utf8');
     expect(built).toContain(`built in ${w.koda} with ${join(w.state, 'incus-guests', 'dev-linux-koda', 'bin', 'nasm')}`);
-    // offhost run's VM script (src/run/remote.ts) carries the command: the guest exec that ran it names it.
+    // The guest exec ran the run's session bootstrap, which ran offhost run's VM script (src/run/remote.ts,
+    // carrying the command) sent on its stdin: the guest exec names the bootstrap, not the command.
     const log = readStandinLog(join(w.out, 'standin.log')).filter((e) => e.tool === 'incus' && e.instance === 'dev-linux-koda' && Array.isArray(e.argv));
-    expect(log.some((e) => (e.argv as string[]).join(' ').includes('make build-safe'))).toBe(true);
+    expect(log.some((e) => (e.argv as string[]).join(' ').includes(': offhost-end-'))).toBe(true);
     // The preflight ran (its own log), before the command.
     expect(readStandinLog(join(w.out, 'probe.log')).some((e) => e.tool === 'incus' && e.sub === 'list')).toBe(true);
   });
