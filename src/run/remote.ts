@@ -94,7 +94,8 @@ function endLine(nonce: string): string {
 /**
  * The session's own script (`sh -c BOOT`): it waits for the supervisor script on stdin (a line with its
  * length in bytes, then the script, whose last line is `: offhost-end-JOB`) and runs it. At end of input
- * it exits having done nothing; a script that did not arrive whole is refused (`fail`) and nothing runs.
+ * it says `nostdin` and exits having done nothing; a script that did not arrive whole is refused (`fail`)
+ * and nothing runs.
  * So the session can be opened while the laptop still reads its source and takes the lock (the login
  * shell's start-up on the VM then overlaps that work): nothing of the run happens on the VM before the
  * supervisor script arrives, and that is only sent once the lock is held.
@@ -102,8 +103,10 @@ function endLine(nonce: string): string {
 export function bootstrapScript(nonce: string): string {
   const q = quote;
   return [
-    'IFS= read -r n || exit 0',
-    "case $n in ''|*[!0-9]*) exit 0;; esac",
+    // No length line: the backend passed no input on (or the run stopped before its lock, when nobody
+    // reads this any more). Said as `nostdin`, as the supervisor says it, never taken for a VM not reached.
+    `IFS= read -r n || { printf "%s hello\\n%s nostdin\\n" ${q(nonce)} ${q(nonce)}; exit 0; }`,
+    `case $n in ''|*[!0-9]*) printf "%s hello\\n%s nostdin\\n" ${q(nonce)} ${q(nonce)}; exit 0;; esac`,
     's=$(dd bs="$n" count=1 iflag=fullblock 2>/dev/null)',
     `case $s in *${q(endLine(nonce))}) ;; *) printf "%s hello\\n%s fail %s\\n" ${q(nonce)} ${q(nonce)} "the VM script did not arrive whole (dd with iflag=fullblock needed on the VM)"; exit 0;; esac`,
     'eval "$s"',

@@ -101,4 +101,19 @@ describe.skipIf(!sshdAvailable())('a failure at each step', () => {
       expect(active(l)).toBe(false);
     }
   }, 300_000);
+
+  it('a backend that passes no input on (ssh -n): config-error naming the backend, nothing ran, the lock released', async () => {
+    const l = loop.laptop((vm) => ({ sync: 'shared', guest_dir: vm }));
+    const bin = join(l.base, 'bin-no-stdin');
+    mkdirSync(bin);
+    const ssh = spawnSync('sh', ['-c', 'command -v ssh'], { encoding: 'utf8', env: l.env }).stdout.trim();
+    writeFileSync(join(bin, 'ssh'), `#!/bin/sh\nexec ${ssh} "$@" </dev/null\n`);
+    chmodSync(join(bin, 'ssh'), 0o755);
+    const marker = join(l.out, 'ran-no-stdin');
+    const r = await runOn(l, ['--json', '--', onVm(`touch ${marker}`)], { env: { PATH: `${bin}:${l.env.PATH}` } });
+    expect(verdict(r).outcome, r.stderr).toBe('config-error');
+    expect(r.stderr).toContain("did not pass offhost's input on to the VM");
+    expect(existsSync(marker)).toBe(false);
+    expect(active(l)).toBe(false);
+  }, 300_000);
 });

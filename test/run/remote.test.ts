@@ -135,11 +135,14 @@ describe('the session bootstrap (a session opened before its script is ready), r
     });
   });
 
-  it('at end of input before any script (the run stopped before its lock): exits 0, says nothing, runs nothing', () => {
+  it('at end of input before any script (a backend that passes no input on, or the run stopped before its lock): says nostdin, runs nothing', () => {
     const nonce = newNonce();
     const r = spawnSync('/bin/sh', ['-c', bootstrapScript(nonce)], { input: '', encoding: 'utf8' });
     expect(r.status).toBe(0);
-    expect(r.stdout).toBe('');
+    const reader = new StreamReader(nonce, () => undefined);
+    reader.push(Buffer.from(r.stdout));
+    expect(reader.preamble.hello).toBe(true);
+    expect(reader.preamble.end).toBe('nostdin');
   });
 
   it('a script cut short, or one not ending with this session\'s end line, is refused (`fail`) and nothing of it runs', () => {
@@ -158,9 +161,9 @@ describe('the session bootstrap (a session opened before its script is ready), r
       expect(reader.preamble.failure).toContain('did not arrive whole');
       expect(existsSync(ran)).toBe(false);
     }
-    // A length line that is not a number: nothing at all.
+    // A length line that is not a number: nothing of the script runs.
     const r = spawnSync('/bin/sh', ['-c', bootstrapScript(nonce)], { input: `x1\n${whole.toString()}`, encoding: 'utf8' });
-    expect(r.stdout).toBe('');
+    expect(r.stdout).toBe(`${nonce} hello\n${nonce} nostdin\n`);
     expect(existsSync(ran)).toBe(false);
   });
 });
