@@ -6,12 +6,13 @@
 // its agent runs it, and stopped at the agent's own timeout (the spawn timeout below stands for the
 // agent's kill: a hook still running then is what the agent would have let through).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { quote as shellQuote } from 'shell-quote';
 import { type FakeHome, BIN, ROOT, event, fakeHome, hookCommand, hookEnv, requireBuild } from './hooks-helpers.js';
+import { processesWhere } from '../helpers/processes.js';
 
 let h: FakeHome;
 const made: string[] = [];
@@ -28,14 +29,7 @@ const TAG = `${process.pid}-${Date.now()}`;
 
 /** The pids of processes whose environment carries OFFHOST_HANG_TEST=tag and whose argv `is` accepts. */
 function taggedProcesses(tag: string, is: (argv: string[]) => boolean): string[] {
-  return readdirSync('/proc').filter((pid) => {
-    if (!/^\d+$/.test(pid)) return false;
-    try {
-      return is(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\u0000').slice(0, -1)) && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\u0000').includes(`OFFHOST_HANG_TEST=${tag}`);
-    } catch {
-      return false; // gone meanwhile, or not ours to read
-    }
-  });
+  return processesWhere(is, `OFFHOST_HANG_TEST=${tag}`).map(String);
 }
 
 /** The pids of `sleep 27` processes (the watchdog's) whose environment carries OFFHOST_HANG_TEST=tag. */

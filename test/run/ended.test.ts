@@ -4,31 +4,18 @@
 // the lock with the reason, and another session gets the VM at once (not after the 2-hour ttl). What the
 // command leaves outside its process group (setsid) is the run too: stopped at its end, and recorded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sshdAvailable } from '../helpers/sshd.js';
 import { BIN, g } from '../locks/lifecycle-helpers.js';
 import { LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop, loopbackSshd } from './loopback.js';
 import { spawnSync } from 'node:child_process';
+import { processesWhere, sameArgv } from '../helpers/processes.js';
 
 const loop = loopbackSshd();
 
 /** Pids of processes (of any parent) whose command line is exactly `argv`: the test's own scanner. */
-function pidsRunning(argv: string[]): number[] {
-  const want = argv.join('\0') + '\0';
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const st = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (st.slice(st.lastIndexOf(')') + 2)[0] === 'Z') continue;
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8') === want) out.push(Number(d));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
-}
+const pidsRunning = (argv: string[]): number[] => processesWhere(sameArgv(argv));
 
 const lockOnRef = (l: Laptop) => spawnSync('git', ['-C', l.repo, 'show', `refs/offhost/locks:${LOOP_ACTIVE}`], { encoding: 'utf8' });
 

@@ -4,13 +4,14 @@
 // and a real rsync failure that breaks its input pipe (EPIPE) is sync-failed (246), not a crash.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sshdAvailable } from '../helpers/sshd.js';
 import { BIN, g } from '../locks/lifecycle-helpers.js';
 import { LOOP_ACTIVE, kodaDir, onVm, runOn, until, verdict, type Laptop, loopbackSshd } from './loopback.js';
 import { FAULT_STEPS } from '../../src/run/pipeline.js';
 import { sampling } from '../helpers/sample.js';
+import { processesWhere, sameArgv } from '../helpers/processes.js';
 
 /** The default run injects a fault at every third step and at the release; `npm run test:full` at every step (test/helpers/sample.ts). */
 const sample = sampling('full');
@@ -19,18 +20,7 @@ const loop = loopbackSshd();
 
 const active = (l: Laptop) => spawnSync('git', ['-C', l.repo, 'cat-file', '-e', `refs/offhost/locks:${LOOP_ACTIVE}`]).status === 0;
 
-function sleeping(arg: string): boolean {
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const st = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (st.slice(st.lastIndexOf(')') + 2)[0] !== 'Z' && readFileSync(`/proc/${d}/cmdline`, 'utf8') === `sleep\0${arg}\0`) return true;
-    } catch {
-      /* gone */
-    }
-  }
-  return false;
-}
+const sleeping = (arg: string): boolean => processesWhere(sameArgv(['sleep', arg])).length > 0;
 
 const REAL_RSYNC = ['/usr/bin/rsync', '/usr/local/bin/rsync', '/bin/rsync'].find((p) => existsSync(p)) ?? 'rsync';
 
