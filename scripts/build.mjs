@@ -85,8 +85,11 @@ const otherCommandsExternal = (kind) => ({
   },
 });
 
+// Every bundle is minified (OFFHOST_NO_MINIFY=1 leaves them readable): less to read, decode and scan at each start.
+const minifyBundles = process.env.OFFHOST_NO_MINIFY !== '1';
+
 // 3. The config loader, require()d by path on first use (src/config/layer-loader.ts).
-await build({ ...bundleOptions('loader'), entryPoints: ['src/config/config-loader-entry.ts'], outfile: 'dist/config-loader.cjs' });
+await build({ ...bundleOptions('loader'), minify: minifyBundles, entryPoints: ['src/config/config-loader-entry.ts'], outfile: 'dist/config-loader.cjs' });
 
 // 4. The hot bundle, ONE CommonJS file run by the loader (dist/offhost.cjs) from V8's code cache. The pack
 // is in it as JSON.parse of a string (V8 reads a large JSON string faster than the same object literal);
@@ -103,7 +106,6 @@ const replaceFamilies = (contents) => ({
     b.onLoad({ filter: /[\\/]src[\\/]shell[\\/]programs[\\/]families\.ts$/ }, (a) => (a.path === familiesTs ? { contents, loader: 'js', resolveDir: dirname(familiesTs) } : undefined));
   },
 });
-const hotMinify = process.env.OFFHOST_NO_MINIFY !== '1';
 const families = readFamilies(root);
 const withoutFamilies = await build({
   ...bundleOptions('hot'), entryPoints: ['src/cli/bin.ts'], write: false, outfile: 'dist/hot.cjs',
@@ -113,7 +115,7 @@ const coreInputs = Object.values(withoutFamilies.metafile.outputs)[0].inputs;
 const eagerFiles = new Set(families.order.map((f) => f.file).filter((f) => coreInputs[`src/shell/programs/${f}.ts`]?.bytesInOutput > 0));
 const lazyFiles = [...new Set(families.order.map((f) => f.file))].filter((f) => !eagerFiles.has(f));
 const core = new Set(Object.entries(coreInputs).filter(([, v]) => v.bytesInOutput > 0).map(([f]) => f));
-const familyDeps = await buildLazyFamilies({ root, lazyFiles, options: { ...bundleOptions('hot'), minify: hotMinify }, core });
+const familyDeps = await buildLazyFamilies({ root, lazyFiles, options: { ...bundleOptions('hot'), minify: minifyBundles }, core });
 const described = await describeLazyFamilies({ lazyFiles, importFamily: (entry) => importTs(entry) });
 const familiesSource = familiesModuleSource({ root, families, eagerFiles, described, deps: familyDeps });
 
@@ -123,7 +125,7 @@ const hotPack = { ...builtin, rules: builtin.rules.map((r) => ({ ...r, match: JS
 const asciiOnly = (s) => s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const hot = await build({
   ...bundleOptions('hot'),
-  minify: hotMinify,
+  minify: minifyBundles,
   entryPoints: ['src/cli/bin.ts'],
   outfile: 'dist/hot.cjs',
   // Written already wrapped as the CommonJS function the loader runs: V8 compiles the file's text as it is
@@ -140,7 +142,7 @@ const bundles = [['hot.cjs', hot]];
 for (const name of ownBundles) {
   const bundle = await build({
     ...bundleOptions('hot'),
-    minify: hotMinify,
+    minify: minifyBundles,
     entryPoints: [`src/cli/${name}-bin.ts`],
     outfile: `dist/${name}.cjs`,
     banner: { js: hotBanner },
@@ -165,9 +167,13 @@ for (const [name, bundle] of bundles) {
 }
 
 // 5. The cold commands, all in dist/cold.cjs (esbuild splits code for ES modules only; one file keeps
-// each dependency once). They read the pack from dist/builtin-pack.json when they need it.
+// each dependency once). They read the pack from dist/builtin-pack.json when they need it. Minified as
+// the hot bundle is: every cold command reads, decodes and scans this file first, and the unminified one
+// (2.3 MB, its comments holding a few non-ASCII characters, so that V8 held it as a two-byte string) cost
+// 40 ms of every lock, run or lint call (docs/BUILD.md).
 await build({
   ...bundleOptions('cold'),
+  minify: minifyBundles,
   entryPoints: ['src/cli/cold.ts'],
   outfile: 'dist/cold.cjs',
   banner: { js: `${importMeta}\nvar __offhostPack = { get layer() { return require('./builtin-pack.json'); } };` },
