@@ -1,4 +1,4 @@
-// `--debug` for check, explain and hook: a trace on stderr of what offhost read and decided (the line and
+// `--debug` for check, explain, hook and run: a trace on stderr of what offhost read and decided (the line and
 // where it came from, the directory, the config files in force, the role and why, the checkout's root and
 // path variables, each command and the rule that decided it, the verdict). Off unless asked: the hot path
 // pays one flag test.
@@ -14,6 +14,15 @@ export type Trace = (text: string) => void;
 /** A writer of `offhost debug: …` lines on stderr. */
 export function debugTrace(io: Io): Trace {
   return (text) => io.stderr(text.replace(/\n+$/, '').split('\n').map((l) => `offhost debug: ${l}\n`).join(''));
+}
+
+/**
+ * A trace whose lines say when, in milliseconds since the process started (Node's own start-up included):
+ * `run --debug`, where where the time goes is the question.
+ */
+export function timedTrace(io: Io): Trace {
+  const t = debugTrace(io);
+  return (text) => t(`${String(Math.round(performance.now())).padStart(6)} ms  ${text}`);
 }
 
 const short = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n - 3)}...` : s);

@@ -33,6 +33,8 @@ export interface SessionOptions {
   remoteSignal?: (sig: string) => Promise<void>;
   /** How long to wait for the local ssh to end after the VM said the command ended. */
   lingerMs?: number;
+  /** Told once when the VM says `go` (the command starts), and once when its exit line arrives (run --debug). */
+  progress?: (what: 'go' | 'exit') => void;
 }
 
 export interface SessionResult {
@@ -175,10 +177,16 @@ export function runSession(o: SessionOptions, started?: StartedSession): Promise
     if (o.forwardStdin) process.stdin.pipe(child.stdin);
     // Otherwise stdin stays open: its end is how the VM learns that offhost has gone.
 
+    let wentOn = false;
     const onStdout = (d: Buffer) => {
       reader.push(d);
       armTimeout();
+      if (!wentOn && reader.preamble.end === 'go') {
+        wentOn = true;
+        o.progress?.('go');
+      }
       if (reader.exitStatus !== null && !lingerArmed) {
+        o.progress?.('exit');
         // The command ended; a process it left outside its group may still hold the stream open.
         lingerArmed = true;
         timers.push(setTimeout(() => killLocal('SIGTERM'), o.lingerMs ?? 3000));

@@ -11,6 +11,7 @@ import { hostname, tmpdir, userInfo } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { isOffhostError } from '../errors.js';
+import { type Trace, timedTrace, traceDecision, traceGuard, traceLine } from '../report/debug-trace.js';
 import type { Io } from '../io.js';
 import { loadGuard } from '../config/load-guard.js';
 import { mapPath, renderJob, type VmSpec } from '../routes/index.js';
@@ -85,6 +86,8 @@ export interface RunOptions {
   fetchTo?: string;
   /** --clean / --no-clean: remove the VM copy's files outside the source set before the build (default: the VM's `clean`). */
   clean?: boolean;
+  /** --debug: a trace on stderr of what the run read and did, each line with its time since the process started. */
+  debug?: boolean;
 }
 
 const say = (io: Io, line: string) => io.stderr(`offhost run: ${line}\n`);
@@ -153,6 +156,8 @@ function fault(io: Io, step: (typeof FAULT_STEPS)[number]): void {
 }
 
 async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() => void)[]): Promise<number> {
+  const mark: Trace = o.debug ? timedTrace(io) : () => undefined;
+  mark('started');
   fault(io, 'classify');
   const cwd = o.cwd ? resolve(io.cwd, o.cwd) : io.cwd;
   // 1. classify
@@ -162,7 +167,14 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     ...(o.role !== undefined ? { role: o.role as never } : {}),
     ...(o.config !== undefined ? { configFile: o.config } : {}),
   });
-  const v = guard.classify(o.line, { cwd, env: io.env });
+  // --debug: classified by explain, which gives the same verdict and says which rule decided each command.
+  const explained = o.debug ? guard.explain(o.line, { cwd, env: io.env }) : null;
+  const v = explained?.verdict ?? guard.classify(o.line, { cwd, env: io.env });
+  if (explained) {
+    traceLine(mark, o.line, o.argv ? 'the words after --, quoted' : 'the line after --');
+    traceGuard(mark, guard, { cwd, env: io.env, ...(o.role !== undefined ? { role: o.role } : {}) });
+    traceDecision(mark, explained.decision, v);
+  }
   if (v.decision === 'allow') {
     const code = await runHere(io, commandArgv(o), cwd, localEnv(io, guard.config.rules, guard.role), signals);
     return signals.first ? SIGNAL_STATUS[signals.first] : code;
@@ -227,6 +239,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     say(io, `${sig} received: stopping before the command starts`);
     abort.abort();
   });
+  mark(`ssh options ready; preflight of ${[...specs.keys()].join(', ')}`);
   const stop = await vmPreflight(config, { route: route.name, rule: v.rule, candidates: [...specs.keys()], env: io.env, fresh: o.fresh === true, reuse, abort: abort.signal });
   signals.listen(null);
   await interruptedBefore(signals, 'during the VM preflight');
@@ -238,6 +251,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     throw new RunStop(stop.outcome, first, stop.exit);
   }
   for (const n of stop.notes) say(io, n);
+  mark(`preflight done: usable ${stop.usable.join(', ') || '(none)'}`);
   for (const id of [...specs.keys()]) if (!stop.usable.includes(id)) specs.delete(id);
   const candidates2 = [...specs.keys()];
   if (o.fresh) {
@@ -279,6 +293,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     if (line !== null) {
       const started = (early = startSession(line, io.cwd, backendEnv(io.env)));
       cleanups.push(() => started.dispose());
+      mark(`session to ${[...specs.keys()][0]} opened (it waits for its script until the lock is held)`);
     }
   }
   const modes = new Set([...specs.values()].map(syncMode));
@@ -302,11 +317,13 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     state = await commitSourceState(repo, sha, commitDir, exclude, lockDirs);
   } else state = working;
   await interruptedBefore(signals, 'while reading the source state');
+  mark(`source read: ${state.files.length} files in ${repo.root}, ${dirtyText(state.dirty)}, fingerprint ${state.fingerprint.slice(0, 12)}`);
   stdinNote(io, o);
 
   const session = o.session ?? io.env.OFFHOST_SESSION ?? processTreeSession('run', io.env);
   const ai = o.ai ?? io.env.OFFHOST_AI ?? 'human';
   const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true);
+  mark('lock store opened');
   const runId = newRunId(new Date());
   const dir = runDir(io.env, runId);
   mkdirSync(dir, { recursive: true });
@@ -357,6 +374,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     cancelled: () => signals.interrupted,
     progress: (l) => say(io, l),
   });
+  mark(got.kind === 'held' ? `lock ${got.hold.took ? 'taken' : 'already held by this session'}: ${got.hold.vm}` : `lock: ${got.kind}`);
   let ending: Verdict | null = null;
   const end = async (verdict0: Verdict, hold: Hold | null, remoteStopped = true): Promise<number> => {
     // Called once; a failure while ending (the record, the release) is reported, and never skips the release.
@@ -380,7 +398,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
       else {
         try {
           fault(io, 'release');
+          mark('record written; releasing');
           say(io, await hold.release(recordText(rec)));
+          mark('released');
         } catch (err) {
           say(io, `could not release ${hold.vm} (${(err as Error).message}); once this process has ended, the next offhost command on this host frees it (this run's claim names a process that is gone)`);
           verdict = { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: verdict.status, detail: `the lock could not be released: ${(err as Error).message}; the run itself: ${verdict.outcome}, ${verdict.detail}` };
@@ -446,6 +466,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
       throw err;
     }
     writeRecord(io.env, rec);
+    mark(`source placed (${mode}${inline ? `: ${inline.length} bytes go in the session` : rec.source!.sent !== undefined ? `: ${rec.source!.sent} sent` : ''}); sending the script`);
 
     // 6. execute (verify, then run, in one session)
     const tree = { clean: o.clean ?? spec.clean === true, keep: spec.keep ?? [...DEFAULT_KEEP] };
@@ -453,7 +474,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     const attempt = (tar: Buffer | null = null) => {
       const pre = early;
       early = null;
-      return execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit, ...(tar ? { ref: runRef(state) } : {}) } : undefined, tree, tar, pre);
+      return execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit, ...(tar ? { ref: runRef(state) } : {}) } : undefined, tree, tar, pre, (what) =>
+        mark(what === 'go' ? 'the VM verified the copy: the command starts' : 'the command ended on the VM'),
+      );
     };
     fault(io, 'execute');
     fault(io, 'async');
@@ -576,6 +599,7 @@ async function execute(
   tree: { clean: boolean; keep: readonly string[] },
   inline: Buffer | null,
   early: StartedSession | null,
+  progress: (what: 'go' | 'exit') => void,
 ): Promise<SessionResult & { nonce: string }> {
   const script = supervisorScript({
     nonce,
@@ -618,6 +642,7 @@ async function execute(
     },
     signals,
     onLockLost: (fn) => hold.onLost(fn),
+    progress,
     remoteSignal: async (sig) => {
       await remoteOnce(spec, io, `p=$(cat ${pgidFile(nonce)} 2>/dev/null) && kill -s ${sig} -- "-$p"`);
     },

@@ -129,10 +129,23 @@ describe('offhost run, reroute', () => {
     const failed = await runIn(m, ['--', 'bash', '-c', 'make build-safe; exit 7']);
     expect(failed.code).toBe(7);
     // make's own status (2 when a recipe fails) passes through too.
+    // --debug (this run): a trace of the steps, each with its time since the process started, in the order
+    // they happened; the run itself is unchanged.
     writeFileSync(join(m.out, 'code'), '5');
-    expect((await runIn(m, ['--', 'make build-safe'])).code).toBe(2);
+    const traced = await runIn(m, ['--debug', '--', 'make build-safe']);
+    expect(traced.code).toBe(2);
     expect(existsSync(join(m.repo, ACTIVE))).toBe(false);
     expect(archives(m.repo)).toHaveLength(3);
+    const steps = traced.stderr.split('\n').filter((l) => l.startsWith('offhost debug:')).map((l) => /^offhost debug: +(\d+) ms {2}(.*)$/.exec(l));
+    expect(steps.every((x) => x !== null), traced.stderr).toBe(true);
+    const times = steps.map((x) => Number(x![1]));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const said = steps.map((x) => x![2]!);
+    const at = (text: string) => said.findIndex((l) => l.startsWith(text));
+    const order = ['started', 'verdict: reroute (koda-make)', 'preflight done: usable s.khost1.dev-linux-koda', 'source read: ', 'lock taken: s.khost1.dev-linux-koda', 'the VM verified the copy: the command starts', 'the command ended on the VM', 'record written; releasing', 'released'];
+    expect(order.map(at).every((i) => i >= 0), said.join('\n')).toBe(true);
+    expect(order.map(at)).toEqual([...order.map(at)].sort((a, b) => a - b));
+    expect(said[at('source read: ')]).toMatch(/^source read: \d+ files in .*, clean, fingerprint [0-9a-f]{12}$/);
   });
 
   it('SIGTERM mid-run: passed to the command on the VM, its status comes back, the lock is archived after', async () => {

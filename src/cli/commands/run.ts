@@ -31,6 +31,7 @@ const USAGE = formatHelp({
     ["--fresh", "run in a new disposable sandbox of the route's VM (lifecycle verbs, docs/VMS.md)"],
     ["--fetch-to DIR", "with --fresh: where fetched results go (default ./offhost-results)"],
     ["--json", "the verdict line as one JSON object"],
+    ["--debug", "a trace on stderr of what the run read and did, each step with its time since the process started"],
     ["--push / --no-push", "push the lock to the shared remote (or not)"],
     ["--role ROLE", "laptop, vm or ci"],
     ["--config FILE", "configuration file"],
@@ -77,6 +78,7 @@ function parse(args: string[], io: Io): RunOptions {
     .option('--fresh')
     .option('--fetch-to <dir>')
     .option('--json')
+    .option('--debug')
     .option('--push')
     .option('--no-push')
     .option('--role <role>')
