@@ -8,7 +8,7 @@
 // record; the rows below say what each adds over plain ssh. OFFHOST_BENCH_BIN measures another build;
 // OFFHOST_BENCH_BEFORE=<offhost.cjs> measures that build too, interleaved with this one in every row.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -50,9 +50,20 @@ k('host');
 k('id');
 writeFileSync(join(base, 'authorized_keys'), readFileSync(join(base, 'id.pub')));
 if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true });
+// The VM user's home is its own folder, as on a VM (and as in test/helpers/sshd.ts), not the laptop user's:
+// bash run by sshd reads ~/.bashrc, and a loopback "VM" would otherwise run this machine's own rc files.
+// Its ~/.bashrc is the distribution's default for new users (/etc/skel/.bashrc, which returns at once when
+// not interactive), or OFFHOST_BENCH_VM_RC=<file>. OFFHOST_BENCH_VM_HOME=<folder> makes that folder the VM
+// user's HOME as it is (=/root on the development machine: root's rc runs `pyenv init`, 0.6-1.5 s a read).
+const vmHome = process.env.OFFHOST_BENCH_VM_HOME ?? join(base, 'vmhome');
+const vmRc = process.env.OFFHOST_BENCH_VM_HOME ? join(vmHome, '.bashrc') : (process.env.OFFHOST_BENCH_VM_RC ?? (existsSync('/etc/skel/.bashrc') ? '/etc/skel/.bashrc' : null));
+if (!process.env.OFFHOST_BENCH_VM_HOME) {
+  mkdirSync(vmHome);
+  writeFileSync(join(vmHome, '.bashrc'), vmRc ? readFileSync(vmRc) : '# not interactive: nothing to do\ncase $- in *i*) ;; *) return;; esac\n');
+}
 writeFileSync(
   join(base, 'sshd_config'),
-  `Port ${port}\nListenAddress 127.0.0.1\nHostKey ${join(base, 'host')}\nPidFile ${join(base, 'pid')}\nAuthorizedKeysFile ${join(base, 'authorized_keys')}\nStrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nPermitRootLogin prohibit-password\nAllowUsers ${user}\nMaxStartups 64:30:128\n`,
+  `Port ${port}\nListenAddress 127.0.0.1\nHostKey ${join(base, 'host')}\nPidFile ${join(base, 'pid')}\nAuthorizedKeysFile ${join(base, 'authorized_keys')}\nStrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nPermitRootLogin prohibit-password\nAllowUsers ${user}\nMaxStartups 64:30:128\nSetEnv HOME=${vmHome}\n`,
 );
 writeFileSync(join(base, 'known_hosts'), `[127.0.0.1]:${port} ${readFileSync(join(base, 'host.pub'), 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
 writeFileSync(
@@ -160,7 +171,7 @@ try {
       });
     }
   }
-  console.log(`median of ${ITER} whole-process runs (ms), loopback sshd; each row's plain-ssh baseline is measured alternately with it\n`);
+  console.log(`median of ${ITER} whole-process runs (ms), loopback sshd, the VM's HOME ${process.env.OFFHOST_BENCH_VM_HOME ?? 'its own folder'}, its ~/.bashrc ${vmRc ?? 'a two-line non-interactive guard'}; each row's plain-ssh baseline is measured alternately with it\n`);
   const w = Math.max(...rows.map((r) => r.label.length));
   for (const r of rows) {
     const over = r === rows[0] ? '' : `  (plain ssh ${r.ssh.toFixed(0)} ms alongside: +${(r.ms - r.ssh).toFixed(0)} ms, ${(r.ms / r.ssh).toFixed(2)}x)`;
