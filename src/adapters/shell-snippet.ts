@@ -40,7 +40,7 @@ import { builtinLayer } from '../config/builtin.js';
 export type ShellName = 'bash' | 'zsh' | 'fish';
 
 /** Rules whose programs are not heavy by name alone (inline code, a bare `open`, any unknown program). */
-const NOT_BY_NAME = new Set(['inline-code-heavy', 'unknown-program', 'ios-simulator']);
+const NOT_BY_NAME = new Set(['inline-code-heavy', 'inline-tcl-heavy', 'unknown-program', 'ios-simulator']);
 
 /**
  * The programs the built-in rules refuse or reroute, for the snippets' fallback when offhost cannot run:

@@ -25,7 +25,7 @@ import { programFor } from '../shell/programs/index.js';
 
 /** Runtimes, shells and general launchers: named by rules for what they run, never shimmed. */
 export const NOT_SHIMMED = new Set([
-  'python', 'python2', 'python3', 'node', 'nodejs', 'perl', 'ruby', 'php', 'deno', 'bun', 'java', 'osascript', 'lua', 'luajit', 'Rscript', 'julia',
+  'python', 'python2', 'python3', 'node', 'nodejs', 'perl', 'ruby', 'php', 'deno', 'bun', 'java', 'osascript', 'lua', 'luajit', 'Rscript', 'R', 'julia', 'tclsh', 'wish',
   'bash', 'sh', 'dash', 'zsh', 'ksh', 'fish', 'env', 'sudo', 'doas', 'nice', 'timeout', 'xargs', 'offhost',
 ]);
 export const NOT_SHIMMED_PATTERN = /^(python[0-9.]*|pypy[0-9.]*|node[0-9.]*|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*)$/;
