@@ -334,15 +334,15 @@ function output(call: Call): Field | null {
 // build-safe started'). Known here so that the walker does not read their arguments as the command an
 // unknown wrapper would run (src/shell/guess.ts). A program belongs here only if no option of it starts a
 // program or a shell: `man -P`, `nc -e`, `sort --compress-program`, `ip netns exec`, `open -a`, `brew sh`,
-// `rpm --eval '%(…)'`, `bat --pager`, `less` (LESSOPEN, `!cmd`), `gh` (aliases) do, and are left out. apt and dpkg run a command only from the hook options they name:
+// `rpm --eval '%(…)'`, `bat --pager`, `less` (LESSOPEN, `!cmd`), `gh` (aliases) do, and are left out (pagers.ts). apt and dpkg run a command only from the hook options they name:
 // installers.ts.
 const INERT_NAMES = [
   // processes, by name or number
   'pkill', 'killall', 'pidof', 'kill', 'lsof', 'fuser', 'pstree', 'top', 'htop', 'btop', 'nvidia-smi', 'free', 'uptime', 'vmstat', 'iostat',
   // binaries and files, looked at
   'ldd', 'readelf', 'objdump', 'nm', 'strings', 'size', 'strip', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'cksum', 'b2sum', 'base64', 'base32',
-  // services and logs (a unit is started by the service manager, from its unit file)
-  'journalctl', 'loginctl', 'logger', 'dmesg',
+  // services and logs (a unit is started by the service manager, from its unit file; journalctl's pager: pagers.ts)
+  'logger', 'dmesg',
   // messages to people
   'notify-send', 'say', 'espeak', 'wall',
   // this machine

@@ -16,6 +16,7 @@ import { containers } from './containers.js';
 import { packageRunners, monorepoRunners, packageFiles } from './package-runners.js';
 import { interpreters } from './interpreters.js';
 import { readerless } from './readerless.js';
+import { pagers } from './pagers.js';
 import { textTools } from './text-tools.js';
 import { heavyPrograms, appLaunchers } from './heavy.js';
 import { fvm } from './fvm.js';
@@ -34,7 +35,7 @@ export interface FamilyEntry {
 }
 
 export const MODULES: readonly ProgramModule[] = [
-  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, makeWrappers, git, ssh, containers, packageRunners, monorepoRunners, packageFiles, interpreters, readerless, deno, just, task, nx, textTools, appLaunchers, fvm, inert, installers, ...heavyPrograms,
+  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, makeWrappers, git, ssh, containers, packageRunners, monorepoRunners, packageFiles, interpreters, readerless, deno, pagers, just, task, nx, textTools, appLaunchers, fvm, inert, installers, ...heavyPrograms,
 ];
 
 export const FAMILIES: readonly FamilyEntry[] = MODULES.map((m) => ({ family: m.family, names: m.names, ...(m.pattern ? { pattern: m.pattern } : {}), load: () => m }));

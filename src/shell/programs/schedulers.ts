@@ -6,7 +6,7 @@
 import type { Field } from '../expand.js';
 import { scan, parseOptions, type Spec } from './grammar.js';
 import { quote } from '../../routes/quote.js';
-import { joinFields, type Call } from '../walk-state.js';
+import { envField, joinFields, type Call } from '../walk-state.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 
 const UNKNOWN_DIR: Field = { value: '', known: false };
@@ -304,7 +304,12 @@ function screen(argv: Field[]): Unwrapped {
  */
 function crontab(call: Call): Unwrapped {
   const argv = call.fields;
-  if (argv.slice(1).some((a) => a.known && /^-[lreiT]$/.test(a.value))) return { kind: 'none' };
+  if (argv.slice(1).some((a) => a.known && a.value === '-e')) {
+    // `crontab -e` runs the editor the line names (sh -c "$VISUAL FILE", else $EDITOR), here.
+    const editor = envField(call, 'VISUAL') ?? envField(call, 'EDITOR');
+    return editor && (editor.value.trim() !== '' || !editor.known) ? { kind: 'script', via: 'crontab -e (the editor)', text: editor } : { kind: 'none' };
+  }
+  if (argv.slice(1).some((a) => a.known && /^-[lriT]$/.test(a.value))) return { kind: 'none' };
   const file = argv.slice(1).filter((a) => !(a.known && a.value.startsWith('-')) || (a.known && a.value === '-'));
   const fromStdin = file.length === 0 || (file[0]!.known && file[0]!.value === '-');
   if (!fromStdin) return { kind: 'script', via: 'crontab', text: UNKNOWN_DIR };
@@ -433,6 +438,7 @@ export const schedulers: ProgramModule = {
   examples: {
     match: [
       { line: "echo '* * * * * make build' | crontab -", runs: 'make build', in: '/home/koder' },
+      { line: "EDITOR='make build-safe' crontab -e", runs: 'make build-safe' },
       { line: 'start-stop-daemon --start --exec /usr/bin/make -- build', runs: '/usr/bin/make build' },
       { line: 'dtach -n /tmp/s make build', runs: 'make build' },
       { line: 'abduco -n s make build', runs: 'make build' },

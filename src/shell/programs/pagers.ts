@@ -1,0 +1,109 @@
+// Programs that run a pager or an editor the line names: in an environment variable set for them
+// (`PAGER='…' man ls`, `EDITOR='…' crontab -e`, `export SYSTEMD_PAGER=…; journalctl`) or in an option
+// (`man -P '…'`, `bat --pager '…'`, `svn --editor-cmd '…'`). The program hands the value to a shell
+// (`sh -c "$PAGER"`, `sh -c "$EDITOR FILE"`) in its own directory, so the value is judged as the command
+// line it is there. A pager runs only when the output is a terminal, which the line does not say: judged
+// as run (fail closed), as git's are (./git.ts). The user's own variables, not set in the line, are theirs.
+// less runs its input preprocessor (LESSOPEN, `|cmd %s`) and `+!cmd` at start-up. kubectl (KUBE_EDITOR)
+// is not here: unknown to the registry, its arguments are read as the commands they may be (src/shell/guess.ts),
+// which `kubectl exec POD -- …` against a cluster on the laptop needs.
+import type { Field } from '../expand.js';
+import { envField, type Call } from '../walk-state.js';
+import type { ProgramModule } from './types.js';
+import type { Unwrapped } from '../unwrapped.js';
+
+interface Runs {
+  /** Variables whose value is a command line the program runs. */
+  env: readonly string[];
+  /** Options whose value (the next word, or after `=`) is a command line it runs. */
+  opts?: readonly string[];
+}
+
+const SYSTEMD: Runs = { env: ['SYSTEMD_PAGER', 'PAGER'] };
+const EDITORS: Runs = { env: ['VISUAL', 'EDITOR'] };
+
+const PROGRAMS: Record<string, Runs> = {
+  man: { env: ['MANPAGER', 'PAGER'], opts: ['-P', '--pager'] },
+  systemctl: SYSTEMD,
+  journalctl: SYSTEMD,
+  loginctl: SYSTEMD,
+  busctl: SYSTEMD,
+  machinectl: SYSTEMD,
+  coredumpctl: SYSTEMD,
+  psql: { env: ['PSQL_PAGER', 'PAGER'] },
+  mysql: { env: [], opts: ['--pager'] },
+  mariadb: { env: [], opts: ['--pager'] },
+  aws: { env: ['AWS_PAGER'] },
+  bat: { env: ['BAT_PAGER', 'PAGER'], opts: ['--pager'] },
+  batcat: { env: ['BAT_PAGER', 'PAGER'], opts: ['--pager'] },
+  gh: { env: ['GH_PAGER', 'PAGER', 'GH_EDITOR', 'GIT_EDITOR', 'VISUAL', 'EDITOR'] },
+  visudo: { env: ['SUDO_EDITOR', 'VISUAL', 'EDITOR'] },
+  sudoedit: { env: ['SUDO_EDITOR', 'VISUAL', 'EDITOR'] },
+  vipw: EDITORS,
+  vigr: EDITORS,
+  hg: { env: ['HGEDITOR', 'VISUAL', 'EDITOR', 'PAGER'] },
+  svn: { env: ['SVN_EDITOR', 'VISUAL', 'EDITOR'], opts: ['--editor-cmd'] },
+  less: { env: ['LESSOPEN', 'LESSCLOSE'] },
+};
+
+/** LESSOPEN's `|cmd %s`, `||cmd %s`, `|-cmd %s` (a pipe) or `cmd %s` (a command that names a file): the command. */
+function lessCommand(v: Field): Field {
+  return { value: v.value.replace(/^\|\|?-?/, '').replaceAll('%s', 'FILE'), known: v.known };
+}
+
+function unwrap(call: Call): Unwrapped {
+  const spec = PROGRAMS[call.name]!;
+  const items: Unwrapped[] = [];
+  const script = (text: Field, via: string) => {
+    if (text.value.trim() !== '' || !text.known) items.push({ kind: 'script', via: `${call.name} ${via}`, text });
+  };
+  for (const k of spec.env) {
+    const v = envField(call, k);
+    if (v !== undefined) script(call.name === 'less' ? lessCommand(v) : v, k);
+  }
+  const fields = call.fields;
+  for (let i = 1; i < fields.length; i++) {
+    const f = fields[i]!;
+    if (!f.known) continue;
+    if (f.value === '--') break;
+    const eq = f.value.indexOf('=');
+    const name = eq > 0 ? f.value.slice(0, eq) : f.value;
+    if (spec.opts?.includes(name)) {
+      const v = eq > 0 ? { value: f.value.slice(eq + 1), known: true } : fields[++i];
+      if (v) script(v, name);
+    } else if (spec.opts?.includes('-P') && /^-P./.test(f.value)) script({ value: f.value.slice(2), known: true }, '-P');
+    // less `+!cmd` (and in $LESS): a shell command run at start-up.
+    else if (call.name === 'less' && /^\+!/.test(f.value)) script({ value: f.value.slice(2), known: true }, '+!');
+  }
+  if (call.name === 'less') {
+    const opts = envField(call, 'LESS');
+    const bang = opts?.value.match(/(?:^|\s)\+!(.*)$/);
+    if (opts && bang) script({ value: bang[1]!, known: opts.known }, 'LESS=+!');
+  }
+  return items.length === 0 ? { kind: 'none' } : items.length === 1 ? items[0]! : { kind: 'many', items };
+}
+
+export const pagers: ProgramModule = {
+  family: 'programs that run a pager or an editor',
+  names: Object.keys(PROGRAMS),
+  unwrap,
+  examples: {
+    match: [
+      { line: "PAGER='make build-safe' man ls", runs: 'make build-safe' },
+      { line: "man -P 'make build-safe' ls", runs: 'make build-safe' },
+      { line: "man --pager='make build-safe' ls", runs: 'make build-safe' },
+      { line: "SYSTEMD_PAGER='make build-safe' journalctl -u x", runs: 'make build-safe' },
+      { line: "export EDITOR='make build-safe'; visudo", runs: 'make build-safe' },
+      { line: "LESSOPEN='|make build-safe %s' less README.md", runs: 'make build-safe FILE' },
+      { line: "less '+!make build-safe' README.md", runs: 'make build-safe' },
+      { line: "bat --pager 'make build-safe' README.md", runs: 'make build-safe' },
+      { line: "mysql --pager='make build-safe' -e 'select 1'", runs: 'make build-safe' },
+    ],
+    not_match: [
+      { line: 'man make', runs: 'make' },
+      { line: "PAGER=less man -k 'make build'", runs: 'make build' },
+      { line: 'journalctl -u make-build-safe', runs: 'make-build-safe' },
+      { line: 'less Makefile', runs: 'Makefile' },
+    ],
+  },
+};
