@@ -334,7 +334,7 @@ function output(call: Call): Field | null {
 // build-safe started'). Known here so that the walker does not read their arguments as the command an
 // unknown wrapper would run (src/shell/guess.ts). A program belongs here only if no option of it starts a
 // program or a shell: `man -P`, `nc -e`, `sort --compress-program`, `ip netns exec`, `open -a`, `brew sh`,
-// `rpm --eval '%(…)'`, `bat --pager`, `less` (LESSOPEN, `!cmd`), `gh` (aliases) do, and are left out (pagers.ts). apt and dpkg run a command only from the hook options they name:
+// `rpm --eval '%(…)'`, `bat --pager`, `less` (LESSOPEN, `!cmd`), `gh` (aliases) do, and are left out (pagers.ts, helper-programs.ts). apt and dpkg run a command only from the hook options they name:
 // installers.ts.
 const INERT_NAMES = [
   // processes, by name or number
