@@ -19,7 +19,7 @@ import { inject } from 'vitest';
 /** The tools probed. `script` is util-linux's (a pty for the zsh widget test). */
 export const TOOLS = [
   'tmux', 'zsh', 'fish', 'sshd', 'rsync', 'gdb', 'perf', 'script', 'make', 'python3', 'perl', 'vim', 'zip', 'fakeroot', 'm4', 'dc',
-  'setarch', 'linux64', 'choom', 'ssh-agent', 'logsave', 'capsh', 'start-stop-daemon',
+  'setarch', 'linux64', 'choom', 'ssh-agent', 'logsave', 'capsh', 'start-stop-daemon', 'tclsh', 'less',
 ] as const;
 export type Tool = (typeof TOOLS)[number];
 
@@ -160,6 +160,12 @@ export function probeTool(tool: Tool, env: NodeJS.ProcessEnv = process.env): str
       return tried(path, ['--version']);
     case 'dc':
       return tried(path, ['-e', '1 p'], { expect: /^1/ });
+    case 'tclsh':
+      // The corpus gives tclsh its program on standard input.
+      return tried(path, [], { input: 'puts tclsh-probe-ran\n', expect: /tclsh-probe-ran/ });
+    case 'less':
+      // The corpus has less run its input preprocessor (LESSOPEN) with its output not a terminal.
+      return tried(path, ['/dev/null'], { env: { ...env, LESSOPEN: '|echo less-probe-ran %s' }, expect: /less-probe-ran/ });
   }
 }
 

@@ -10,7 +10,7 @@ import { delimiter, join, relative } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** What .ci/run installs beyond a base system (test/helpers/tools.ts probes each). */
-const HIDDEN = ['tmux', 'zsh', 'fish', 'sshd', 'rsync', 'gdb', 'perf', 'script', 'vim', 'ex', 'zip', 'fakeroot', 'm4', 'dc', 'setarch', 'linux64', 'choom', 'ssh-agent'];
+const HIDDEN = ['tmux', 'zsh', 'fish', 'sshd', 'rsync', 'gdb', 'perf', 'script', 'vim', 'ex', 'zip', 'fakeroot', 'm4', 'dc', 'setarch', 'linux64', 'choom', 'ssh-agent', 'tclsh', 'less'];
 const FILES = [
   'test/helpers/tools.test.ts',
   'test/e2e/shell-tmux.test.ts',
