@@ -7,7 +7,8 @@
 // (`certainOnly`, as for Makefile recipes): `mytool cat notes.txt` changes nothing, and the guessed
 // emulator goes where the emulator goes. Programs known to run none of their arguments (pkill, apt,
 // ldd...) are in the registry (`inert` in src/shell/programs/builtins.ts), and those the policy keeps here as they are
-// (an allow rule naming the program alone: rg, gh, man) are not read this way either.
+// (an allow rule naming the program alone: rg, gh, man) are not read this way either. The values of the
+// variables the line sets for the program are read as its string arguments are (`RSYNC_RSH='…' rsync`).
 //
 // Cost: a line with no such word pays one registry look-up per word. Each guess walks the rest of the
 // argv, so the fields guessed are counted against the walker's step budget: a line built to make this
@@ -17,7 +18,7 @@ import type { SimpleCommand } from '../types.js';
 import { parse } from './parser.js';
 import { ParseError, positionAt } from '../errors.js';
 import { programFor } from './programs/index.js';
-import { NestedParseError, NO_STDIN, basenameOf, clone, withVia, type Call, type Walker } from './walk-state.js';
+import { NestedParseError, NO_STDIN, basenameOf, clone, isUnknownValue, withVia, type Call, type Walker } from './walk-state.js';
 
 /** Options whose value is a command line, in programs offhost does not know (`capsh -c`, `nodemon --exec`). */
 const COMMAND_OPTION = /^--?(c|x|e|cmd|command|commands|exec|execute|run|shell|script|sh|on-change|on-success|on-failure|pre|post|hook)$/;
@@ -71,6 +72,12 @@ export function guessArguments(call: Call, w: Walker, self: SimpleCommand | unde
         if (option === null || COMMAND_OPTION.test(option)) script(v);
       } else if (j !== guessedAt && PROGRAM_WORD.test(v) && names(v)) suffix(j);
       option = null;
+    }
+    // The variables the line sets for it may name what it runs (`RSYNC_RSH='…' rsync`, `BROWSER='…'
+    // xdg-open URL`): a value that is a command line is read as one, as a string argument is.
+    for (const k in call.env) {
+      const v = call.env[k]!;
+      if (/\s/.test(v) && !isUnknownValue(v)) script(v);
     }
   } finally {
     ctx.guessing = false;

@@ -6,7 +6,7 @@
 // (`--pre PROGRAM`: run on each file searched).
 // What they run is judged as a shell line run here; a command built at run time is unknown.
 import type { Field } from '../expand.js';
-import { NO_STDIN, joinFields, withVia, type Call, type Walker } from '../walk-state.js';
+import { NO_STDIN, envField, joinFields, withVia, type Call, type Walker } from '../walk-state.js';
 import { parseOptions, type Grammar } from './grammar.js';
 import type { ProgramModule } from './types.js';
 
@@ -136,7 +136,8 @@ function walk(call: Call, w: Walker): void {
   }
   if (name === 'rsync') {
     const p = parseOptions(RSYNC, fields);
-    const rsh = p.opts.filter(([n]) => n === '-e' || n === '--rsh').pop();
+    // -e/--rsh, else RSYNC_RSH set by the line (rsync's own default when no option is given).
+    const rsh = p.opts.filter(([n]) => n === '-e' || n === '--rsh').pop() ?? (envField(call, 'RSYNC_RSH') ? ['RSYNC_RSH', envField(call, 'RSYNC_RSH')!] : undefined);
     if (!rsh?.[1]) return;
     // rsync starts the remote shell here: `CMD HOST rsync --server …`.
     const remote = [...p.positionals, ...p.afterDashDash].find((a) => a.known && /^([^/:]+@)?[^/:]+:/.test(a.value));
@@ -224,6 +225,7 @@ export const textTools: ProgramModule = {
       { line: 'tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec="make build-safe" .', runs: 'make build-safe' },
       { line: "zip -T -TT 'make build-safe' a.zip f", runs: 'make build-safe' },
       { line: "rsync -e 'sh -c \"make build-safe\"' a b:c", runs: 'make build-safe' },
+      { line: "RSYNC_RSH='make build-safe' rsync a b:c", runs: 'make build-safe b rsync --server .' },
       { line: "expect -c 'spawn make build-safe; expect eof'", runs: 'make build-safe' },
     ],
     not_match: [
