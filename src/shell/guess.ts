@@ -23,6 +23,9 @@ import { NestedParseError, NO_STDIN, basenameOf, clone, isUnknownValue, withVia,
 /** Options whose value is a command line, in programs offhost does not know (`capsh -c`, `nodemon --exec`). */
 const COMMAND_OPTION = /^--?(c|x|e|cmd|command|commands|exec|execute|run|shell|script|sh|on-change|on-success|on-failure|pre|post|hook)$/;
 
+/** Variables whose name says they hold a program to start. */
+const PROGRAM_VAR = /(^|_)(SHELL|RSH|ASKPASS|BROWSER|EDITOR|VISUAL|PAGER|TERMINAL|PROGRAM|PROG|CMD|COMMAND)$/;
+
 /** A word that can name a program to run (not `file.txt:12`, `a=b`, `@scope`, a URL). */
 const PROGRAM_WORD = /^(?:[^\s=:@]*\/)?[A-Za-z0-9_][A-Za-z0-9_.+-]*$/;
 
@@ -30,7 +33,7 @@ const PROGRAM_WORD = /^(?:[^\s=:@]*\/)?[A-Za-z0-9_][A-Za-z0-9_.+-]*$/;
 export function guessArguments(call: Call, w: Walker, self: SimpleCommand | undefined): void {
   const { fields, ctx } = call;
   const n = fields.length;
-  if (ctx.guessing || n < 2) return;
+  if (ctx.guessing || (n < 2 && Object.keys(call.env).length === 0)) return;
   // The policy keeps the call here as it is: nothing more is read.
   if (self && ctx.policy?.keeps(self)) return;
   const label = `${call.name} (unknown to offhost: its arguments read as a command)`;
@@ -77,7 +80,10 @@ export function guessArguments(call: Call, w: Walker, self: SimpleCommand | unde
     // xdg-open URL`): a value that is a command line is read as one, as a string argument is.
     for (const k in call.env) {
       const v = call.env[k]!;
-      if (/\s/.test(v) && !isUnknownValue(v)) script(v);
+      if (isUnknownValue(v)) continue;
+      if (/\s/.test(v)) script(v);
+      // A variable whose name says it holds a program (`SHELL=./x.sh`, `TERMINAL=…`, `FOO_RSH=…`): that program.
+      else if (PROGRAM_VAR.test(k) && PROGRAM_WORD.test(v)) attempt(() => withVia(ctx, label, () => w.runFields([{ value: v, known: true }], call.env, call.cwd, clone(call.st), ctx, call.span, NO_STDIN, call.wrapDepth + 1)));
     }
   } finally {
     ctx.guessing = false;

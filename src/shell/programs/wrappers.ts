@@ -4,7 +4,7 @@
 // judges the inner command, not the wrapper's name.
 import { scan, type Spec } from './grammar.js';
 import type { Field } from '../expand.js';
-import type { Call } from '../walk-state.js';
+import { envField, type Call } from '../walk-state.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 
 const TIMEOUT: Spec = { value: ['-s', '--signal', '-k', '--kill-after'], flags: ['--preserve-status', '--foreground', '--verbose'], info: ['--help', '--version'], skip: 1 };
@@ -312,7 +312,44 @@ function faketime(argv: Field[]): Unwrapped {
   return inner.length ? { kind: 'run', via: 'faketime', argv: inner } : { kind: 'none' };
 }
 
+/**
+ * Programs a wrapper starts besides its command, named by a variable the line sets for it: `sudo -A` runs
+ * $SUDO_ASKPASS, `sudo -s` runs $SHELL (with `-c COMMAND`), script(1) runs $SHELL. Each value is a program.
+ */
+const ENV_PROGRAMS: Record<string, { options?: readonly string[]; vars: readonly string[] }[]> = {
+  sudo: [
+    { options: ['-A', '--askpass'], vars: ['SUDO_ASKPASS'] },
+    { options: ['-s', '--shell'], vars: ['SHELL'] },
+  ],
+  script: [{ vars: ['SHELL'] }],
+};
+
+const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|yash|fish|csh|tcsh|ash|busybox|nu|elvish|xonsh|pwsh)$/;
+
 function unwrapSpec(call: Call): Unwrapped {
+  const main = unwrapSpecCommand(call);
+  const envPrograms = ENV_PROGRAMS[call.name];
+  if (!envPrograms) return main;
+  const spec = WRAPPER_SPECS[call.name];
+  // The wrapper's own options: the words before its command.
+  const own = call.fields.slice(1, spec ? (scan(call.fields, spec)?.index ?? call.fields.length) : call.fields.length);
+  const has = (options: readonly string[]) =>
+    own.some((f) => f.known && (options.includes(f.value) || (/^-[A-Za-z]+$/.test(f.value) && options.some((o) => /^-[A-Za-z]$/.test(o) && f.value.includes(o[1]!)))));
+  const extra: Unwrapped[] = [];
+  for (const e of envPrograms) {
+    if (e.options && !has(e.options)) continue;
+    for (const v of e.vars) {
+      const value = envField(call, v);
+      if (value === undefined || (value.known && value.value.trim() === '')) continue;
+      // A shell there is the shell the wrapper starts anyway (`sudo -s`, `script` with the user's own SHELL).
+      if (!(v === 'SHELL' && value.known && SHELLS.test(value.value.slice(value.value.lastIndexOf('/') + 1)))) extra.push({ kind: 'run', via: `${call.name} $${v}`, argv: [value] });
+      break;
+    }
+  }
+  return extra.length === 0 ? main : { kind: 'many', items: main.kind === 'none' ? extra : [main, ...extra] };
+}
+
+function unwrapSpecCommand(call: Call): Unwrapped {
   const program = call.name;
   const argv = call.fields;
   const spec = WRAPPER_SPECS[program];
@@ -363,6 +400,9 @@ export const wrappers: ProgramModule = {
   examples: {
     match: [
       { line: 'sudo -u root make build', runs: 'make build' },
+      { line: 'SUDO_ASKPASS=./askpass.sh sudo -A true', runs: './askpass.sh' },
+      { line: 'SHELL=./build.sh sudo -s', runs: './build.sh' },
+      { line: 'SHELL=./build.sh script -q /dev/null', runs: './build.sh' },
       { line: 'runuser -u koder -- make build', runs: 'make build' },
       { line: 'pixi exec -s gnumake make build', runs: 'make build' },
       { line: 'env --chd=engines/lang/koda make build', runs: 'make build', in: '/home/koder/dev/koder/engines/lang/koda' },
@@ -418,6 +458,8 @@ export const wrappers: ProgramModule = {
     ],
     not_match: [
       { line: 'sudo -l make build', runs: 'make build' },
+      { line: 'SUDO_ASKPASS=./askpass.sh sudo true', runs: './askpass.sh' },
+      { line: 'SHELL=./x.sh sudo make -s build', runs: './x.sh' },
       { line: 'numactl --hardware', runs: 'make build' },
       { line: 'compiledb -n make build', runs: 'make build' },
       { line: 'prlimit --pid 42 --nofile=1024', runs: 'make build' },
