@@ -109,7 +109,8 @@ export async function buildLazyFamilies({ root, lazyFiles, options, core }) {
     for (const m of out.matchAll(/([A-Za-z_$][\w$]*)=require\("hot:([^"]+)"\)/g)) {
       const names = deps.get(m[2]);
       if (names.has('*')) continue;
-      for (const u of out.matchAll(new RegExp(`(?<![\\w$.])${m[1].replace(/\$/g, '\\$')}\\.([A-Za-z_$][\\w$]*)`, 'g'))) {
+      // Not after `/`: a regular expression's flags (`/…/i.test(s)`) are no module read.
+      for (const u of out.matchAll(new RegExp(`(?<![\\w$./])${m[1].replace(/\$/g, '\\$')}\\.([A-Za-z_$][\\w$]*)`, 'g'))) {
         if (!names.has(u[1])) throw new Error(`dist/programs/${file}.cjs reads ${u[1]} of ${m[2]}, which scripts/lazy-families.mjs did not find among its imports`);
       }
     }

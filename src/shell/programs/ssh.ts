@@ -3,7 +3,7 @@
 // "$(hostname)", `-o HostName=127.0.0.1`): then it is judged as run here, in HOME. Options whose value is
 // a command run locally (ProxyCommand, LocalCommand, KnownHostsCommand) are judged as local commands.
 import type { Field } from '../expand.js';
-import { joinFields, type Call, type Walker } from '../walk-state.js';
+import { NO_STDIN, clone, envField, joinFields, withVia, type Call, type Walker } from '../walk-state.js';
 import { scan, type Spec } from './grammar.js';
 import type { ProgramModule } from './types.js';
 
@@ -64,6 +64,12 @@ function walk(call: Call, w: Walker): void {
     // Run here, through the user's shell, before or after connecting.
     if (v) w.runScript(v, `${call.name} -o ${key}`, call.cwd, call.env, call.st, call.ctx, call.span);
   }
+  // SSH_ASKPASS_REQUIRE=force (OpenSSH 8.4+): the askpass program runs here for every passphrase or password.
+  const askpass = envField(call, 'SSH_ASKPASS');
+  const askMode = envField(call, 'SSH_ASKPASS_REQUIRE');
+  if (askpass && askpass.value.trim() !== '' && askMode && (!askMode.known || askMode.value === 'force')) {
+    withVia(call.ctx, `${call.name} $SSH_ASKPASS`, () => w.runFields([askpass], call.env, call.cwd, clone(call.st), call.ctx, call.span, NO_STDIN, call.wrapDepth + 1));
+  }
   if (call.name !== 'ssh' && !mosh) return;
   const dest = dest0;
   if (!dest) return;
@@ -97,6 +103,7 @@ export const ssh: ProgramModule = {
       { line: "ssh -o HostName=127.0.0.1 devbox 'make build'", runs: 'make build' },
       { line: "ssh -o RemoteCommand='make build' localhost", runs: 'make build' },
       { line: "ssh -o ProxyCommand='make build' khost1", runs: 'make build' },
+      { line: 'SSH_ASKPASS=./askpass.sh SSH_ASKPASS_REQUIRE=force ssh khost1 true', runs: './askpass.sh' },
     ],
     not_match: [
       { line: "ssh khost1 'make build'", runs: 'make build' },
