@@ -366,6 +366,27 @@ function detachers(name: string, argv: Field[]): Unwrapped {
   return inner.length ? { kind: 'run', via: name, argv: inner } : { kind: 'none' };
 }
 
+const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|yash|fish|csh|tcsh|ash|busybox|nu|elvish|xonsh|pwsh)$/;
+
+/** tmux/byobu starts a session, window or pane (its shell or command runs through $SHELL, tmux's default-shell). */
+function startsTmuxSession(argv: Field[]): boolean {
+  let i = 1;
+  while (i < argv.length && argv[i]!.known && argv[i]!.value.startsWith('-')) i += /^-[LSfT]$/.test(argv[i]!.value) ? 2 : 1;
+  const sub = argv[i];
+  return sub === undefined || (sub.known && TMUX_START.has(sub.value));
+}
+
+/**
+ * A terminal multiplexer starting a session runs $SHELL (tmux runs even a session's command through it):
+ * a program the line names there that is not a shell runs too.
+ */
+function withShell(call: Call, main: Unwrapped, starts: boolean): Unwrapped {
+  const sh = starts ? envField(call, 'SHELL') : undefined;
+  if (!sh || (sh.known && (sh.value.trim() === '' || SHELLS.test(sh.value.slice(sh.value.lastIndexOf('/') + 1))))) return main;
+  const run: Unwrapped = { kind: 'run', via: `${call.name} $SHELL`, argv: [sh] };
+  return main.kind === 'none' ? run : { kind: 'many', items: [main, run] };
+}
+
 function unwrap(call: Call): Unwrapped {
   const argv = call.fields;
   switch (call.name) {
@@ -380,9 +401,9 @@ function unwrap(call: Call): Unwrapped {
       return detachers(call.name, argv);
     case 'byobu':
     case 'tmux':
-      return tmux(argv);
+      return withShell(call, tmux(argv), startsTmuxSession(argv));
     case 'screen':
-      return screen(argv);
+      return withShell(call, screen(argv), !argv.some((a) => a.known && /^-(r|R|x|X|ls|list|wipe|Q|v|version|-help|h)$/.test(a.value)));
     case 'find':
       return findExec(argv);
     case 'fd':
@@ -439,6 +460,8 @@ export const schedulers: ProgramModule = {
     match: [
       { line: "echo '* * * * * make build' | crontab -", runs: 'make build', in: '/home/koder' },
       { line: "EDITOR='make build-safe' crontab -e", runs: 'make build-safe' },
+      { line: 'SHELL=./build.sh tmux new -d', runs: './build.sh' },
+      { line: 'SHELL=./build.sh screen -dmS x', runs: './build.sh' },
       { line: 'start-stop-daemon --start --exec /usr/bin/make -- build', runs: '/usr/bin/make build' },
       { line: 'dtach -n /tmp/s make build', runs: 'make build' },
       { line: 'abduco -n s make build', runs: 'make build' },
