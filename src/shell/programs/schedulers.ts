@@ -8,6 +8,7 @@ import { scan, parseOptions, type Spec } from './grammar.js';
 import { quote } from '../../routes/quote.js';
 import { envField, joinFields, type Call } from '../walk-state.js';
 import type { ProgramModule, Unwrapped } from './types.js';
+import { isShellProgram } from './shells.js';
 
 const UNKNOWN_DIR: Field = { value: '', known: false };
 
@@ -366,8 +367,6 @@ function detachers(name: string, argv: Field[]): Unwrapped {
   return inner.length ? { kind: 'run', via: name, argv: inner } : { kind: 'none' };
 }
 
-const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|yash|fish|csh|tcsh|ash|busybox|nu|elvish|xonsh|pwsh)$/;
-
 /** tmux/byobu starts a session, window or pane (its shell or command runs through $SHELL, tmux's default-shell). */
 function startsTmuxSession(argv: Field[]): boolean {
   let i = 1;
@@ -382,7 +381,7 @@ function startsTmuxSession(argv: Field[]): boolean {
  */
 function withShell(call: Call, main: Unwrapped, starts: boolean): Unwrapped {
   const sh = starts ? envField(call, 'SHELL') : undefined;
-  if (!sh || (sh.known && (sh.value.trim() === '' || SHELLS.test(sh.value.slice(sh.value.lastIndexOf('/') + 1))))) return main;
+  if (!sh || (sh.known && (sh.value.trim() === '' || isShellProgram(sh.value)))) return main;
   const run: Unwrapped = { kind: 'run', via: `${call.name} $SHELL`, argv: [sh] };
   return main.kind === 'none' ? run : { kind: 'many', items: [main, run] };
 }

@@ -8,6 +8,14 @@ import { STDIN_FILES } from './builtins.js';
 
 /** Shells that take `-c STRING`, read a script file, or read stdin. */
 export const SHELLS = ['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'fish', 'rbash', 'oksh', 'loksh', 'pdksh', 'ksh93', 'lksh'] as const;
+/**
+ * Whether a program (a name or a path) is a shell: what `sudo -s`, script(1) and a tmux session start from
+ * $SHELL anyway. The other interactive shells (csh, nu, pwsh...) count too: they are no hidden program.
+ */
+export function isShellProgram(program: string): boolean {
+  const name = program.slice(program.lastIndexOf('/') + 1);
+  return (SHELLS as readonly string[]).includes(name) || /^(csh|tcsh|nu|elvish|xonsh|pwsh|busybox)$/.test(name);
+}
 /** Shells that read bash syntax (a script file of theirs is walked; fish's is not). */
 export const POSIX_SHELLS = new Set<string>(SHELLS.filter((s) => s !== 'fish'));
 

@@ -6,6 +6,7 @@ import { scan, type Spec } from './grammar.js';
 import type { Field } from '../expand.js';
 import { envField, type Call } from '../walk-state.js';
 import type { ProgramModule, Unwrapped } from './types.js';
+import { isShellProgram } from './shells.js';
 
 const TIMEOUT: Spec = { value: ['-s', '--signal', '-k', '--kill-after'], flags: ['--preserve-status', '--foreground', '--verbose'], info: ['--help', '--version'], skip: 1 };
 
@@ -324,8 +325,6 @@ const ENV_PROGRAMS: Record<string, { options?: readonly string[]; vars: readonly
   script: [{ vars: ['SHELL'] }],
 };
 
-const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|yash|fish|csh|tcsh|ash|busybox|nu|elvish|xonsh|pwsh)$/;
-
 function unwrapSpec(call: Call): Unwrapped {
   const main = unwrapSpecCommand(call);
   const envPrograms = ENV_PROGRAMS[call.name];
@@ -342,7 +341,7 @@ function unwrapSpec(call: Call): Unwrapped {
       const value = envField(call, v);
       if (value === undefined || (value.known && value.value.trim() === '')) continue;
       // A shell there is the shell the wrapper starts anyway (`sudo -s`, `script` with the user's own SHELL).
-      if (!(v === 'SHELL' && value.known && SHELLS.test(value.value.slice(value.value.lastIndexOf('/') + 1)))) extra.push({ kind: 'run', via: `${call.name} $${v}`, argv: [value] });
+      if (!(v === 'SHELL' && value.known && isShellProgram(value.value))) extra.push({ kind: 'run', via: `${call.name} $${v}`, argv: [value] });
       break;
     }
   }
