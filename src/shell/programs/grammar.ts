@@ -242,3 +242,24 @@ export function parseOptions(g: Grammar, argv: Field[], from = 1): { opts: [stri
   }
   return { opts, positionals, afterDashDash: [] };
 }
+
+/**
+ * Every value of one option, read without the program's whole grammar: `--name=V`, `--name V`, a unique
+ * prefix of --name (as getopt_long takes it), and `-s V` / `-sV` for its short form.
+ */
+export function optionValues(fields: readonly Field[], long: string, short?: string): Field[] {
+  const out: Field[] = [];
+  for (let i = 1; i < fields.length; i++) {
+    const f = fields[i]!;
+    if (!f.known) continue;
+    if (f.value === '--') break;
+    const eq = f.value.indexOf('=');
+    const name = eq > 0 ? f.value.slice(0, eq) : f.value;
+    const isLong = name.length >= 4 && name.startsWith('--') && long.startsWith(name);
+    if (isLong || (short !== undefined && name === short)) {
+      const v = eq > 0 ? { value: f.value.slice(eq + 1), known: true } : fields[++i];
+      if (v) out.push(v);
+    } else if (short !== undefined && f.value.startsWith(short) && f.value.length > short.length) out.push({ value: f.value.slice(short.length), known: true });
+  }
+  return out;
+}

@@ -5,27 +5,10 @@
 import type { Field } from '../expand.js';
 import type { Call } from '../walk-state.js';
 import type { ProgramModule } from './types.js';
+import { optionValues } from './grammar.js';
 import type { Unwrapped } from '../unwrapped.js';
 
 const OPTION: Record<string, string> = { sort: '--compress-program', install: '--strip-program' };
-
-/** The value of `--name=V`, `--name V` (and a unique prefix of --name, as getopt_long takes it). */
-function optionValues(fields: readonly Field[], long: string, short?: string): Field[] {
-  const out: Field[] = [];
-  for (let i = 1; i < fields.length; i++) {
-    const f = fields[i]!;
-    if (!f.known) continue;
-    if (f.value === '--') break;
-    const eq = f.value.indexOf('=');
-    const name = eq > 0 ? f.value.slice(0, eq) : f.value;
-    const isLong = name.length >= 4 && name.startsWith('--') && long.startsWith(name);
-    if (isLong || (short !== undefined && name === short)) {
-      const v = eq > 0 ? { value: f.value.slice(eq + 1), known: true } : fields[++i];
-      if (v) out.push(v);
-    } else if (short !== undefined && f.value.startsWith(short) && f.value.length > short.length) out.push({ value: f.value.slice(short.length), known: true });
-  }
-  return out;
-}
 
 /** The shell commands of `%(…)` in an rpm expression (parentheses balanced). */
 function rpmShells(expr: Field): Field[] {

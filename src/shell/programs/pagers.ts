@@ -10,20 +10,21 @@
 import type { Field } from '../expand.js';
 import { envField, type Call } from '../walk-state.js';
 import type { ProgramModule } from './types.js';
+import { optionValues } from './grammar.js';
 import type { Unwrapped } from '../unwrapped.js';
 
 interface Runs {
   /** Variables whose value is a command line the program runs. */
   env: readonly string[];
   /** Options whose value (the next word, or after `=`) is a command line it runs. */
-  opts?: readonly string[];
+  opts?: readonly { long: string; short?: string }[];
 }
 
 const SYSTEMD: Runs = { env: ['SYSTEMD_PAGER', 'PAGER'] };
 const EDITORS: Runs = { env: ['VISUAL', 'EDITOR'] };
 
 const PROGRAMS: Record<string, Runs> = {
-  man: { env: ['MANPAGER', 'PAGER'], opts: ['-P', '--pager'] },
+  man: { env: ['MANPAGER', 'PAGER'], opts: [{ long: '--pager', short: '-P' }] },
   systemctl: SYSTEMD,
   journalctl: SYSTEMD,
   loginctl: SYSTEMD,
@@ -31,18 +32,18 @@ const PROGRAMS: Record<string, Runs> = {
   machinectl: SYSTEMD,
   coredumpctl: SYSTEMD,
   psql: { env: ['PSQL_PAGER', 'PAGER'] },
-  mysql: { env: [], opts: ['--pager'] },
-  mariadb: { env: [], opts: ['--pager'] },
+  mysql: { env: [], opts: [{ long: '--pager' }] },
+  mariadb: { env: [], opts: [{ long: '--pager' }] },
   aws: { env: ['AWS_PAGER'] },
-  bat: { env: ['BAT_PAGER', 'PAGER'], opts: ['--pager'] },
-  batcat: { env: ['BAT_PAGER', 'PAGER'], opts: ['--pager'] },
+  bat: { env: ['BAT_PAGER', 'PAGER'], opts: [{ long: '--pager' }] },
+  batcat: { env: ['BAT_PAGER', 'PAGER'], opts: [{ long: '--pager' }] },
   gh: { env: ['GH_PAGER', 'PAGER', 'GH_EDITOR', 'GIT_EDITOR', 'VISUAL', 'EDITOR'] },
   visudo: { env: ['SUDO_EDITOR', 'VISUAL', 'EDITOR'] },
   sudoedit: { env: ['SUDO_EDITOR', 'VISUAL', 'EDITOR'] },
   vipw: EDITORS,
   vigr: EDITORS,
   hg: { env: ['HGEDITOR', 'VISUAL', 'EDITOR', 'PAGER'] },
-  svn: { env: ['SVN_EDITOR', 'VISUAL', 'EDITOR'], opts: ['--editor-cmd'] },
+  svn: { env: ['SVN_EDITOR', 'VISUAL', 'EDITOR'], opts: [{ long: '--editor-cmd' }] },
   less: { env: ['LESSOPEN', 'LESSCLOSE'] },
 };
 
@@ -61,20 +62,9 @@ function unwrap(call: Call): Unwrapped {
     const v = envField(call, k);
     if (v !== undefined) script(call.name === 'less' ? lessCommand(v) : v, k);
   }
-  const fields = call.fields;
-  for (let i = 1; i < fields.length; i++) {
-    const f = fields[i]!;
-    if (!f.known) continue;
-    if (f.value === '--') break;
-    const eq = f.value.indexOf('=');
-    const name = eq > 0 ? f.value.slice(0, eq) : f.value;
-    if (spec.opts?.includes(name)) {
-      const v = eq > 0 ? { value: f.value.slice(eq + 1), known: true } : fields[++i];
-      if (v) script(v, name);
-    } else if (spec.opts?.includes('-P') && /^-P./.test(f.value)) script({ value: f.value.slice(2), known: true }, '-P');
-    // less `+!cmd` (and in $LESS): a shell command run at start-up.
-    else if (call.name === 'less' && /^\+!/.test(f.value)) script({ value: f.value.slice(2), known: true }, '+!');
-  }
+  for (const o of spec.opts ?? []) for (const v of optionValues(call.fields, o.long, o.short)) script(v, o.long);
+  // less `+!cmd` (and in $LESS): a shell command run at start-up.
+  if (call.name === 'less') for (const f of call.fields.slice(1)) if (f.known && /^\+!/.test(f.value)) script({ value: f.value.slice(2), known: true }, '+!');
   if (call.name === 'less') {
     const opts = envField(call, 'LESS');
     const bang = opts?.value.match(/(?:^|\s)\+!(.*)$/);
