@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { missing, titled } from '../helpers/tools.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'dist', 'offhost.cjs');
@@ -102,7 +103,9 @@ describe('colour', () => {
     expect(offhost(['check', '--no-color', 'ls'], dir, { FORCE_COLOR: '1' }).stdout).not.toContain(ESC);
   });
 
-  it('on a terminal by default, unless NO_COLOR or TERM=dumb', () => {
+  // A pseudo-terminal through script(1) (util-linux).
+  const noScript = missing('script');
+  it.skipIf(noScript !== null)(titled('on a terminal by default, unless NO_COLOR or TERM=dumb', noScript), () => {
     const inPty = (env: string) => spawnSync('script', ['-qec', `env ${env} ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} scan w.sh`, '/dev/null'], { cwd: dir, env: { PATH: process.env.PATH, HOME: join(dir, 'home'), TERM: 'xterm' }, encoding: 'utf8' }).stdout;
     expect(inPty('X=1')).toContain(ESC);
     expect(inPty('NO_COLOR=1')).not.toContain(ESC);

@@ -24,6 +24,8 @@ const FILES = [
   'test/vms/hostkey.test.ts',
   'test/corpus/ground-truth.test.ts',
   'test/e2e/redteam-wrapper.test.ts',
+  'test/lint/husky-e2e.test.ts',
+  'test/cli/conventions.test.ts',
 ];
 /** Files whose every test needs a hidden tool: none of their tests may run. */
 const ALL_SKIPPED = ['test/e2e/shell-tmux.test.ts', 'test/run/sync.test.ts', 'test/run/interrupt.test.ts', 'test/run/ignored.test.ts', 'test/run/preflight-interrupt.test.ts', 'test/vms/hostkey.test.ts'];
