@@ -6,8 +6,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIVE, REF, VM, archives, bareWithClones, cleanEnv, ensureBuilt, g, offhost, read, sessionEnv, tempRepo, userStores } from './lifecycle-helpers.js';
+import { ACTIVE, REF, VM, archives, bareWithClones, cleanEnv, cliInProcess, ensureBuilt, g, offhost, read, sessionEnv, tempRepo, userStores } from './lifecycle-helpers.js';
 import { sampling } from '../helpers/sample.js';
+
+// Lock commands' decisions and writes, not the process boundary: the CLI runs in this process.
+cliInProcess();
 
 const sample = sampling('full');
 

@@ -3,7 +3,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ensureBuilt, g, offhost, sessionEnv, tempRepo, VM, bareWithClones } from './lifecycle-helpers.js';
+import { cliInProcess, ensureBuilt, g, offhost, sessionEnv, tempRepo, VM, bareWithClones } from './lifecycle-helpers.js';
+
+// Lock commands' decisions and writes, not the process boundary: the CLI runs in this process.
+cliInProcess();
 
 beforeAll(() => ensureBuilt());
 

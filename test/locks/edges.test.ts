@@ -6,7 +6,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIVE, REF, VM, bareWithClones, cleanEnv, ensureBuilt, g, offhost, read, sessionEnv, tempRepo } from './lifecycle-helpers.js';
+import { ACTIVE, REF, VM, bareWithClones, cleanEnv, cliInProcess, ensureBuilt, g, offhost, read, sessionEnv, tempRepo } from './lifecycle-helpers.js';
+
+// Lock commands' decisions and writes, not the process boundary: the CLI runs in this process.
+cliInProcess();
 
 beforeAll(() => ensureBuilt());
 

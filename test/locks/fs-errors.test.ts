@@ -6,7 +6,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ACTIVE, REF, VM, cleanEnv, configure, ensureBuilt, g, offhost, sessionEnv } from './lifecycle-helpers.js';
+import { ACTIVE, REF, VM, cleanEnv, configure, cliInProcess, ensureBuilt, g, offhost, sessionEnv } from './lifecycle-helpers.js';
+
+// Lock commands' decisions and writes, not the process boundary: the CLI runs in this process.
+cliInProcess();
 
 const mnt = mkdtempSync(join(tmpdir(), 'offhost-fs-'));
 const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mnt]).status === 0;

@@ -4,10 +4,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIVE, REF, VM, cleanEnv, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
+import { ACTIVE, REF, VM, cleanEnv, cliInProcess, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
 import { nestingProblem, parseLockText, MAX_YAML_DEPTH } from '../../src/locks/parse.js';
 import { openLockStore, acquire, heartbeat } from '../../src/locks/index.js';
 import { heartbeatSpacingMs } from '../../src/locks/lifecycle.js';
+
+// Lock commands' decisions and writes, not the process boundary: the CLI runs in this process.
+cliInProcess();
 
 beforeAll(() => ensureBuilt());
 

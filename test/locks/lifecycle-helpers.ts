@@ -5,6 +5,7 @@ import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { offhostInProcess } from '../helpers/in-process.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The built CLI (OFFHOST_TEST_BIN points at another build, e.g. a private one while dist/ is being rebuilt). */
@@ -90,12 +91,26 @@ export interface Result {
   stderr: string;
 }
 
-/** Spawns `node dist/offhost.mjs ...args` in `cwd`. */
-export function offhost(args: string[], opts: { cwd: string; env?: Record<string, string>; baseEnv?: NodeJS.ProcessEnv; progress?: { stderr: string } }): Promise<Result> {
+let inProcess = false;
+/**
+ * From here on in this test file, offhost() calls the CLI in this process (test/helpers/in-process.ts)
+ * instead of spawning the built executable: for files about what lock commands decide and write. Files
+ * about processes (races between processes, claims, spawn counts) keep spawning.
+ */
+export function cliInProcess(): void {
+  inProcess = true;
+}
+
+/** Runs `offhost ...args` in `cwd`: `node dist/offhost.mjs`, or in this process after cliInProcess(). */
+export function offhost(args: string[], opts: { cwd: string; env?: Record<string, string>; baseEnv?: NodeJS.ProcessEnv; progress?: { stderr: string }; ownProcess?: boolean }): Promise<Result> {
+  const env = { ...(opts.baseEnv ?? cleanEnv()), ...(opts.env ?? {}) };
+  // Calls that overlap (a race, a waiter) are separate processes, as a user's are: in one process a
+  // command's synchronous waits would block the very holder it waits for.
+  if (inProcess && !opts.ownProcess) return offhostInProcess(args, { cwd: opts.cwd, env, ...(opts.progress ? { progress: opts.progress } : {}) });
   return new Promise((res, rej) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd,
-      env: { ...(opts.baseEnv ?? cleanEnv()), ...(opts.env ?? {}) },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

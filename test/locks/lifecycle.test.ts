@@ -10,6 +10,7 @@ import {
   VM,
   REF,
   archives,
+  cliInProcess,
   ensureBuilt,
   readFile,
   refLog,
@@ -23,6 +24,9 @@ import {
   userStoreOf,
 } from './lifecycle-helpers.js';
 import { sampling } from '../helpers/sample.js';
+
+// Lock commands' decisions and writes, not the process boundary: the CLI runs in this process.
+cliInProcess();
 
 /** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
 const sample = sampling('full');
@@ -228,7 +232,7 @@ describe('offhost lock acquire / release', () => {
     const dir = tempRepo();
     await offhost(['lock', 'acquire', VM, '--reason', 'x'], { cwd: dir, env: sessionEnv('a') });
     const seen = { stderr: '' };
-    const waiting = offhost(['lock', 'acquire', VM, '--reason', 'y', '--wait=30', '--poll', '0.2'], { cwd: dir, env: sessionEnv('b'), progress: seen });
+    const waiting = offhost(['lock', 'acquire', VM, '--reason', 'y', '--wait=30', '--poll', '0.2'], { cwd: dir, env: sessionEnv('b'), progress: seen, ownProcess: true });
     // Released once it is waiting, not after a fixed time a loaded machine may outlast (the hang guard bounds it).
     while (!seen.stderr.includes('waiting')) await new Promise((r) => setTimeout(r, 50));
     expect((await offhost(['lock', 'release', VM], { cwd: dir, env: sessionEnv('a') })).code).toBe(0);

@@ -7,7 +7,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { ACTIVE, REF, VM, ensureBuilt, g, offhost, sessionEnv, tempRepo, userStoreOf } from './lifecycle-helpers.js';
+import { ACTIVE, REF, VM, cliInProcess, ensureBuilt, g, offhost, sessionEnv, tempRepo, userStoreOf } from './lifecycle-helpers.js';
+
+// Lock commands' decisions and writes, not the process boundary: the CLI runs in this process.
+cliInProcess();
 
 beforeAll(() => ensureBuilt());
 

@@ -5,8 +5,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ACTIVE, REF, VM, bareWithClones, cleanEnv, configure, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
+import { ACTIVE, REF, VM, bareWithClones, cleanEnv, configure, cliInProcess, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
 import { sampling } from '../helpers/sample.js';
+
+// Lock commands' decisions and writes, not the process boundary: the CLI runs in this process.
+cliInProcess();
 
 /** Tests that repeat what a kept test does end to end run in `npm run test:full` (test/helpers/sample.ts). */
 const sample = sampling('full');
@@ -86,7 +89,7 @@ describe('clones of one repository on one machine, no --push', () => {
 
   it('two clones of a bare remote race without --push: exactly one holder', async () => {
     const { bare, clones } = bareWithClones(3);
-    const results = await Promise.all(clones.map((c, i) => offhost(['lock', 'acquire', VM, '--reason', `clone ${i}`], { cwd: c, env: sessionEnv(`plain-${i}`) })));
+    const results = await Promise.all(clones.map((c, i) => offhost(['lock', 'acquire', VM, '--reason', `clone ${i}`], { cwd: c, env: sessionEnv(`plain-${i}`), ownProcess: true })));
     expect(results.filter((r) => r.code === 0), results.map((r) => r.stderr).join('\n')).toHaveLength(1);
     expect(results.filter((r) => r.code === 1)).toHaveLength(2);
     expect(holders([bare, ...clones]).size).toBe(1);
@@ -150,7 +153,7 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
       const { bare, clones } = bareWithClones(2);
       const flag = (k: string) => (k === 'push' ? ['--push'] : k === 'nopush' ? ['--no-push'] : []);
       const results = await Promise.all(
-        mix.map((k, i) => offhost(['lock', 'acquire', VM, '--reason', `${k} ${i}`, ...flag(k)], { cwd: clones[i % 2]!, env: sessionEnv(`racer-${i}-${k}`) })),
+        mix.map((k, i) => offhost(['lock', 'acquire', VM, '--reason', `${k} ${i}`, ...flag(k)], { cwd: clones[i % 2]!, env: sessionEnv(`racer-${i}-${k}`), ownProcess: true })),
       );
       const detail = `${mix.join(',')}:\n${results.map((r, i) => `${i} ${mix[i]} ${r.code} ${r.stderr}`).join('\n')}`;
       const winners = results.flatMap((r, i) => (r.code === 0 ? [i] : []));
