@@ -70,8 +70,12 @@ export interface RunRecord {
   fetched?: string[];
 }
 
+/**
+ * A run's id: its start, to the millisecond, then a random tail. Ids sort as runs started (listRecords,
+ * `offhost runs`), so the time must tell apart two runs of one second (a quick rerun, a retry).
+ */
 export function newRunId(now: Date): string {
-  const t = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = now.toISOString().replace(/[-:]/g, '');
   return `${t}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -89,7 +93,7 @@ export function writeRecord(env: NodeJS.ProcessEnv, rec: RunRecord): string {
 }
 
 export function readRecord(env: NodeJS.ProcessEnv, id: string): RunRecord | null {
-  if (!/^[0-9TZ]+-[0-9a-f]+$/.test(id)) return null;
+  if (!/^[0-9T]+(\.[0-9]+)?Z-[0-9a-f]+$/.test(id)) return null;
   try {
     return JSON.parse(readFileSync(join(runDir(env, id), 'record.json'), 'utf8')) as RunRecord;
   } catch {

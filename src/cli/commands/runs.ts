@@ -18,7 +18,7 @@ const USAGE = formatHelp({
     ['--log', 'show: the output log of the run'],
   ],
   exit: '0; 2 no such run, or a usage error.',
-  examples: ['offhost runs --limit 5', 'offhost runs show 20260519T223000Z-ab12cd --log'],
+  examples: ['offhost runs --limit 5', 'offhost runs show 20260519T223000.123Z-ab12cd --log'],
 });
 
 export async function run(args: string[], io: Io): Promise<number> {
