@@ -610,6 +610,9 @@ async function execute(
     fingerprint: state.fingerprint,
     ...(git ? { git } : {}),
     ...(mode === 'rsync' ? { rsyncState: `${placed.dir}.offhost-files` } : {}),
+    // The copy is the VM's own (on its disk, beside the cache): its hashes are kept between runs. A shared
+    // tree is the laptop's, on a mount whose clock is not the VM's: hashed whole every run.
+    ...(mode === 'shared' ? {} : { hashCache: `${placed.dir}.offhost-hashes` }),
     ...(inline ? { inlineBytes: inline.length } : {}),
     argv: commandArgv(o),
     env: placed.env,

@@ -56,6 +56,11 @@ export interface RemotePlan {
   tree?: { clean: boolean; keep: readonly string[] };
   /** The VM's disk floor (KB free on /tmp): below it the session stops before it touches anything (`diskfull`). */
   diskFloorKb?: number;
+  /**
+   * rsync and git: where the VM keeps its copy's file hashes between runs (verifyLines), beside the copy on
+   * the VM's own disk. Unset (shared): every file is hashed on every run.
+   */
+  hashCache?: string;
 }
 
 export const HANDSHAKE = 'offhost-run-1';
@@ -83,6 +88,63 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
     'stop_strays() { LEFT=; s=$(strays | tr "\n" " "); [ -n "${s% }" ] || return 0; n=; for p in $s; do c=$(cat /proc/$p/comm 2>/dev/null); n="$n,$p:$(printf %s "$c" | tr -c "A-Za-z0-9._-" _)"; done; ' +
       `kill -s TERM $s 2>/dev/null; i=0; while [ -n "$(strays)" ] && [ $i -lt ${ticks} ]; do sleep 0.1; i=$((i+1)); done; ` +
       'l=$(strays | tr "\n" " "); if [ -n "${l% }" ]; then kill -s KILL $l 2>/dev/null; sleep 0.3; l=$(strays | tr "\n" ","); fi; LEFT="stray=${n#,} unstopped=${l%,}"; LEFT=${LEFT% }; }',
+  ];
+}
+
+/**
+ * The copy's manifest (src/routes/source.ts's format: `sha256  ./path` lines in the list's order, then
+ * `--exec--` and the paths whose owner may execute them) into $T/manifest, and its sha256 into $fp.
+ *
+ * Without a cache every file is hashed. With one (`cache`: a file on the VM's disk beside the copy), a
+ * file is hashed again only when its stat differs from the one recorded with its hash (device, inode,
+ * size, mode, mtime and ctime, followed through symlinks as sha256sum follows them), or when that record
+ * is "racy" as git calls it: taken less than 3 s (wider than any filesystem's timestamp tick) before the
+ * stamp of the run that wrote it, when a write in the same tick could leave every time unchanged. A write
+ * to a file always sets its ctime to the current time, which no one can set back, so an unchanged record
+ * means unchanged content. The stamp is a file touched beside the cache before anything is listed: the
+ * time of the filesystem the copy lives on. A cache that cannot be read or written only costs the hashing.
+ * Paths cannot hold a newline (the laptop refuses them: source.ts), so the lists here are one path a line.
+ */
+export function verifyLines(cache: string | undefined): string[] {
+  if (cache === undefined) {
+    return [`fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum)`, 'fp=${fp%% *}'];
+  }
+  // $T/stat: `TYPE KEY PATH` for each listed path that exists (find -L: a symlink's target's stat).
+  // $T/plan: `HASH-or-? TAB KEY TAB X TAB PATH` in the list's order (X: 1 when the owner may execute it);
+  // $T/todo: the paths to hash.
+  const plan = [
+    'BEGIN { trust = -1',
+    '  if ((getline h < C) > 0 && h ~ /^offhost-vm-hashes 1 [0-9]+([.][0-9]+)?$/) {',
+    '    split(h, w, " "); trust = w[3] - 3',
+    '    while ((getline l < C) > 0) { i = index(l, "\\t"); r = substr(l, i + 1); j = index(r, "\\t"); if (i > 1 && j > 1) { p = substr(r, j + 1); k[p] = substr(l, 1, i - 1); s[p] = substr(r, 1, j - 1) } }',
+    '  } }',
+    '{ t = substr($0, 1, 1); r = substr($0, 3); i = index(r, " "); key = substr(r, 1, i - 1); p = substr(r, i + 1)',
+    '  split(key, f, ":"); m = f[4]; x = (length(m) >= 3 && substr(m, length(m) - 2, 1) ~ /[1357]/) ? 1 : 0',
+    '  if (t == "f" && (p in k) && k[p] == key && f[5] + 0 < trust && f[6] + 0 < trust) h = s[p]; else { h = "?"; if (t == "f") print p > TODO }',
+    '  printf "%s\\t%s\\t%s\\t%s\\n", h, key, x, p }',
+  ].join('\n');
+  // The manifest from the plan and sha256sum's lines ($T/new), and the next cache (files with a hash only).
+  const merge = [
+    'BEGIN { if (S != "") print "offhost-vm-hashes 1 " S > NEXT }',
+    // By name, not FNR == NR: sha256sum's output is empty when nothing needed hashing.
+    'FILENAME == NEWF { if (length($0) > 66) n[substr($0, 67)] = substr($0, 1, 64); next }',
+    '{ i = index($0, "\\t"); h = substr($0, 1, i - 1); r = substr($0, i + 1); i = index(r, "\\t"); key = substr(r, 1, i - 1); r = substr(r, i + 1); x = substr(r, 1, 1); p = substr(r, 3)',
+    '  if (h == "?") h = (p in n) ? n[p] : ""',
+    '  if (h != "") { print h "  " p; if (S != "") printf "%s\\t%s\\t%s\\n", key, h, p > NEXT }',
+    '  if (x == "1") e[++ne] = p }',
+    'END { print "--exec--"; for (i = 1; i <= ne; i++) print e[i] }',
+  ].join('\n');
+  return [
+    `C=${quote(cache)}`,
+    'S=$( { : > "$C.stamp" && find "$C.stamp" -maxdepth 0 -printf "%T@"; } 2>/dev/null ) || S=',
+    `xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$T/list" > "$T/stat"`,
+    `: > "$T/todo"; awk -v C="$C" -v TODO="$T/todo" ${quote(plan)} "$T/stat" > "$T/plan" 2>/dev/null || : > "$T/plan"`,
+    ': > "$T/new"; [ -s "$T/todo" ] && tr "\\n" "\\0" < "$T/todo" | xargs -0 -r sha256sum -- > "$T/new" 2>/dev/null',
+    // The next cache is written under a name of this session's own, then renamed over the old one.
+    '[ -n "$S" ] && { : > "$C.next.$$"; } 2>/dev/null || S=',
+    `fp=$(awk -v S="$S" -v NEXT="$C.next.$$" -v NEWF="$T/new" ${quote(merge)} "$T/new" "$T/plan" | tee "$T/manifest" | sha256sum)`,
+    '[ -n "$S" ] && mv -f "$C.next.$$" "$C" 2>/dev/null',
+    'fp=${fp%% *}',
   ];
 }
 
@@ -188,7 +250,7 @@ export function supervisorScript(p: RemotePlan): string {
   lines.push(
     `cd -- ${q(p.dir)} 2>/dev/null || { say nodir; exit 0; }`,
     'command -v sha256sum >/dev/null 2>&1 || { say missing "sha256sum (coreutils) is not installed on the VM"; exit 0; }',
-    `fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum | cut -c1-64)`,
+    ...verifyLines(p.hashCache),
     'say fp "$fp"',
     `if [ "$fp" != ${q(p.fingerprint)} ]; then while IFS= read -r l; do say m "$l"; done < "$T/manifest"; say mismatch; exit 0; fi`,
     // What the copy holds beyond the source set (outputs of earlier builds), before the build: listed, or removed.

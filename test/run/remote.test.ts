@@ -2,8 +2,8 @@
 // this machine) against a real git repository's source state, and the stream reader on split and
 // binary input.
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configure, g } from '../locks/lifecycle-helpers.js';
@@ -112,6 +112,116 @@ describe('the VM script, run by /bin/sh here', () => {
     const nonce = newNonce();
     const script = supervisorScript({ nonce, mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', argv: ['bash', '-c', `touch ${tmp}/ran-nostdin`], env: {}, stdin: false, graceSeconds: 1 });
     expect(runScript(script, Buffer.alloc(0)).stdout).toContain(`${nonce} nostdin\n`);
+  });
+});
+
+describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () => {
+  // Only the preamble is read (fp, mismatch or go): the command is `true`, and stdin stays open a moment.
+  const verify = (repo: string, st: { list: Buffer; fingerprint: string }, cache: string) => {
+    const nonce = newNonce();
+    const script = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['true'], env: {}, stdin: false, graceSeconds: 1, hashCache: cache });
+    const inputFile = join(tmp, `input-${Math.random().toString(36).slice(2)}`);
+    writeFileSync(inputFile, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list]));
+    const r = spawnSync('/bin/sh', ['-c', '{ cat "$1"; sleep 0.3; } | /bin/sh -c "$2"', 'sh', inputFile, script], { encoding: 'utf8' });
+    const reader = new StreamReader(nonce, () => undefined);
+    reader.push(Buffer.from(r.stdout));
+    return reader;
+  };
+  const cacheOf = () => join(tmp, `hashes-${Math.random().toString(36).slice(2)}`);
+  /** The cache file with its stamp replaced: as if it had been written `ageS` seconds later than it was. */
+  const restamp = (cache: string, stamp: number) => {
+    const lines = readFileSync(cache, 'utf8').split('\n');
+    expect(lines[0]).toMatch(/^offhost-vm-hashes 1 \d+(\.\d+)?$/);
+    writeFileSync(cache, [`offhost-vm-hashes 1 ${stamp}`, ...lines.slice(1)].join('\n'));
+    return lines.slice(1).filter(Boolean);
+  };
+  const now = () => Date.now() / 1000;
+
+  it('gives the laptop fingerprint on the first run and on the next (odd names, exec bit, symlink), and records every file', async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const cache = cacheOf();
+    for (let i = 0; i < 2; i++) {
+      const r = verify(repo, st, cache);
+      expect(r.preamble.fingerprint).toBe(st.fingerprint);
+      expect(r.preamble.end).toBe('go');
+    }
+    const entries = restamp(cache, now());
+    expect(entries.map((l) => l.split('\t')[2]).sort()).toEqual([...st.files].sort());
+  });
+
+  it('a record older than its stamp is trusted: a wrong hash in it is what the VM reports (so the cache is read)', async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const cache = cacheOf();
+    verify(repo, st, cache);
+    // Every file was written more than 3 s before this stamp: the records are trusted.
+    const entries = restamp(cache, now() + 100);
+    const bogus = '0'.repeat(64);
+    writeFileSync(cache, [`offhost-vm-hashes 1 ${now() + 100}`, ...entries.map((l) => (l.endsWith('\t./plain.txt') ? l.replace(/\t[0-9a-f]{64}\t/, `\t${bogus}\t`) : l))].join('\n') + '\n');
+    const r = verify(repo, st, cache);
+    expect(r.preamble.end).toBe('mismatch');
+    expect(diffManifests(st.manifest, r.manifestText).differ).toEqual(['./plain.txt']);
+    expect(r.manifestText).toContain(`${bogus}  ./plain.txt`);
+  });
+
+  it('a racy record (written within 3 s of its stamp) is not trusted: the file is hashed again', async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const cache = cacheOf();
+    verify(repo, st, cache);
+    // The stamp of the run that just hashed them: the files' times are within 3 s of it.
+    const entries = restamp(cache, now());
+    writeFileSync(cache, [`offhost-vm-hashes 1 ${now()}`, ...entries.map((l) => l.replace(/\t[0-9a-f]{64}\t/, `\t${'0'.repeat(64)}\t`))].join('\n') + '\n');
+    const r = verify(repo, st, cache);
+    expect(r.preamble.fingerprint).toBe(st.fingerprint);
+    expect(r.preamble.end).toBe('go');
+  });
+
+  it('a file rewritten with its size and mtime kept is hashed again (its ctime moved), and so is one whose exec bit changed', async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const cache = cacheOf();
+    verify(repo, st, cache);
+    restamp(cache, now() + 100);
+    const file = join(repo, 'plain.txt');
+    // touch -r keeps the nanoseconds (utimes from a JS Date would move mtime, and the key with it).
+    const ref = join(tmp, `ref-${Math.random().toString(36).slice(2)}`);
+    execFileSync('touch', ['-r', file, ref]);
+    const before = statSync(file, { bigint: true });
+    writeFileSync(file, 'PLAIN\n');
+    execFileSync('touch', ['-r', ref, file]);
+    const rewritten = statSync(file, { bigint: true });
+    expect([rewritten.size, rewritten.mtimeNs, rewritten.ino]).toEqual([before.size, before.mtimeNs, before.ino]);
+    expect(rewritten.ctimeNs).not.toBe(before.ctimeNs);
+    chmodSync(join(repo, 'run.sh'), 0o644);
+    // A stamp that trusts everything but what changed: only the key (ctime, mode) can tell.
+    restamp(cache, now() + 100);
+    const after = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    expect(after.fingerprint).not.toBe(st.fingerprint);
+    const r = verify(repo, after, cache);
+    expect(r.preamble.fingerprint).toBe(after.fingerprint);
+    expect(r.preamble.end).toBe('go');
+  });
+
+  it('a file missing or replaced by a directory on the VM is a mismatch, cached or not; a cache it cannot write only costs the hashing', async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const cache = cacheOf();
+    verify(repo, st, cache);
+    restamp(cache, now() + 100);
+    rmSync(join(repo, 'plain.txt'));
+    mkdirSync(join(repo, 'plain.txt'));
+    const r = verify(repo, st, cache);
+    expect(r.preamble.end).toBe('mismatch');
+    expect(diffManifests(st.manifest, r.manifestText).missing.sort()).toEqual(['./link.txt', './plain.txt']);
+    // A cache in a folder that does not exist: nothing is written, and the fingerprint is still computed.
+    const fresh = repoWithOddNames();
+    const fst = await readSourceState({ root: fresh, gitDir: join(fresh, '.git') });
+    const nowhere = join(tmp, 'no-such-dir', 'hashes');
+    const w = verify(fresh, fst, nowhere);
+    expect(w.preamble.fingerprint).toBe(fst.fingerprint);
+    expect(existsSync(nowhere)).toBe(false);
   });
 });
 
