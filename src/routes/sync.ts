@@ -19,7 +19,7 @@
 // transport for them: their VMs use `sync: shared`.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { quote, quoteArgv } from './quote.js';
@@ -210,8 +210,20 @@ export async function snapshotCommit(state: SourceState): Promise<string> {
   const index = join(state.gitDir, `offhost-snapshot-${process.pid}.index`);
   const env = gitEnv({ GIT_INDEX_FILE: index });
   try {
-    if (state.head) await gitText(state.root, ['read-tree', state.head], env);
-    else await gitText(state.root, ['read-tree', '--empty'], env);
+    // A copy of the checkout's own index, whose entries carry the files' stat: `git add -A` then hashes only
+    // what changed (an index read from HEAD has no stat, and every file of the tree was hashed again). Either
+    // way `add -A` makes the index the working tree's tracked and not-ignored files, which is the snapshot.
+    let copied = false;
+    try {
+      copyFileSync(join(state.gitDir, 'index'), index);
+      copied = true;
+    } catch {
+      // No index yet (a fresh repository), or one that cannot be read: the tree is read from HEAD.
+    }
+    if (!copied) {
+      if (state.head) await gitText(state.root, ['read-tree', state.head], env);
+      else await gitText(state.root, ['read-tree', '--empty'], env);
+    }
     await gitText(state.root, ['add', '-A', '--', '.'], env);
     const tree = await gitText(state.root, ['write-tree'], env);
     let date = '@0 +0000';
