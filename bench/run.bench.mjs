@@ -127,6 +127,7 @@ const median = (xs) => {
 
 const CMD = 'bash -c true';
 const rows = [];
+const traces = [];
 const sshOnce = () => time('ssh', ['benchvm', '--', "bash -c 'true'"], base);
 // Each row alternates plain ssh and the run (ssh, run, ssh, run, ...): on a shared machine the load changes
 // within minutes, and a baseline measured once at the start would meet another load than the later rows.
@@ -164,11 +165,22 @@ try {
       const run = (_i, b = bin) => time(process.execPath, [b, 'run', '--', CMD], repo);
       run(); // the first copy
       if (before) run(0, before);
+      // A steady state, as a later run meets it: the files the first copy wrote are past the 3 s in which the
+      // laptop's and the VM's hash caches hash a just-written file again (git's "racy" rule: RUN.md).
+      await new Promise((r) => setTimeout(r, 3500));
       measure(`offhost run, sync ${mode}, ${tname}, no change`, run);
       measure(`offhost run, sync ${mode}, ${tname}, one-file edit`, (i, b) => {
         writeFileSync(join(repo, 'src', 'd0', 'f0.txt'), `edit ${i} ${b === bin ? 'a' : 'b'} ${Date.now()}\n`);
         return run(i, b);
       });
+      // OFFHOST_BENCH_TRACE=1: one more run of each kind with --debug, its steps printed after the table.
+      if (process.env.OFFHOST_BENCH_TRACE === '1') {
+        for (const edit of [false, true]) {
+          if (edit) writeFileSync(join(repo, 'src', 'd0', 'f0.txt'), `edit traced ${Date.now()}\n`);
+          const r = spawnSync(process.execPath, [bin, 'run', '--debug', '--', CMD], { cwd: repo, env, encoding: 'utf8' });
+          traces.push(`offhost run --debug, sync ${mode}, ${tname}, ${edit ? 'one-file edit' : 'no change'}:\n${r.stderr.split('\n').filter((l) => l.startsWith('offhost debug:')).join('\n')}`);
+        }
+      }
     }
   }
   console.log(`median of ${ITER} whole-process runs (ms), loopback sshd, the VM's HOME ${process.env.OFFHOST_BENCH_VM_HOME ?? 'its own folder'}, its ~/.bashrc ${vmRc ?? 'a two-line non-interactive guard'}; each row's plain-ssh baseline is measured alternately with it\n`);
@@ -177,6 +189,7 @@ try {
     const over = r === rows[0] ? '' : `  (plain ssh ${r.ssh.toFixed(0)} ms alongside: +${(r.ms - r.ssh).toFixed(0)} ms, ${(r.ms / r.ssh).toFixed(2)}x)`;
     console.log(`${r.label.padEnd(w)}  ${r.ms.toFixed(0).padStart(6)}  [${r.min.toFixed(0)}-${r.max.toFixed(0)}]${over}`);
   }
+  for (const t of traces) console.log(`\n${t}`);
 } finally {
   sshd.kill('SIGTERM');
   rmSync(base, { recursive: true, force: true });
