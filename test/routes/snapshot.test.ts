@@ -13,7 +13,7 @@ import { snapshotCommit } from '../../src/routes/sync.js';
 const tmp = mkdtempSync(join(tmpdir(), 'offhost-snapshot-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.test', GIT_CONFIG_NOSYSTEM: '1' };
+const env: NodeJS.ProcessEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.test', GIT_CONFIG_NOSYSTEM: '1' };
 for (const k of Object.keys(env)) if (k.startsWith('GIT_') && !/^GIT_(AUTHOR|COMMITTER)_|^GIT_CONFIG_NOSYSTEM$/.test(k)) delete env[k];
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8' });
 const write = (repo: string, rel: string, text: string) => {
