@@ -203,7 +203,8 @@ export function supervisorScript(p: RemotePlan): string {
     // src/vms/probe-reuse.ts). `df` is reported either way, for the next run's preflight.
     ...(p.diskFloorKb !== undefined
       ? [
-          'D=$(df -Pk /tmp 2>/dev/null | tail -n 1); say df "$D"; A=$(printf "%s\\n" "$D" | awk \'{ print $4 }\')',
+          // The fourth field (available KB) by the shell's own splitting, globbing off: no awk to start.
+          'D=$(df -Pk /tmp 2>/dev/null | tail -n 1); say df "$D"; fourth() { A=$4; }; set -f; fourth $D; set +f',
           `case "$A" in ''|*[!0-9]*) say diskfull "?"; exit 0;; esac; [ "$A" -ge ${Math.ceil(p.diskFloorKb)} ] || { say diskfull "$A"; exit 0; }`,
         ]
       : []),
@@ -212,7 +213,7 @@ export function supervisorScript(p: RemotePlan): string {
     'IFS= read -r hs || hs=',
     `[ "$hs" = ${q(HANDSHAKE)} ] || { say nostdin; exit 0; }`,
     p.listBytes > 0
-      ? `dd bs=${p.listBytes} count=1 iflag=fullblock of="$T/list" 2>/dev/null; [ "$(wc -c < "$T/list" 2>/dev/null | tr -d ' ')" = ${p.listBytes} ] || { say fail "the file list did not arrive whole (dd with iflag=fullblock needed on the VM)"; exit 0; }`
+      ? `dd bs=${p.listBytes} count=1 iflag=fullblock of="$T/list" 2>/dev/null; w=$(wc -c < "$T/list" 2>/dev/null); [ "\${w##* }" = ${p.listBytes} ] || { say fail "the file list did not arrive whole (dd with iflag=fullblock needed on the VM)"; exit 0; }`
       : ': > "$T/list"',
   ];
   if (p.mode === 'git' && p.git) {
@@ -224,7 +225,7 @@ export function supervisorScript(p: RemotePlan): string {
       // The objects the VM's repository lacks, sent in this session (a thin pack on the commit it verified).
       ...(p.inlineBytes && p.git.ref
         ? [
-            `dd bs=${p.inlineBytes} count=1 iflag=fullblock of="$T/in.pack" 2>/dev/null; [ "$(wc -c < "$T/in.pack" 2>/dev/null | tr -d ' ')" = ${p.inlineBytes} ] || { say fail "the commit's objects did not arrive whole"; exit 0; }`,
+            `dd bs=${p.inlineBytes} count=1 iflag=fullblock of="$T/in.pack" 2>/dev/null; w=$(wc -c < "$T/in.pack" 2>/dev/null); [ "\${w##* }" = ${p.inlineBytes} ] || { say fail "the commit's objects did not arrive whole"; exit 0; }`,
             `git --git-dir=${bare} unpack-objects -q < "$T/in.pack" 2>"$T/pack.err" && git --git-dir=${bare} update-ref ${q(p.git.ref)} ${sha} 2>>"$T/pack.err" || { say fail "could not store the pushed commit: $(head -c 300 "$T/pack.err" | tr '\n' ' ')"; exit 0; }`,
           ]
         : []),
@@ -239,7 +240,7 @@ export function supervisorScript(p: RemotePlan): string {
       // The files changed since the last verified copy, sent in this session (-p modes, -o not the laptop's owner).
       ...(p.inlineBytes
         ? [
-            `dd bs=${p.inlineBytes} count=1 iflag=fullblock of="$T/in.tar" 2>/dev/null; [ "$(wc -c < "$T/in.tar" 2>/dev/null | tr -d ' ')" = ${p.inlineBytes} ] || { say fail "the changed files did not arrive whole"; exit 0; }`,
+            `dd bs=${p.inlineBytes} count=1 iflag=fullblock of="$T/in.tar" 2>/dev/null; w=$(wc -c < "$T/in.tar" 2>/dev/null); [ "\${w##* }" = ${p.inlineBytes} ] || { say fail "the changed files did not arrive whole"; exit 0; }`,
             `tar -xpof "$T/in.tar" -C ${q(p.dir)} 2>"$T/tar.err" || { say fail "could not unpack the changed files: $(head -c 300 "$T/tar.err" | tr '\n' ' ')"; exit 0; }`,
           ]
         : []),
@@ -259,7 +260,7 @@ export function supervisorScript(p: RemotePlan): string {
     'command -v setsid >/dev/null 2>&1 || { say missing "setsid (util-linux) is not installed on the VM"; exit 0; }',
     // A command started with & by a non-interactive shell has SIGINT and SIGQUIT ignored (POSIX), and an
     // ignored signal stays ignored across exec: give them back their default first.
-    'if env --default-signal=INT,QUIT true 2>/dev/null; then DS="env --default-signal=INT,QUIT"; elif command -v perl >/dev/null 2>&1; then DS="perl -e \\$SIG{INT}=\\$SIG{QUIT}=q(DEFAULT);exec(@ARGV)or(die(q(exec:),\\$!))"; else say missing "env --default-signal (GNU coreutils 8.31+) or perl is needed on the VM to pass Ctrl-C on"; exit 0; fi',
+    'if env --default-signal=INT,QUIT >/dev/null 2>&1; then DS="env --default-signal=INT,QUIT"; elif command -v perl >/dev/null 2>&1; then DS="perl -e \\$SIG{INT}=\\$SIG{QUIT}=q(DEFAULT);exec(@ARGV)or(die(q(exec:),\\$!))"; else say missing "env --default-signal (GNU coreutils 8.31+) or perl is needed on the VM to pass Ctrl-C on"; exit 0; fi',
     `PG=${q(pgidFile(p.nonce))}`,
     'exec 3<&0',
     'say go',

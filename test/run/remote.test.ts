@@ -310,9 +310,9 @@ describe('the signal-default launcher', () => {
   // perl code must reach perl intact (a `$` the script's own double quotes expand would break it).
   it('falls back to perl with working code when env has no --default-signal', () => {
     const script = supervisorScript({ nonce: newNonce(), mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', argv: ['bash', '-c', 'true'], env: {}, stdin: false, graceSeconds: 1 });
-    const launcher = script.split('\n').find((l) => l.includes('--default-signal=INT,QUIT true'));
+    const launcher = script.split('\n').find((l) => l.includes('if env --default-signal=INT,QUIT >/dev/null 2>&1;'));
     expect(launcher).toBeDefined();
-    const forced = launcher!.replace('if env --default-signal=INT,QUIT true 2>/dev/null', 'if false').replace(/say missing [^;]*;/, 'echo missing;');
+    const forced = launcher!.replace('if env --default-signal=INT,QUIT >/dev/null 2>&1', 'if false').replace(/say missing [^;]*;/, 'echo missing;');
     const r = spawnSync('/bin/sh', ['-c', `${forced}\n$DS sh -c 'echo launched "$0"' arg`], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('launched arg\n');
