@@ -90,6 +90,10 @@ const env = { ...process.env, PATH: `${join(base, 'bin')}:${process.env.PATH}`, 
 delete env.CI;
 for (const key of Object.keys(env)) if (key.startsWith('GIT_')) delete env[key];
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+// A developer's git has an identity: without one, the lock store's first commit of each run is made twice
+// (git refuses, then offhost's fallback identity), which no user pays.
+mkdirSync(env.HOME, { recursive: true });
+writeFileSync(join(env.HOME, '.gitconfig'), '[user]\n\tname = bench\n\temail = bench@example.test\n');
 
 function tree(name, files, mode) {
   const repo = join(base, 'home', name, 'koder');
