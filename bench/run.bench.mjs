@@ -105,7 +105,7 @@ function tree(name, files, mode) {
   for (let i = 0; i < files; i++) {
     const d = join(repo, 'src', `d${Math.floor(i / 100)}`);
     mkdirSync(d, { recursive: true });
-    writeFileSync(join(d, `f${i}.txt`), `file ${i}\n`);
+    writeFileSync(join(d, `f${i}.txt`), FILE_BYTES > 0 ? `file ${i}\n`.padEnd(FILE_BYTES, '.').slice(0, FILE_BYTES - 1) + '\n' : `file ${i}\n`);
   }
   const vm = { id: 's.khost1.dev-linux-bench', backend: 'ssh', host: 'benchvm', sync: mode, guest_dir: join(base, 'vm', name) };
   writeFileSync(
@@ -129,6 +129,9 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+// OFFHOST_BENCH_FILE_BYTES=8192: files of that size (a source file's) instead of one short line each, so that
+// what hashing costs is in the rows (10,000 such files are 80 MB).
+const FILE_BYTES = Number(process.env.OFFHOST_BENCH_FILE_BYTES ?? 0);
 const CMD = 'bash -c true';
 const rows = [];
 const traces = [];
@@ -187,7 +190,7 @@ try {
       }
     }
   }
-  console.log(`median of ${ITER} whole-process runs (ms), loopback sshd, the VM's HOME ${process.env.OFFHOST_BENCH_VM_HOME ?? 'its own folder'}, its ~/.bashrc ${vmRc ?? 'a two-line non-interactive guard'}; each row's plain-ssh baseline is measured alternately with it\n`);
+  console.log(`median of ${ITER} whole-process runs (ms)${FILE_BYTES ? `, files of ${FILE_BYTES} bytes` : ''}, loopback sshd, the VM's HOME ${process.env.OFFHOST_BENCH_VM_HOME ?? 'its own folder'}, its ~/.bashrc ${vmRc ?? 'a two-line non-interactive guard'}; each row's plain-ssh baseline is measured alternately with it\n`);
   const w = Math.max(...rows.map((r) => r.label.length));
   for (const r of rows) {
     const over = r === rows[0] ? '' : `  (plain ssh ${r.ssh.toFixed(0)} ms alongside: +${(r.ms - r.ssh).toFixed(0)} ms, ${(r.ms / r.ssh).toFixed(2)}x)`;
