@@ -26,6 +26,16 @@ function hostOf(dest: string): string {
   return dest.slice(at + 1);
 }
 
+/** The host of scp's or sftp's first remote operand (`user@host:path`, `host`), else `localhost`. */
+function hostOfOperands(operands: Field[]): string {
+  for (const f of operands) {
+    if (!f.known) continue;
+    const m = /^(?:[^@/:]+@)?(\[[^\]]+\]|[^/:]+):/.exec(f.value) ?? /^sftp:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/]+)/.exec(f.value);
+    if (m) return m[1]!;
+  }
+  return operands.find((f) => f.known && !f.value.startsWith('-'))?.value ?? 'localhost';
+}
+
 /** `-o Name=value` / `-oName value` options of the call: lowercased name -> value. */
 function sshOptions(opts: [string, Field | null][]): Map<string, Field> {
   const out = new Map<string, Field>();
@@ -70,6 +80,20 @@ function walk(call: Call, w: Walker): void {
   if (askpass && askpass.value.trim() !== '' && askMode && (!askMode.known || askMode.value === 'force')) {
     withVia(call.ctx, `${call.name} $SSH_ASKPASS`, () => w.runFields([askpass], call.env, call.cwd, clone(call.st), call.ctx, call.span, NO_STDIN, call.wrapDepth + 1));
   }
+  if (call.name === 'scp' || call.name === 'sftp') {
+    // `-S PROG`: the program scp and sftp start here in place of ssh, with ssh's options and the host (no
+    // shell: PROG is one word). `-D`: a local server started here, no ssh at all (sftp splits its value into
+    // words; scp takes a program path). Each is judged as the command it is, a script by what it holds.
+    const host = hostOfOperands(call.fields.slice(s.index));
+    for (const [n, v] of s.opts) {
+      if (!v || (n !== '-S' && n !== '-D')) continue;
+      const words = n === '-D' && call.name === 'sftp' && v.known ? v.value.trim().split(/\s+/).filter(Boolean).map((value) => ({ value, known: true })) : [v];
+      if (words.length === 0) continue;
+      const argv = n === '-S' ? [...words, ...['-x', '-oForwardAgent=no', '-oPermitLocalCommand=no', '-oClearAllForwardings=yes', '--', host, call.name].map((value) => ({ value, known: true }))] : words;
+      withVia(call.ctx, `${call.name} ${n}`, () => w.runFields(argv, call.env, call.cwd, clone(call.st), call.ctx, call.span, NO_STDIN, call.wrapDepth + 1));
+    }
+    return;
+  }
   if (call.name !== 'ssh' && !mosh) return;
   const dest = dest0;
   if (!dest) return;
@@ -104,11 +128,17 @@ export const ssh: ProgramModule = {
       { line: "ssh -o RemoteCommand='make build' localhost", runs: 'make build' },
       { line: "ssh -o ProxyCommand='make build' khost1", runs: 'make build' },
       { line: 'SSH_ASKPASS=./askpass.sh SSH_ASKPASS_REQUIRE=force ssh khost1 true', runs: './askpass.sh' },
+      { line: 'scp -S ./fake-ssh.sh a.txt khost1:/tmp/', runs: './fake-ssh.sh -x -oForwardAgent=no -oPermitLocalCommand=no -oClearAllForwardings=yes -- khost1 scp' },
+      { line: 'sftp -S make khost1', runs: 'make -x -oForwardAgent=no -oPermitLocalCommand=no -oClearAllForwardings=yes -- khost1 sftp' },
+      { line: "sftp -D 'make build'", runs: 'make build' },
+      { line: 'scp -D ./server.sh a.txt khost1:/tmp/', runs: './server.sh' },
     ],
     not_match: [
       { line: "ssh khost1 'make build'", runs: 'make build' },
       { line: "ssh -o HostName=khost1 localhost 'make build'", runs: 'make build' },
       { line: "ssh 10.0.0.5 'make build'", runs: 'make build' },
+      { line: 'scp make.txt khost1:/tmp/', runs: 'make.txt' },
+      { line: 'sftp -b batch.txt khost1', runs: 'batch.txt' },
     ],
   },
 };
