@@ -3,7 +3,8 @@
 // "$(hostname)", `-o HostName=127.0.0.1`): then it is judged as run here, in HOME. Options whose value is
 // a command run locally (ProxyCommand, LocalCommand, KnownHostsCommand) are judged as local commands.
 import type { Field } from '../expand.js';
-import { NO_STDIN, clone, envField, joinFields, withVia, type Call, type Walker } from '../walk-state.js';
+import { NO_STDIN, clone, envField, joinFields, resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
+import { lineMayWrite, writtenText } from '../script-files.js';
 import { scan, type Spec } from './grammar.js';
 import type { ProgramModule } from './types.js';
 
@@ -34,6 +35,43 @@ function hostOfOperands(operands: Field[]): string {
     if (m) return m[1]!;
   }
   return operands.find((f) => f.known && !f.value.startsWith('-'))?.value ?? 'localhost';
+}
+
+/**
+ * The text of the config file `-F` names: what the line wrote there, else what is on disk; unknown when
+ * the line may change it, or it cannot be read as text (a FIFO); null when there is nothing to read (a
+ * missing file, which ssh refuses, `/dev/null`, a directory).
+ */
+function configText(v: Field, call: Call): Field | null {
+  if (!v.known) return v;
+  const path = resolveDir(call.cwd, v);
+  if (path === null || path === '/dev/null') return null;
+  const written = writtenText(path, call.ctx);
+  if (written) return written;
+  if (lineMayWrite(path, call.ctx)) return { value: '', known: false };
+  const r = call.ctx.files!.read(path);
+  if (r.kind === 'text') return { value: r.text, known: true };
+  return r.kind === 'unreadable' ? { value: '', known: false } : null;
+}
+
+/** The commands an ssh_config file runs here: ProxyCommand, LocalCommand, KnownHostsCommand, `Match exec`. */
+export function configCommands(text: string): { key: string; command: string }[] {
+  const out: { key: string; command: string }[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([A-Za-z]+)\s*(?:=\s*|\s+)(.*)$/.exec(line);
+    if (!m) continue;
+    const key = m[1]!.toLowerCase();
+    const value = m[2]!.trim();
+    if (key === 'proxycommand' || key === 'localcommand' || key === 'knownhostscommand') {
+      if (value.toLowerCase() !== 'none') out.push({ key, command: value });
+    } else if (key === 'match') {
+      // `Match host x exec "cmd"`: the command, in double quotes or as one word.
+      for (const e of value.matchAll(/(?:^|\s)exec\s+(?:"((?:[^"\\]|\\.)*)"|(\S+))/gi)) out.push({ key: 'match exec', command: e[1] ?? e[2]! });
+    }
+  }
+  return out;
 }
 
 /** `-o Name=value` / `-oName value` options of the call: lowercased name -> value. */
@@ -74,6 +112,15 @@ function walk(call: Call, w: Walker): void {
     // Run here, through the user's shell, before or after connecting.
     if (v) w.runScript(v, `${call.name} -o ${key}`, call.cwd, call.env, call.st, call.ctx, call.span);
   }
+  // `-F FILE`: a configuration the line names. Its commands run here like the options' (whichever Host or
+  // Match block they are in: judged all, failing closed), and so does `Match exec`.
+  for (const [n, v] of [...s.opts, ...(after?.opts ?? [])]) {
+    if (n !== '-F' || !v || !call.ctx.files) continue;
+    // A file made at run time is not judged (`-F "$CFG"`: a limit, docs/GUARD.md).
+    const text = configText(v, call);
+    if (text === null || !text.known) continue;
+    for (const { key, command } of configCommands(text.value)) w.runScript({ value: command, known: true }, `${call.name} -F ${v.value} (${key})`, call.cwd, call.env, call.st, call.ctx, call.span);
+  }
   // SSH_ASKPASS_REQUIRE=force (OpenSSH 8.4+): the askpass program runs here for every passphrase or password.
   const askpass = envField(call, 'SSH_ASKPASS');
   const askMode = envField(call, 'SSH_ASKPASS_REQUIRE');
@@ -87,9 +134,12 @@ function walk(call: Call, w: Walker): void {
     const host = hostOfOperands(call.fields.slice(s.index));
     for (const [n, v] of s.opts) {
       if (!v || (n !== '-S' && n !== '-D')) continue;
-      const words = n === '-D' && call.name === 'sftp' && v.known ? v.value.trim().split(/\s+/).filter(Boolean).map((value) => ({ value, known: true })) : [v];
-      if (words.length === 0) continue;
-      const argv = n === '-S' ? [...words, ...['-x', '-oForwardAgent=no', '-oPermitLocalCommand=no', '-oClearAllForwardings=yes', '--', host, call.name].map((value) => ({ value, known: true }))] : words;
+      // sftp splits -D's value into words as a shell would (quotes kept together; no shell runs it).
+      if (n === '-D' && call.name === 'sftp') {
+        w.runScript(v, 'sftp -D', call.cwd, call.env, call.st, call.ctx, call.span);
+        continue;
+      }
+      const argv = n === '-S' ? [v, ...['-x', '-oForwardAgent=no', '-oPermitLocalCommand=no', '-oClearAllForwardings=yes', '--', host, call.name].map((value) => ({ value, known: true }))] : [v];
       withVia(call.ctx, `${call.name} ${n}`, () => w.runFields(argv, call.env, call.cwd, clone(call.st), call.ctx, call.span, NO_STDIN, call.wrapDepth + 1));
     }
     return;
