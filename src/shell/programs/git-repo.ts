@@ -5,6 +5,7 @@
 import { posix } from 'node:path';
 import type { Field } from '../expand.js';
 import type { Ctx } from '../walk-state.js';
+import { writtenText } from '../script-files.js';
 
 /** The repository's git directory and common directory (they differ in a linked worktree). */
 export interface GitDirs {
@@ -38,10 +39,20 @@ const MAX_INCLUDE_DEPTH = 10;
  * include offhost cannot evaluate may hold an alias, so it counts). Unreadable or missing files add nothing.
  */
 export function readConfigFile(path: string, ctx: Ctx, home: string | null, into: Map<string, Field>, depth = 0): void {
-  const r = ctx.files?.read(path);
-  if (!r || r.kind !== 'text' || depth > MAX_INCLUDE_DEPTH) return;
+  if (depth > MAX_INCLUDE_DEPTH) return;
+  // What the line wrote there first (`printf '[core]…' > ~/x.cfg && git -c include.path=~/x.cfg …`), else the disk.
+  const written = writtenText(path, ctx);
+  let text: string;
+  if (written) {
+    if (!written.known) return;
+    text = written.value;
+  } else {
+    const r = ctx.files?.read(path);
+    if (!r || r.kind !== 'text') return;
+    text = r.text;
+  }
   let section = '';
-  const lines = r.text.split('\n');
+  const lines = text.split('\n');
   for (let n = 0; n < lines.length; n++) {
     let line = lines[n]!;
     // A value continued on the next line (`\` at the end).

@@ -7,7 +7,7 @@
 import type { Field } from '../expand.js';
 import { executableFile, scriptFile, unknownScript, writesUnseenIn } from '../script-files.js';
 import { envField, resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
-import { extCommand, fileConfig, gitDirs, hookFile, hooksOf, remoteOverSsh, type GitDirs } from './git-repo.js';
+import { extCommand, fileConfig, gitDirs, hookFile, hooksOf, readConfigFile, remoteOverSsh, type GitDirs } from './git-repo.js';
 import { parseOptions, type Grammar } from './grammar.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 
@@ -66,7 +66,17 @@ function configOf(call: Call, globals: [string, Field | null][]): Map<string, Fi
     if (!v) continue;
     const eq = v.value.indexOf('=');
     if (name === '-c') {
-      if (eq > 0) config.set(v.value.slice(0, eq).toLowerCase(), { value: v.value.slice(eq + 1), known: v.known });
+      if (eq <= 0) continue;
+      const key = v.value.slice(0, eq).toLowerCase();
+      const value = v.value.slice(eq + 1);
+      config.set(key, { value, known: v.known });
+      // `-c include.path=FILE` (and includeIf): the file's entries count as given here. git takes only an
+      // absolute or ~/ path from the command line (a relative one is an error there).
+      if (/^include(if\..*)?\.path$/.test(key)) {
+        const home = call.ctx.home;
+        const path = value.startsWith('~/') && home ? `${home}${value.slice(1)}` : value;
+        if (v.known && path.startsWith('/')) readConfigFile(path, call.ctx, home, config);
+      }
     } else if (name === '--config-env' && eq > 0) {
       // --config-env=core.editor=MY_EDITOR: the value of the variable.
       config.set(v.value.slice(0, eq).toLowerCase(), envValue(call, v.value.slice(eq + 1)) ?? { value: '', known: false });
