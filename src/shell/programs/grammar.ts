@@ -35,6 +35,8 @@ export interface Spec extends Grammar {
   assignments?: boolean;
   /** A value option whose value is a script string for a shell. */
   scriptOption?: string[];
+  /** A value option naming an output file, which is a shell command to pipe to when it starts with `|` or `!` (strace -o). */
+  pipeOption?: string[];
   /** The inner command's remaining words are joined and run by `sh -c` (watch). */
   joinAsScript?: boolean;
 }

@@ -43,7 +43,7 @@ export const WRAPPER_SPECS: Record<string, Spec> = {
   unbuffer: { value: [] },
   caffeinate: { value: ['-t', '-w'] },
   catchsegv: { value: [] },
-  strace: { value: ['-o', '-e', '-p', '-s', '-u', '-E', '-I', '-a', '-b', '-O', '-S', '-P', '-X'] },
+  strace: { value: ['-o', '--output', '-e', '-p', '-s', '-u', '-E', '-I', '-a', '-b', '-O', '-S', '-P', '-X'], pipeOption: ['-o', '--output'] },
   ltrace: { value: ['-o', '-e', '-p', '-s', '-u', '-a', '-n', '-l', '-L'] },
   valgrind: { value: [] },
   'systemd-run': {
@@ -349,6 +349,23 @@ function unwrapSpec(call: Call): Unwrapped {
 }
 
 function unwrapSpecCommand(call: Call): Unwrapped {
+  const main = unwrapSpecCommandMain(call);
+  const spec = WRAPPER_SPECS[call.name];
+  if (!spec?.pipeOption) return main;
+  const s = scan(call.fields, spec);
+  if (!s) return main;
+  // `strace -o '|cmd'`: the output goes to a shell command started here (popen), beside the traced one.
+  const pipes: Unwrapped[] = [];
+  for (const [n, v] of s.opts) {
+    // A value made at run time is taken for the file it nearly always is (`strace -o "$LOG" make`).
+    if (!v?.known || !spec.pipeOption.includes(n)) continue;
+    if (/^[|!]/.test(v.value)) pipes.push({ kind: 'script', via: `${call.name} ${n}`, text: { value: v.value.slice(1), known: true } });
+  }
+  if (pipes.length === 0) return main;
+  return { kind: 'many', items: main.kind === 'none' ? pipes : [...pipes, main] };
+}
+
+function unwrapSpecCommandMain(call: Call): Unwrapped {
   const program = call.name;
   const argv = call.fields;
   const spec = WRAPPER_SPECS[program];
@@ -454,9 +471,12 @@ export const wrappers: ProgramModule = {
       { line: "socat - EXEC:'make build'", runs: 'make build' },
       { line: "su koder -c 'make build'", runs: 'make build' },
       { line: "sg koder 'make build'", runs: 'make build' },
+      { line: "strace -f -o '|make build' true", runs: 'make build' },
+      { line: "strace --output='!make build' true", runs: 'make build' },
     ],
     not_match: [
       { line: 'sudo -l make build', runs: 'make build' },
+      { line: 'strace -o make.trace true', runs: 'make.trace' },
       { line: 'SUDO_ASKPASS=./askpass.sh sudo true', runs: './askpass.sh' },
       { line: 'SHELL=./x.sh sudo make -s build', runs: './x.sh' },
       { line: 'numactl --hardware', runs: 'make build' },
