@@ -126,6 +126,11 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   hook('tools/hooks/pre-push', '#!/bin/sh\nmake -C engines/lang/koda build-safe\n');
   hook('tools/light-hooks/pre-commit', '#!/bin/sh\nmake -C engines/lang/koda lint\n');
   hook('tools/light-hooks/post-checkout', '#!/bin/sh\necho checked out\n');
+  // Quiet ones, for programs that read the protocol of what they start (scp/sftp -S, sftp -D, rsync -e): a
+  // build's output there is garbage to them, and they may stop the script before the build starts. The
+  // shell keeps its stdout open until make ends (no exec), so the reader sees nothing until then.
+  hook('tools/quiet/build', '#!/bin/sh\nmake -C engines/lang/koda build >/dev/null 2>&1\n');
+  hook('tools/quiet/lint', '#!/bin/sh\nmake -C engines/lang/koda lint >/dev/null 2>&1\n');
   hook('.husky/pre-commit', 'make -C engines/lang/koda build-safe\n');
   hook('tools/tmpl/hooks/post-checkout', '#!/bin/sh\nmake -C engines/lang/koda build\n');
   hook('.husky/_/pre-commit', '#!/usr/bin/env sh\n. "${0%/*}/h"\n');
