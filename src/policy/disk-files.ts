@@ -86,6 +86,25 @@ function listDirs(dir: string): string[] | null {
   }
 }
 
+/** Entries of a directory that are not directories (files, and links to anything but one); null if it cannot be listed. */
+function listFiles(dir: string): string[] | null {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => {
+        if (e.isDirectory()) return false;
+        if (!e.isSymbolicLink()) return true;
+        try {
+          return !statSync(`${dir}/${e.name}`).isDirectory();
+        } catch {
+          return false; // a dangling link runs nothing
+        }
+      })
+      .map((e) => e.name);
+  } catch {
+    return null;
+  }
+}
+
 /** Disk access for one classification: each path is read once. */
 export function diskFiles(): FileAccess {
   const seen = new Map<string, FileRead>();
@@ -96,6 +115,7 @@ export function diskFiles(): FileAccess {
       return r;
     },
     list: listDirs,
+    listFiles,
     physical(dir) {
       try {
         return realpathSync.native(dir);

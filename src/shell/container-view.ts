@@ -57,6 +57,14 @@ export function containerFiles(files: FileAccess, v: ContainerView): FileAccess 
           },
         }
       : {}),
+    ...(files.listFiles
+      ? {
+          listFiles: (d: string) => {
+            const l = laptopPath(v, d);
+            return l === null ? null : files.listFiles!(l);
+          },
+        }
+      : {}),
     ...(files.nameKey
       ? {
           nameKey: (d: string) => {

@@ -12,6 +12,8 @@ export interface FileAccess {
   read(absolutePath: string): FileRead;
   /** The entries of a directory (for workspace globs like `apps/*`); null if it is not one. */
   list?(absoluteDir: string): string[] | null;
+  /** The files of a directory that are not directories (run-parts runs them); null if it is not one. */
+  listFiles?(absoluteDir: string): string[] | null;
   /**
    * The directory with its symbolic links resolved (itself when it cannot be). npm, just and deno look
    * for their files from the process's working directory, which is physical: from a symlinked checkout

@@ -21,6 +21,7 @@ import { helperPrograms } from './helper-programs.js';
 import { textTools } from './text-tools.js';
 import { heavyPrograms, appLaunchers } from './heavy.js';
 import { fvm } from './fvm.js';
+import { runParts } from './run-parts.js';
 import { installers } from './installers.js';
 import { deno } from './deno.js';
 import { just } from './just.js';
@@ -36,7 +37,7 @@ export interface FamilyEntry {
 }
 
 export const MODULES: readonly ProgramModule[] = [
-  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, makeWrappers, git, ssh, containers, packageRunners, monorepoRunners, packageFiles, interpreters, readerless, deno, pagers, helperPrograms, just, task, nx, textTools, appLaunchers, fvm, inert, installers, ...heavyPrograms,
+  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, makeWrappers, git, ssh, containers, packageRunners, monorepoRunners, packageFiles, interpreters, readerless, deno, pagers, helperPrograms, just, task, nx, textTools, appLaunchers, fvm, runParts, inert, installers, ...heavyPrograms,
 ];
 
 export const FAMILIES: readonly FamilyEntry[] = MODULES.map((m) => ({ family: m.family, names: m.names, ...(m.pattern ? { pattern: m.pattern } : {}), load: () => m }));
