@@ -278,7 +278,11 @@ function runPackageScripts(u: Extract<Unwrapped, { kind: 'package-script' }>, di
   for (const [key, text] of [[`pre${name}`, scripts[`pre${name}`]], [name, `${scripts[name] as string}${args}`], [`post${name}`, scripts[`post${name}`]]] as const) {
     if (typeof text !== 'string') continue;
     const known = key !== name || u.args.every((a) => a.known);
-    ctx.w.runScript({ value: text, known }, `${label} (package.json "${key}")`, dir, env, st, ctx, span);
+    const at = `${label} (package.json "${key}")`;
+    // `--script-shell X`: X runs the script (`X -c SCRIPT`), judged as the command it is (a shell reads the
+    // script as ever; a script file by what it holds).
+    if (u.shell) withVia(ctx, at, () => ctx.w.runFields([u.shell!, { value: '-c', known: true }, { value: text, known }], env, dir, st, ctx, span, NO_STDIN, 1));
+    else ctx.w.runScript({ value: text, known }, at, dir, env, st, ctx, span);
   }
 }
 

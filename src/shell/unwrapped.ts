@@ -31,7 +31,7 @@ export type Unwrapped =
    * `npm run e2e`, `npm test`, `pnpm build`, `yarn e2e`, `bun run e2e`: a package.json script. `fallback`
    * is what runs when the package has no such script (yarn, pnpm and bun then run the binary).
    */
-  | { kind: 'package-script'; via: string; script: Field; args: Field[]; dir?: Field; workspaces?: WorkspaceSelection; fallback: Unwrapped }
+  | { kind: 'package-script'; via: string; script: Field; args: Field[]; dir?: Field; workspaces?: WorkspaceSelection; shell?: Field; fallback: Unwrapped }
   /** Several commands (find with several -exec). */
   | { kind: 'many'; items: Unwrapped[] }
   /** Not a wrapper, or a wrapper that runs nothing here (`command -v make`, `sudo -l`). */

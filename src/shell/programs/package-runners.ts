@@ -2,7 +2,7 @@
 // `bun run e2e` (a package.json script, read by the walker), across workspaces (`-ws`, `-w web`, `pnpm -r`,
 // `--filter`, `yarn workspace web`).
 import type { Field } from '../expand.js';
-import type { Call } from '../walk-state.js';
+import { envField, type Call } from '../walk-state.js';
 import type { ProgramModule, Unwrapped, WorkspaceSelection } from './types.js';
 import { scan } from './grammar.js';
 
@@ -45,6 +45,8 @@ function workspaceOption(argv: Field[], j: number, sel: WorkspaceSelection): num
 interface RunnerPlace {
   sel: WorkspaceSelection;
   dirs: Field[];
+  /** `--script-shell X` (npm, pnpm): the program that runs each script, as `X -c SCRIPT`. */
+  shell?: Field;
 }
 
 /** A workspace or directory option at argv[j], recorded in `place`; the words it took (0: not one). */
@@ -61,6 +63,14 @@ function runnerOption(argv: Field[], j: number, place: RunnerPlace): number {
     place.dirs.push({ value: v.value.slice(v.value.indexOf('=') + 1), known: true });
     return 1;
   }
+  if (v.value === '--script-shell') {
+    place.shell = argv[j + 1] ?? { value: '', known: false };
+    return 2;
+  }
+  if (v.value.startsWith('--script-shell=')) {
+    place.shell = { value: v.value.slice('--script-shell='.length), known: true };
+    return 1;
+  }
   return 0;
 }
 
@@ -70,11 +80,11 @@ function runnerOption(argv: Field[], j: number, place: RunnerPlace): number {
  * package.json script runs, with the arguments appended; anything else is packageRunner's (a package
  * binary, or nothing).
  */
-function packageCommand(name: string, argv: Field[]): Unwrapped {
+function packageCommand(name: string, argv: Field[], envShell?: Field): Unwrapped {
   const fallback = packageRunner(name, argv);
   if (name !== 'npm' && name !== 'pnpm' && name !== 'yarn' && name !== 'bun') return fallback; // npx, pnpx, bunx: binaries only
   let k = 1;
-  const place: RunnerPlace = { sel: { all: false, names: [] }, dirs: [] };
+  const place: RunnerPlace = { sel: { all: false, names: [] }, dirs: [], ...(envShell && (name === 'npm' || name === 'pnpm') ? { shell: envShell } : {}) };
   const sel = place.sel;
   // Global options before the command.
   while (k < argv.length && argv[k]!.known && argv[k]!.value.startsWith('-')) {
@@ -129,11 +139,12 @@ function packageCommand(name: string, argv: Field[]): Unwrapped {
   const runnerDir = place.dirs.at(-1);
   const late: RunnerPlace = { sel, dirs: [] };
   for (let j = 0; j < rest.length && !(rest[j]!.known && rest[j]!.value === '--'); j++) runnerOption(rest, j, late);
+  const shell = name === 'npm' || name === 'pnpm' ? (late.shell ?? place.shell) : undefined;
   // Arguments reach the script after `--` (npm) or directly (the others, and npm 7+ too).
   const args = rest[0]?.known && rest[0].value === '--' ? rest.slice(1) : rest.filter((a) => !(a.known && a.value === '--'));
   const via = `${name} ${sub.value === script.value ? '' : `${sub.value} `}${script.value}`;
   const workspaces = sel.all || sel.names.length ? { workspaces: sel } : {};
-  const at = (dir: Field | undefined): Unwrapped => ({ kind: 'package-script', via, script: script!, args, ...(dir ? { dir } : {}), ...workspaces, fallback });
+  const at = (dir: Field | undefined): Unwrapped => ({ kind: 'package-script', via, script: script!, args, ...(dir ? { dir } : {}), ...workspaces, ...(shell ? { shell } : {}), fallback });
   const lateDir = late.dirs.at(-1);
   if (!lateDir) return at(runnerDir);
   if (name === 'npm') return at(lateDir); // the last one wins
@@ -246,7 +257,8 @@ function monorepoRun(program: string, argv: Field[]): Unwrapped {
 export const packageRunners: ProgramModule = {
   family: 'package runners',
   names: PACKAGE_RUNNERS,
-  unwrap: (call: Call) => packageCommand(call.name, call.fields),
+  // npm's config from the environment: npm_config_script_shell (any case, as npm reads it).
+  unwrap: (call: Call) => packageCommand(call.name, call.fields, envField(call, 'npm_config_script_shell') ?? envField(call, 'NPM_CONFIG_SCRIPT_SHELL')),
   examples: {
     match: [
       { line: 'npx playwright test', runs: 'playwright test' },
