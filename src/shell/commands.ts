@@ -333,7 +333,7 @@ function walkSimple(node: SimpleCommandNode, st: State, ctx: Ctx, pipedIn: Stdin
     return;
   }
   let stdin: Stdin = node.redirects.length ? () => stdinOf(node, st, ctx) ?? pipedIn() : pipedIn;
-  if (node.redirects.length || (fields[0]!.known && fields[0]!.value === 'tee')) recordWrites(node, fields, st, ctx, stdin);
+  if (node.redirects.length || (fields[0]!.known && COPIERS.has(basenameOf(fields[0]!) ?? ''))) recordWrites(node, fields, st, ctx, stdin);
   // `. <(echo make build)`, `bash <(printf …)`: a script file that is the static output of a command.
   const file = node.words[1];
   const sub = file?.parts.length === 1 ? file.parts[0] : undefined;
@@ -384,6 +384,63 @@ function substitutionOutput(word: Word, st: State, ctx: Ctx): Field[] | null {
 }
 
 const WRITE_OPS = new Set(['>', '>|', '>>', '&>', '&>>']);
+/** Programs whose writes are followed without a redirection: tee's files, and a copy's destination. */
+const COPIERS = new Set(['tee', 'cp', 'install', 'mv']);
+/** Their options that take the next word as a value (besides -t/--target-directory, read in copied()). */
+const COPY_VALUE = new Set(['-m', '--mode', '-o', '--owner', '-g', '--group', '-S', '--suffix']);
+
+/**
+ * `cp SRC DST`, `install [-m MODE] SRC DST`, `mv SRC DST`, and into a directory (`cp A B DIR/`, `cp -t DIR A B`):
+ * each destination holds what its source holds: what the line wrote there, else the disk, else unknown.
+ * Empty when the copy cannot be followed (a name made at run time).
+ */
+function copied(fields: Field[], st: State, ctx: Ctx): { target: Field; content: Field }[] {
+  const operands: Field[] = [];
+  let dir: Field | null = null;
+  for (let i = 1; i < fields.length; i++) {
+    const f = fields[i]!;
+    if (!f.known) return [];
+    if (f.value === '--') {
+      operands.push(...fields.slice(i + 1));
+      break;
+    }
+    if (!f.value.startsWith('-') || f.value === '-') {
+      operands.push(f);
+      continue;
+    }
+    const t = /^(?:--target-directory=(.*)|-t(.*))$/.exec(f.value);
+    if (t) {
+      const v = t[1] ?? t[2];
+      dir = v ? { value: v, known: true } : (fields[++i] ?? null);
+      if (!dir?.known) return [];
+    } else if (f.value === '--target-directory') {
+      dir = fields[++i] ?? null;
+      if (!dir?.known) return [];
+    } else if (COPY_VALUE.has(f.value)) i++;
+  }
+  if (!operands.every((o) => o.known)) return [];
+  if (dir === null) {
+    if (operands.length < 2) return [];
+    dir = operands.pop()!;
+    const path = resolveDir(st.cwd, dir);
+    if (path === null) return [];
+    // One source onto a name that is not a directory: that file.
+    if (operands.length === 1 && !dir.value.endsWith('/') && ctx.files?.read(path).kind !== 'directory') return [{ target: { value: path, known: true }, content: contentOf(operands[0]!, st, ctx) }];
+  }
+  const base = resolveDir(st.cwd, dir);
+  if (base === null) return [];
+  return operands.map((src) => ({ target: { value: `${base.replace(/\/+$/, '')}/${src.value.replace(/\/+$/, '').slice(src.value.replace(/\/+$/, '').lastIndexOf('/') + 1)}`, known: true }, content: contentOf(src, st, ctx) }));
+}
+
+/** What a file holds for a copy of it: what the line wrote there, else the disk, else unknown. */
+function contentOf(src: Field, st: State, ctx: Ctx): Field {
+  const path = resolveDir(st.cwd, src);
+  if (path === null) return { value: '', known: false };
+  const before = ctx.written?.get(path);
+  if (before) return before;
+  const r = ctx.files?.read(path);
+  return r?.kind === 'text' ? { value: r.text, known: true } : { value: '', known: false };
+}
 
 /**
  * Files this command writes with content offhost can follow: `cat > f <<'EOF'`, `echo … > f`, `printf … >>
@@ -419,6 +476,9 @@ function recordWrites(node: SimpleCommandNode, fields: Field[], st: State, ctx: 
     const append = fields.some((f) => f.known && /^-[a-z]*a|^--append$/.test(f.value));
     const text = stdin();
     for (const f of fields.slice(1)) if (!(f.known && f.value.startsWith('-'))) write(f, text, append);
+  } else if (prog === 'cp' || prog === 'install' || prog === 'mv') {
+    // `cp tools/build.sh x.sh && ./x.sh`: what runs is what was copied.
+    for (const c of copied(fields, st, ctx)) write(c.target, c.content, false);
   }
 }
 
@@ -466,7 +526,8 @@ export function runFields(
   // && PATH=/tmp/b:$PATH cc build`): what it runs is the target's, judged as well as the name.
   if (ctx.renamed && fields[0]!.known) {
     const target = renamedTarget(fields[0]!.value, cwd, ctx);
-    if (target !== null) withVia(ctx, `${fields[0]!.value} (links to ${target})`, () => runFields([{ value: target, known: true }, ...fields.slice(1)], env, cwd, st, ctx, span, stdin, wrapDepth + 1));
+    // A copy whose source is named as it is run (`cp -t /tmp q.sh && /tmp/q.sh`: q.sh) is that same word: once.
+    if (target !== null && target !== fields[0]!.value) withVia(ctx, `${fields[0]!.value} (links to ${target})`, () => runFields([{ value: target, known: true }, ...fields.slice(1)], env, cwd, st, ctx, span, stdin, wrapDepth + 1));
   }
   // A function defined earlier in the line: bash runs its body (at the top of a command; through a wrapper
   // the program of that name runs, but the body is walked too: fail closed).

@@ -397,6 +397,11 @@ describe('false positives: scripts that run nothing heavy stay allowed', () => {
     const { decision } = guard.explain('. ./env.sh && pwd', { cwd: koda });
     expect(decision!.commands.at(-1)!.command.cwd).toBe(join(koda, 'tools'));
   });
+  it('a copy of a light script runs light; a copy of the build script that the line then rewrites is unknown', () => {
+    expect(inKoda('cp lint.sh x.sh && ./x.sh').decision).toBe('allow');
+    expect(inKoda('cp -t /tmp build.sh lint.sh && /tmp/lint.sh').decision).toBe('allow');
+    expect(inKoda('cp build.sh x.sh && sed -i s/make/true/ x.sh && ./x.sh')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+  });
   it('without file access (rule examples), a script is judged by its name only', () => {
     expect(guard.classify('bash build.sh', { cwd: koda, files: false }).decision).toBe('allow');
   });
@@ -417,7 +422,12 @@ describe('bypass attempts', () => {
     ['bash -c "$(< build.sh)"', 'reroute', 'koda-make'],
     ["bash --rcfile build.sh -i <<< ''", 'reroute', 'koda-make'],
     ["bash --init-file build.sh -i <<< ''", 'reroute', 'koda-make'],
-    ["cp build.sh x.sh && ./x.sh", 'deny', 'unknown-program'],
+    // A copy holds what its source holds: the build script runs under the new name.
+    ["cp build.sh x.sh && ./x.sh", 'reroute', 'koda-make'],
+    ['cp -t /tmp build.sh lint.sh && /tmp/build.sh', 'reroute', 'koda-make'],
+    ['install -m 755 build.sh /tmp/b && /tmp/b', 'reroute', 'koda-make'],
+    ['cp lint.sh x.sh && echo "make kasm" >> x.sh && ./x.sh', 'reroute', 'koda-make'],
+    ['cp "$S" x.sh && ./x.sh', 'deny', 'unknown-program'],
     ['f=lint.sh; echo "make build" > "$f"; bash lint.sh', 'deny', 'unknown-program'],
     // Through wrappers and substitutions.
     ['env -i bash ./build.sh', 'reroute', 'koda-make'],
