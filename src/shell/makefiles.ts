@@ -13,6 +13,8 @@ export interface MakeRecipes {
   /** The goals (requested targets, or the default goal) and every target make reaches from them, in order. */
   goals: string[];
   reached: string[];
+  /** What make runs while it reads the file (`$(shell …)`, `!=`), make references expanded; an unknown one left out. */
+  parseTime: string[];
 }
 
 /** A physical piece of a recipe line: its text and its offset in the file. */
@@ -35,6 +37,20 @@ export interface Makefile {
   includes: boolean;
   /** Every recipe line of the file, pattern rules' included, in order. */
   recipes: Recipe[];
+  /** Shell commands make runs while it reads the file: `$(shell …)` outside recipes, `NAME != …`. */
+  parseTime: string[];
+}
+
+/** The commands of the `$(shell …)` calls in `t` (parentheses balanced). */
+export function shellCalls(t: string): string[] {
+  const out: string[] = [];
+  for (let i = t.indexOf('$(shell'); i >= 0; i = t.indexOf('$(shell', i + 1)) {
+    if (!/\s/.test(t[i + 7] ?? '')) continue;
+    const end = matching(t, i + 1);
+    if (end < 0) break;
+    out.push(t.slice(i + 8, end).trim());
+  }
+  return out;
 }
 
 /** GNU make's built-in values (`make -p`) for the variables recipes use as programs. */
@@ -88,7 +104,7 @@ export function readMakefile(text: string): Makefile {
     if (nl < 0) break;
     start = nl + 1;
   }
-  const mf: Makefile = { vars: new Map(MAKE_DEFAULTS), rules: new Map(), defaultGoal: null, includes: false, recipes: [] };
+  const mf: Makefile = { vars: new Map(MAKE_DEFAULTS), rules: new Map(), defaultGoal: null, includes: false, recipes: [], parseTime: [] };
   let current: { name: string; rule: { prereqs: string[]; recipes: Recipe[] } | null }[] = [];
   let inDefine = false;
   for (let i = 0; i < lines.length; i++) {
@@ -113,6 +129,9 @@ export function readMakefile(text: string): Makefile {
     while (endsWithContinuation(logical) && i + 1 < lines.length) logical = `${logical.slice(0, -1)} ${lines[++i]!.text.trim()}`;
     const bare = stripComment(logical).trim();
     if (bare === '' || l.text.startsWith('\t')) continue;
+    // Run while make reads the file, whatever targets are asked for: every $(shell …) outside a recipe (in
+    // a conditional, an include, an unused recursive variable's too: failing closed), and `NAME != cmd`.
+    mf.parseTime.push(...shellCalls(bare));
     if (/^(override\s+)?define\b/.test(bare)) {
       inDefine = true;
       current = [];
@@ -133,7 +152,10 @@ export function readMakefile(text: string): Makefile {
       else if (op === '+=') mf.vars.set(name, `${mf.vars.get(name) ?? ''} ${value}`.trim());
       else if (op === '?=') {
         if (!mf.vars.has(name)) mf.vars.set(name, value);
-      } else if (op === '!=') mf.vars.delete(name); // a shell command's output: unknown
+      } else if (op === '!=') {
+        mf.vars.delete(name); // a shell command's output: unknown
+        mf.parseTime.push(value.trim());
+      }
       else mf.vars.set(name, value);
       current = [];
       continue;
@@ -300,5 +322,6 @@ export function makeRecipes(text: string, requested: string[], dir: string | nul
   if (seen.size >= MAX_TARGETS) unknown = true;
   // Targets with a rule here: the ones make builds (a name with no rule is a file, or unknown).
   const reached = [...seen].filter((t) => mf.rules.has(t));
-  return { lines, unknown, goals, reached };
+  const parseTime = mf.parseTime.map((c) => expandText(c, mf.vars, { dir }, 0)).filter((c) => c !== '' && !c.includes('${__OFFHOST_MAKE_EXPR}'));
+  return { lines, unknown, goals, reached, parseTime };
 }

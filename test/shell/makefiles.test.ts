@@ -64,3 +64,23 @@ describe('makeRecipes', () => {
     expect(lines(['a'], 'a: b\n\techo a\nb: a\n\techo b\n')).toEqual(['a: echo a', 'b: echo b']);
   });
 });
+
+describe('what make runs while it reads a makefile (parseTime)', () => {
+  const parseTime = (text: string) => makeRecipes(text, [], '/w').parseTime;
+  it.each([
+    ['X := $(shell make build)\nall:\n\techo x\n', ['make build']],
+    ['Y != make kasm; echo y\nall:\n\techo x\n', ['make kasm; echo y']],
+    // A recursive variable's $(shell …) runs only if it is expanded: counted anyway (fail closed).
+    ['Z = $(shell make build-safe)\n', ['make build-safe']],
+    ['ifeq ($(shell uname -s),Linux)\nOS := linux\nendif\n', ['uname -s']],
+    // Nested references are expanded with what the makefile says; parentheses balance.
+    ['T := build\nX := $(shell make $(T) && echo "(done)")\n', ['make build && echo "(done)"']],
+  ])('%j -> %j', (text, want) => {
+    expect(parseTime(text)).toEqual(want);
+  });
+  it('leaves out recipe lines (they run with their target), $(shellx), and a command made of what it cannot know', () => {
+    expect(parseTime('all:\n\techo $(shell make build)\n')).toEqual([]);
+    expect(parseTime('X := $(shellx make build)\n')).toEqual([]);
+    expect(parseTime('X := $(shell $(call f,make build))\n')).toEqual([]);
+  });
+});

@@ -4,9 +4,9 @@
 // what the Makefile's recipes and the prerequisites of the requested targets run.
 import { posix } from 'node:path';
 import type { Field } from '../expand.js';
-import { emit, envField, resolveDir, withVia, NestedParseError, type Call, type State, type Walker } from '../walk-state.js';
+import { emit, envField, NO_STDIN, resolveDir, withVia, NestedParseError, type Call, type State, type Walker } from '../walk-state.js';
 import { lineMayWrite, unknownScript, writtenText } from '../script-files.js';
-import { makeRecipes } from '../makefiles.js';
+import { makeRecipes, shellCalls } from '../makefiles.js';
 import { canonicalLong, normalize } from './grammar.js';
 import { MAKE_GRAMMAR } from './make-grammar.js';
 
@@ -27,11 +27,15 @@ export interface MakeCall {
   noRun: boolean;
   /** Some option or target is unknown. */
   unknown: boolean;
+  /** `SHELL=PROG` on the command line (make ignores it from the environment): what runs each recipe line, as `PROG -c LINE`. */
+  shell: Field | null;
+  /** `--eval=TEXT`: makefile text make reads first. */
+  evals: Field[];
 }
 
 /** Reads a make argv (long options already canonical). */
 export function readMake(fields: Field[]): MakeCall {
-  const out: MakeCall = { dirs: [], makefile: null, targets: [], noRun: false, unknown: false };
+  const out: MakeCall = { dirs: [], makefile: null, targets: [], noRun: false, unknown: false, shell: null, evals: [] };
   for (let i = 1; i < fields.length; i++) {
     const f = fields[i]!;
     if (!f.known) {
@@ -48,6 +52,7 @@ export function readMake(fields: Field[]): MakeCall {
       if (NO_RUN_LONG.has(name) || MAKE_GRAMMAR.info!.includes(name)) out.noRun = true;
       if (name === '--directory' && value) out.dirs.push(value);
       if ((name === '--file' || name === '--makefile') && value) out.makefile = value;
+      if (name === '--eval' && value) out.evals.push(value);
       continue;
     }
     if (v.startsWith('-') && v.length > 1) {
@@ -68,7 +73,12 @@ export function readMake(fields: Field[]): MakeCall {
       }
       continue;
     }
-    if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?!]?=/.test(v)) continue; // VAR=value
+    if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?!]?=/.test(v)) {
+      // VAR=value; `SHELL=PROG` (or `:=`) sets the program that runs every recipe line.
+      const sh = /^SHELL:{0,2}=(.*)$/s.exec(v);
+      if (sh) out.shell = { value: sh[1]!, known: true };
+      continue;
+    }
     out.targets.push(f);
   }
   return out;
@@ -103,6 +113,11 @@ function walk(call: Call, w: Walker): void {
     dir = file === null ? null : posix.dirname(file);
   } else if (m.makefile && !m.makefile.known) dir = null;
   w.emitSelf(call, dir, fields);
+  // `--eval='x := $(shell cmd)'`: run while make reads it, whatever it then builds (a dry run included).
+  for (const e of m.evals) {
+    if (!e.known) continue;
+    for (const c of shellCalls(e.value)) w.runScript({ value: c, known: true }, 'make --eval $(shell)', runDir, call.env, call.st, call.ctx, call.span);
+  }
   if (!m.noRun && !m.unknown) makefileRecipes(m, runDir, call, w);
 }
 
@@ -157,7 +172,7 @@ function makefileRecipes(m: MakeCall, dir: string | null, call: Call, w: Walker)
   if (path === null || text === null) return;
   const key = `${path}\u0000${targets.join(' ')}`;
   if (ctx.reading.includes(key)) return; // `$(MAKE)` calling the same targets again
-  const { lines, reached, goals } = makeRecipes(text, targets, dir);
+  const { lines, reached, goals, parseTime } = makeRecipes(text, targets, dir);
   const name = path.slice(path.lastIndexOf('/') + 1);
   ctx.reading.push(key);
   const wasCertainOnly = ctx.certainOnly;
@@ -168,10 +183,22 @@ function makefileRecipes(m: MakeCall, dir: string | null, call: Call, w: Walker)
       if (goals.includes(t)) continue;
       withVia(ctx, `make ${goals.join(' ')} (${name}: prerequisite)`, () => emit(ctx, [{ value: 'make', known: true }, { value: t, known: true }], env, dir, span, st));
     }
+    // What make runs as it reads the file: the same for every target.
+    for (const c of parseTime) {
+      const before = ctx.out.length;
+      try {
+        w.runScript({ value: c, known: true }, `make (${name}: $(shell) while reading)`, dir, env, st, ctx, span);
+      } catch (err) {
+        if (!(err instanceof NestedParseError)) throw err;
+        ctx.out.length = before;
+      }
+    }
     for (const { target, text: line } of lines) {
       const before = ctx.out.length;
       try {
-        w.runScript({ value: line, known: true }, `make ${target} (${name})`, dir, env, st, ctx, span);
+        // `make SHELL=./x.sh …`: each line runs as `./x.sh -c LINE`, judged as the command it is.
+        if (m.shell) withVia(ctx, `make ${target} (${name}, SHELL=${m.shell.value})`, () => w.runFields([m.shell!, { value: '-c', known: true }, { value: line, known: true }], env, dir, st, ctx, span, NO_STDIN, 1));
+        else w.runScript({ value: line, known: true }, `make ${target} (${name})`, dir, env, st, ctx, span);
       } catch (err) {
         // Make syntax this reader does not follow can leave a line bash would not parse, and a deep
         // `$(MAKE)` recursion can pass the walker's limits: dropped either way (reading never refuses).
