@@ -10,6 +10,7 @@ import { ParseError, positionAt } from '../errors.js';
 import { executableFile, packageScript, scriptFile, stdinFromFile, unknownScript, type FileAccess } from './script-files.js';
 import { programFor } from './programs/index.js';
 import { guessArguments } from './guess.js';
+import { transformed } from './transforms.js';
 import { isInfo } from './programs/grammar.js';
 import { arithmeticVars } from './programs/builtins.js';
 import { containerFiles, nestedView, type ContainerView } from './container-view.js';
@@ -135,7 +136,8 @@ function walkCommand(cmd: Command, st: State, ctx: Ctx, stdin?: Stdin): void {
       let feed: Stdin = stdin ?? NO_STDIN;
       for (const c of cmd.commands) {
         walkCommand(c, clone(st), ctx, feed);
-        feed = () => producedText(c, st, ctx);
+        const into = feed;
+        feed = () => producedText(c, st, ctx, into);
       }
       return;
     }
@@ -257,10 +259,29 @@ function branch(body: List, from: State, ctx: Ctx): State {
 }
 
 /** What a pipeline stage writes to the next one, when it is static text (`echo make build | bash`). */
-function producedText(cmd: Command, st: State, ctx: Ctx): Field | null {
+function producedText(cmd: Command, st: State, ctx: Ctx, input?: Stdin): Field | null {
+  if (cmd.type === 'Pipeline' && cmd.commands.length > 1) {
+    // `$(echo … | base64 -d)`: each command's output is the next one's input.
+    let feed: Stdin = input ?? NO_STDIN;
+    let out: Field | null = null;
+    for (const c of cmd.commands) {
+      const prev = feed;
+      out = producedText(c, st, ctx, prev);
+      const now = out;
+      feed = () => now;
+    }
+    return out;
+  }
   if (cmd.type !== 'Simple' || cmd.words.length === 0) return null;
   const fields = cmd.words.flatMap((w) => expandWord(w, st, ctx.home));
   if (!fields[0]?.known) return null;
+  // A transformer of its input (base64 -d, tr, rev, cat, xxd -r -p): its own redirection, else the pipe's.
+  const name = basenameOf(fields[0]!);
+  if (name !== null) {
+    const own = cmd.redirects.length ? stdinOf(cmd, st, ctx) : undefined;
+    const t = transformed(name, fields, own ?? input?.() ?? { value: '', known: false });
+    if (t !== null) return t;
+  }
   return outputOf(fields, st, ctx, cmd.span);
 }
 
@@ -365,6 +386,16 @@ function substitutionOutput(word: Word, st: State, ctx: Ctx): Field[] | null {
   if (!sub || sub.type !== 'CommandSub' || sub.script.items.length !== 1) return null;
   let cmd = sub.script.items[0]!.command;
   if (cmd.type === 'Pipeline' && cmd.commands.length === 1) cmd = cmd.commands[0]!;
+  if (cmd.type === 'Pipeline') {
+    // `"$(echo … | base64 -d)"`: the pipeline's output, when every step of it is static.
+    if (!cmd.commands.every((c) => c.type === 'Simple' && c.assignments.length === 0)) return null;
+    const piped = producedText(cmd, st, ctx);
+    if (!piped?.known) return null;
+    const v = piped.value.replace(/\n+$/, '');
+    if (quotedWord) return [{ value: v, known: true }];
+    if (/[*?[]/.test(v) || st.vars.get('IFS') !== ' \t\n') return null;
+    return v.split(/[ \t\n]+/).filter(Boolean).map((x) => ({ value: x, known: true }));
+  }
   if (cmd.type !== 'Simple' || cmd.assignments.length) return null;
   let text: Field | null;
   if (cmd.words.length === 0) {
