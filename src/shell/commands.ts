@@ -10,7 +10,7 @@ import { ParseError, positionAt } from '../errors.js';
 import { executableFile, packageScript, scriptFile, stdinFromFile, unknownScript, type FileAccess } from './script-files.js';
 import { programFor } from './programs/index.js';
 import { guessArguments } from './guess.js';
-import { transformed } from './transforms.js';
+import { isTransformer, transformed } from './transforms.js';
 import { isInfo } from './programs/grammar.js';
 import { arithmeticVars } from './programs/builtins.js';
 import { containerFiles, nestedView, type ContainerView } from './container-view.js';
@@ -277,7 +277,7 @@ function producedText(cmd: Command, st: State, ctx: Ctx, input?: Stdin): Field |
   if (!fields[0]?.known) return null;
   // A transformer of its input (base64 -d, tr, rev, cat, xxd -r -p): its own redirection, else the pipe's.
   const name = basenameOf(fields[0]!);
-  if (name !== null) {
+  if (name !== null && isTransformer(name)) {
     const own = cmd.redirects.length ? stdinOf(cmd, st, ctx) : undefined;
     const t = transformed(name, fields, own ?? input?.() ?? { value: '', known: false });
     if (t !== null) return t;

@@ -7,6 +7,11 @@ import type { Field } from './expand.js';
 
 const UNKNOWN: Field = { value: '', known: false };
 
+/** Whether `name` is one of the programs followed here (cheap: asked of every command whose output is read). */
+export function isTransformer(name: string): boolean {
+  return TRANSFORMERS.has(name);
+}
+
 /** The output of `fields` (a transformer and its arguments) for standard input `input`; null when it is not one. */
 export function transformed(name: string, fields: Field[], input: Field): Field | null {
   const t = TRANSFORMERS.get(name);
