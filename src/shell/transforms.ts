@@ -78,7 +78,8 @@ function trSet(s: string): string[] | null {
       const end = s[i + 2]!;
       const from = c.codePointAt(0)!;
       const to = end.codePointAt(0)!;
-      if (to < from) return null;
+      // A reversed range is an error to tr; a huge one is not a script's alphabet (and would cost).
+      if (to < from || to - from > 4096) return null;
       for (let x = from; x <= to; x++) chars.push(String.fromCodePoint(x));
       i += 2;
       continue;
@@ -90,8 +91,10 @@ function trSet(s: string): string[] | null {
 
 function tr(args: string[], input: string): string | null {
   if (args[0] === '-d' && args.length === 2) {
-    const del = trSet(args[1]!);
-    return del === null ? null : [...input].filter((c) => !del.includes(c)).join('');
+    const set = trSet(args[1]!);
+    if (set === null) return null;
+    const del = new Set(set);
+    return [...input].filter((c) => !del.has(c)).join('');
   }
   if (args.length !== 2 || args[0]!.startsWith('-')) return null;
   const from = trSet(args[0]!);

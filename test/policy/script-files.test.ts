@@ -402,6 +402,16 @@ describe('false positives: scripts that run nothing heavy stay allowed', () => {
     expect(inKoda('cp -t /tmp build.sh lint.sh && /tmp/lint.sh').decision).toBe('allow');
     expect(inKoda('cp build.sh x.sh && sed -i s/make/true/ x.sh && ./x.sh')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
   });
+  it("run-parts never compiles the line's own --regex: a pattern made to backtrack on a long name answers at once, judging every file", () => {
+    const dir = join(home, 'parts');
+    file(join(dir, `${'a'.repeat(60)}!`), '#!/bin/sh\necho long\n', 0o755);
+    file(join(dir, 'lint'), '#!/bin/sh\nshellcheck x.sh\n', 0o755);
+    // With a JavaScript RegExp this took minutes (exponential backtracking): here it is a hang guard's matter.
+    expect(guard.classify(`run-parts --regex='^(a+)+$' ${dir}`, { cwd: koda }).decision).toBe('allow');
+    file(join(dir, 'zz-build'), '#!/bin/sh\nmake build-safe\n', 0o755);
+    expect(guard.classify(`run-parts --regex='^lint$' ${dir}`, { cwd: koda })).toMatchObject({ decision: 'reroute', rule: 'koda-make' });
+    expect(guard.classify(`run-parts --test ${dir}`, { cwd: koda }).decision).toBe('allow');
+  });
   it('without file access (rule examples), a script is judged by its name only', () => {
     expect(guard.classify('bash build.sh', { cwd: koda, files: false }).decision).toBe('allow');
   });

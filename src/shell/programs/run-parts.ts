@@ -1,5 +1,5 @@
 // run-parts DIR (debianutils, busybox): runs every executable file of DIR whose name is made of ASCII
-// letters, digits, `_` and `-` (or matches --regex), in the C locale's order, each with the --arg words.
+// letters, digits, `_` and `-` (or matches --regex: every file, here), in the C locale's order, each with the --arg words.
 // Each file is judged as the command it is (a script by what it holds); --test and --list run nothing. A
 // directory offhost cannot list is an unknown program (judged as such: refused where a heavy command is
 // plausible), never nothing.
@@ -47,14 +47,12 @@ function unwrap(call: Call): Unwrapped {
   const unknown: Unwrapped = { kind: 'run', via: 'run-parts', argv: [{ value: `${dir.value}/*`, known: false }] };
   const path = dir.known ? resolveDir(call.cwd, dir) : null;
   const names = path !== null ? (call.ctx.files?.listFiles?.(path) ?? null) : null;
-  if (names === null || (regex && !regex.known)) return unknown;
-  let match: RegExp;
-  try {
-    match = regex ? new RegExp(regex.value) : lsb ? LSB_NAME : DEFAULT_NAME;
-  } catch {
-    return unknown;
-  }
-  const chosen = names.filter((n) => match.test(n)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (names === null) return unknown;
+  // `--regex RE` is the line's own pattern, never compiled here: a pattern made to backtrack (`(a+)+$` on a
+  // long name) would hang the guard, and POSIX ERE is not JavaScript's. Every file of the directory is
+  // judged instead (a superset of what runs: failing closed).
+  const match = regex ? null : lsb ? LSB_NAME : DEFAULT_NAME;
+  const chosen = names.filter((n) => match === null || match.test(n)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (reverse) chosen.reverse();
   const items: Unwrapped[] = chosen.map((n) => ({ kind: 'run', via: `run-parts ${dir!.value}`, argv: [{ value: `${path}/${n}`, known: true }, ...args] }));
   return items.length === 0 ? { kind: 'none' } : items.length === 1 ? items[0]! : { kind: 'many', items };
