@@ -136,6 +136,14 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     return lines.slice(1).filter(Boolean);
   };
   const now = () => Date.now() / 1000;
+  /** A repository with odd names, its source state, and a cache its first verification wrote. */
+  const verifiedOnce = async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const cache = cacheOf();
+    verify(repo, st, cache);
+    return { repo, st, cache };
+  };
 
   it('gives the laptop fingerprint on the first run and on the next (odd names, exec bit, symlink), and records every file', async () => {
     const repo = repoWithOddNames();
@@ -151,10 +159,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   });
 
   it('a record older than its stamp is trusted: a wrong hash in it is what the VM reports (so the cache is read)', async () => {
-    const repo = repoWithOddNames();
-    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
-    const cache = cacheOf();
-    verify(repo, st, cache);
+    const { repo, st, cache } = await verifiedOnce();
     // Every file was written more than 3 s before this stamp: the records are trusted.
     const entries = restamp(cache, now() + 100);
     const bogus = '0'.repeat(64);
@@ -166,10 +171,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   });
 
   it('a racy record (written within 3 s of its stamp) is not trusted: the file is hashed again', async () => {
-    const repo = repoWithOddNames();
-    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
-    const cache = cacheOf();
-    verify(repo, st, cache);
+    const { repo, st, cache } = await verifiedOnce();
     // The stamp of the run that just hashed them: the files' times are within 3 s of it.
     const entries = restamp(cache, now());
     writeFileSync(cache, [`offhost-vm-hashes 1 ${now()}`, ...entries.map((l) => l.replace(/\t[0-9a-f]{64}\t/, `\t${'0'.repeat(64)}\t`))].join('\n') + '\n');
@@ -179,10 +181,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   });
 
   it('a file rewritten with its size and mtime kept is hashed again (its ctime moved), and so is one whose exec bit changed', async () => {
-    const repo = repoWithOddNames();
-    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
-    const cache = cacheOf();
-    verify(repo, st, cache);
+    const { repo, st, cache } = await verifiedOnce();
     restamp(cache, now() + 100);
     const file = join(repo, 'plain.txt');
     // touch -r keeps the nanoseconds (utimes from a JS Date would move mtime, and the key with it).
@@ -205,10 +204,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   });
 
   it('a file missing or replaced by a directory on the VM is a mismatch, cached or not; a cache it cannot write only costs the hashing', async () => {
-    const repo = repoWithOddNames();
-    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
-    const cache = cacheOf();
-    verify(repo, st, cache);
+    const { repo, st, cache } = await verifiedOnce();
     restamp(cache, now() + 100);
     rmSync(join(repo, 'plain.txt'));
     mkdirSync(join(repo, 'plain.txt'));
