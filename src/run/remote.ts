@@ -140,7 +140,9 @@ export function verifyLines(cache: string | undefined): string[] {
     `xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$T/list" > "$T/stat"`,
     `: > "$T/todo"; awk -v C="$C" -v TODO="$T/todo" ${quote(plan)} "$T/stat" > "$T/plan" 2>/dev/null || : > "$T/plan"`,
     ': > "$T/new"; [ -s "$T/todo" ] && tr "\\n" "\\0" < "$T/todo" | xargs -0 -r sha256sum -- > "$T/new" 2>/dev/null',
-    // The next cache is written under a name of this session's own, then renamed over the old one.
+    // The next cache is written under a name of this session's own, then renamed over the old one; one a
+    // killed session left is removed (the VM's lock keeps two runs off one copy at once).
+    'rm -f -- "$C".next.* 2>/dev/null',
     '[ -n "$S" ] && { : > "$C.next.$$"; } 2>/dev/null || S=',
     `fp=$(awk -v S="$S" -v NEXT="$C.next.$$" -v NEWF="$T/new" ${quote(merge)} "$T/new" "$T/plan" | tee "$T/manifest" | sha256sum)`,
     '[ -n "$S" ] && mv -f "$C.next.$$" "$C" 2>/dev/null',

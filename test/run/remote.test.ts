@@ -145,6 +145,15 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     return { repo, st, cache };
   };
 
+  it("removes what a killed session left half-written beside the cache", async () => {
+    const { repo, st, cache } = await verifiedOnce();
+    writeFileSync(`${cache}.next.99999`, 'offhost-vm-hashes 1 1\nhalf');
+    const r = verify(repo, st, cache);
+    expect(r.preamble.fingerprint).toBe(st.fingerprint);
+    expect(existsSync(`${cache}.next.99999`)).toBe(false);
+    expect(existsSync(cache)).toBe(true);
+  });
+
   it('gives the laptop fingerprint on the first run and on the next (odd names, exec bit, symlink), and records every file', async () => {
     const repo = repoWithOddNames();
     const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
