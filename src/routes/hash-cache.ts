@@ -76,14 +76,14 @@ export function openHashCache(file: string): HashCache {
       return e[1];
     },
     set(path, st, sum) {
-      const e: [string, string] = [key(st), sum];
-      now.set(path, e);
-      const was = old.get(path);
-      if (!was || was[0] !== e[0] || was[1] !== sum) changed = true;
+      now.set(path, [key(st), sum]);
+      // Hashed again, even to the same record: a racy entry left under its old stamp would stay racy and be
+      // hashed on every later run (a tree copied just before its first run: every file, every time).
+      changed = true;
     },
     save() {
       // Entries kept from the last run keep their trust only under their own stamp: rewrite whenever
-      // anything was hashed again, and keep the file as it is when nothing changed.
+      // anything was hashed again, and keep the file as it is when nothing was.
       if (!changed && now.size === old.size) return;
       const tmp = `${file}.${process.pid}.tmp`;
       try {

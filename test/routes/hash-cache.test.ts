@@ -147,6 +147,30 @@ describe('which entries are trusted', () => {
     expect(manifestOf(root, ['./x'], openHashCache(cache)).manifest).toBe(`${'f'.repeat(64)}  ./x\n--exec--\n`);
   });
 
+  it('an entry hashed again because it was racy is written again, under the new stamp', async () => {
+    // Else a tree written just before its first run (a fresh clone, a checkout) stays racy under the first
+    // run's stamp, and every later run hashes every file again.
+    const root = temp();
+    writeFileSync(join(root, 'x'), 'same\n');
+    const cache = join(temp(), 'offhost', 'hash-cache');
+    const stamp = () => /^offhost-hash-cache 1 (\d+)$/.exec(readFileSync(cache, 'utf8').split('\n')[0]!)![1];
+    const run = () => {
+      const c = openHashCache(cache);
+      const m = manifestOf(root, ['./x'], c).manifest;
+      c.save();
+      return m;
+    };
+    const first = run();
+    const s1 = stamp();
+    // The filesystem's clock moves on (its tick is a few milliseconds at most here).
+    for (let i = 0; i < 100 && statSync(`${cache}.stamp`, { bigint: true }).mtimeNs === BigInt(s1!); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      writeFileSync(`${cache}.stamp`, '');
+    }
+    expect(run()).toBe(first);
+    expect(BigInt(stamp()!)).toBeGreaterThan(BigInt(s1!));
+  });
+
   it('a run keeps only the paths it asked for, and writes nothing when nothing changed', () => {
     const t = tree();
     both(t);
