@@ -134,10 +134,33 @@ function hashFile(abs: string): { sum: string; st: BigIntStats } | null {
  * earlier run (src/routes/hash-cache.ts), consulted with one stat of each file and filled with the rest.
  */
 export function manifestOf(root: string, files: readonly string[], cache?: HashCache): { manifest: string; kept: string[] } {
+  const work = manifestWork(root, files, cache);
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * manifestOf, giving the event loop a turn every few hundred files: `offhost run` takes its lock while it
+ * reads the source, and the lock's git processes wait on this process between their steps.
+ */
+export async function manifestOfYielding(root: string, files: readonly string[], cache?: HashCache): Promise<{ manifest: string; kept: string[] }> {
+  const work = manifestWork(root, files, cache);
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+    await new Promise<void>((r) => setImmediate(r));
+  }
+}
+
+function* manifestWork(root: string, files: readonly string[], cache?: HashCache): Generator<void, { manifest: string; kept: string[] }> {
   const hashes: string[] = [];
   const execs: string[] = [];
   const kept: string[] = [];
+  let n = 0;
   for (const f of files) {
+    if ((++n & 255) === 0) yield;
     const abs = join(root, f);
     let sum: string | undefined;
     let mode: bigint;
@@ -169,22 +192,45 @@ export function fingerprintOf(manifest: string): string {
   return createHash('sha256').update(manifest).digest('hex');
 }
 
-function parseStatus(z: Buffer): DirtySummary {
+/**
+ * `git status --porcelain=v2 -z --branch` in one pass: HEAD's commit and branch (the headers), the dirty
+ * summary (each entry's XY, `.` for unchanged, read as v1's letters), and the untracked paths.
+ */
+export function parseStatus(z: Buffer): { head: string | null; branch: string | null; dirty: DirtySummary; untracked: string[] } {
   const d: DirtySummary = { modified: 0, added: 0, deleted: 0, untracked: 0, paths: [] };
+  const untracked: string[] = [];
+  let head: string | null = null;
+  let branch: string | null = null;
   const parts = z.toString('utf8').split('\0');
-  for (let i = 0; i < parts.length; i++) {
-    const e = parts[i]!;
-    if (e.length < 4) continue;
-    const xy = e.slice(0, 2);
-    const path = e.slice(3);
-    if (xy === '??') d.untracked++;
-    else if (xy.includes('D')) d.deleted++;
+  const note = (xy: string, path: string) => {
+    if (xy.includes('D')) d.deleted++;
     else if (xy.includes('A')) d.added++;
     else d.modified++;
-    if (xy[0] === 'R' || xy[0] === 'C') i++; // the rename's source path follows
     if (d.paths.length < 20) d.paths.push(`${xy.trim()} ${path}`);
+  };
+  // Fields before the path: ordinary 8, renamed or copied 9 (its original path is the next entry), unmerged 10.
+  const fieldsBefore = { '1': 8, '2': 9, u: 10 } as const;
+  for (let i = 0; i < parts.length; i++) {
+    const e = parts[i]!;
+    const kind = e[0];
+    if (kind === '#') {
+      const [, key, value = ''] = /^# (\S+) (.*)$/.exec(e) ?? [];
+      if (key === 'branch.oid' && /^[0-9a-f]{40,64}$/.test(value)) head = value;
+      if (key === 'branch.head' && value !== '(detached)') branch = value;
+    } else if (kind === '?') {
+      d.untracked++;
+      const path = e.slice(2);
+      untracked.push(path);
+      if (d.paths.length < 20) d.paths.push(`?? ${path}`);
+    } else if (kind === '1' || kind === '2' || kind === 'u') {
+      let at = 0;
+      for (let f = 0; f < fieldsBefore[kind] && at !== -1; f++) at = e.indexOf(' ', at + 1);
+      if (at === -1) continue;
+      note(e.slice(2, 4).replace(/\./g, ' '), e.slice(at + 1));
+      if (kind === '2') i++; // the original path follows
+    }
   }
-  return d;
+  return { head, branch, dirty: d, untracked };
 }
 
 /** Reads the source state of the repository at `root` (physical path). */
@@ -195,32 +241,35 @@ export async function readSourceState(
   skipDirs: readonly string[] = [],
 ): Promise<SourceState> {
   const { root, gitDir } = repo;
-  const [head, branch, lsFiles, status] = await Promise.all([
-    tryGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']),
-    tryGit(root, ['symbolic-ref', '-q', '--short', 'HEAD']),
-    gitBuf(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']),
-    gitBuf(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none']),
+  // Two git processes: the index's paths, and one status pass for HEAD, the branch, what is dirty and what
+  // is untracked (not ignored). Together they are `git ls-files --cached --others --exclude-standard`.
+  const [lsFiles, status] = await Promise.all([
+    gitBuf(root, ['ls-files', '-z', '--cached']),
+    gitBuf(root, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=none']),
   ]);
+  const st = parseStatus(status);
   const seen = new Set<string>();
   const paths: Buffer[] = [];
-  for (const p of lsFiles.toString('utf8').split('\0')) {
-    if (p === '' || seen.has(p) || excluded(p, exclude) || skipDirs.some((d) => p.startsWith(d))) continue;
+  const take = (p: string) => {
+    if (p === '' || seen.has(p) || excluded(p, exclude) || skipDirs.some((d) => p.startsWith(d))) return;
     seen.add(p);
     if (unverifiable(p)) {
       throw new GitError(`${root}: cannot verify a file whose name holds a backslash or a line break: ${JSON.stringify(p)} (rename it, or exclude it with the VM's sync_exclude)`);
     }
     paths.push(Buffer.from(`./${p}`));
-  }
+  };
+  for (const p of lsFiles.toString('utf8').split('\0')) take(p);
+  for (const p of st.untracked) take(p);
   paths.sort(Buffer.compare);
   const cache = openHashCache(hashCacheFile(gitDir));
-  const { manifest, kept } = manifestOf(root, paths.map((b) => b.toString('utf8')), cache);
+  const { manifest, kept } = await manifestOfYielding(root, paths.map((b) => b.toString('utf8')), cache);
   cache.save();
-  const dirty = parseStatus(status);
+  const dirty = st.dirty;
   return {
     root,
     gitDir,
-    head,
-    branch,
+    head: st.head,
+    branch: st.branch,
     files: kept,
     list: Buffer.from(kept.map((f) => `${f}\0`).join('')),
     manifest,

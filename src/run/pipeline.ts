@@ -42,7 +42,7 @@ import { heartbeatIntervalMs } from '../locks/schedule.js';
 import { DEFAULT_TTL_MINUTES } from '../locks/schema.js';
 import { contextFor, settingsFrom } from './lock-context.js';
 import { runSession, startSession, type SessionResult, type StartedSession } from './execute.js';
-import { acquireHold, type Hold } from './hold.js';
+import { acquireHold, type Hold, type HoldResult } from './hold.js';
 import { OUTCOME_EXIT, RunStop, verdictLine, type Outcome, type Verdict } from './outcome.js';
 import { toolPreflight, vmPreflight } from './preflight.js';
 import { DEFAULT_DISK_FLOOR_MB, freeKb } from '../vms/preflight.js';
@@ -299,32 +299,78 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   const modes = new Set([...specs.values()].map(syncMode));
   const exclude = [...specs.values()][0]!.sync_exclude ?? DEFAULT_SYNC_EXCLUDE;
   let commitDir: string | null = null;
-  let state: SourceState;
   // Lock files live in the tree under the notices directory and change under other sessions' feet
   // (their heartbeats): they are the lock store's, not the source.
   const settings = settingsFrom(config, io.env);
   const nd = (settings.noticesDir ?? 'meta/context/notices').replace(/\/+$/, '');
   const lockDirs = [`${nd}/vm-active/`, `${nd}/vm-active-archive/`, `${nd}/active/`, `${nd}/archive/`];
-  fault(io, 'source');
-  const working = await readSourceState(repo, exclude, lockDirs);
-  if (o.commit !== undefined) {
+  const readSource = async (): Promise<SourceState> => {
+    fault(io, 'source');
+    const working = await readSourceState(repo, exclude, lockDirs);
+    if (o.commit === undefined) return working;
     if (modes.has('shared')) throw new RunStop('config-error', `--commit needs a VM with sync: git or rsync; ${[...specs.keys()].join(', ')} share the laptop's working tree`);
     if (!working.clean && !o.allowDirty) {
       throw new RunStop('dirty-tree', `--commit ${o.commit}: the working tree has uncommitted changes (${dirtyText(working.dirty)}: ${working.dirty.paths.slice(0, 5).join(', ')}); commit them, or pass --allow-dirty to run ${o.commit} without them`);
     }
     const sha = await resolveCommit(repo.root, o.commit);
     commitDir = mkdtempSync(join(tmpdir(), 'offhost-commit-'));
-    state = await commitSourceState(repo, sha, commitDir, exclude, lockDirs);
-  } else state = working;
-  await interruptedBefore(signals, 'while reading the source state');
-  mark(`source read: ${state.files.length} files in ${repo.root}, ${dirtyText(state.dirty)}, fingerprint ${state.fingerprint.slice(0, 12)}`);
-  stdinNote(io, o);
-
+    return commitSourceState(repo, sha, commitDir, exclude, lockDirs);
+  };
   const session = o.session ?? io.env.OFFHOST_SESSION ?? processTreeSession('run', io.env);
   const ai = o.ai ?? io.env.OFFHOST_AI ?? 'human';
-  const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true);
-  mark('lock store opened');
   const runId = newRunId(new Date());
+  const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
+  const takeHold = async (): Promise<HoldResult> => {
+    const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true);
+    mark('lock store opened');
+    fault(io, 'hold');
+    return acquireHold(ctx, {
+      candidates: candidates2,
+      runId,
+      job: jobOf(nonce),
+      reason: o.reason ?? `offhost run ${runId} (${v.rule ?? 'reroute'}): ${o.line.length > 200 ? `${o.line.slice(0, 197)}...` : o.line}`,
+      command: o.line,
+      ttlMinutes: ttl,
+      heartbeatMs,
+      ...(wait ? { wait } : {}),
+      cancelled: () => signals.interrupted,
+      progress: (l) => say(io, l),
+    });
+  };
+  let state: SourceState;
+  let got: HoldResult;
+  if (wait) {
+    // Waiting for a VM can take minutes: the source is read first, and a run that cannot start (a dirty
+    // tree for --commit) says so before it waits.
+    state = await readSource();
+    await interruptedBefore(signals, 'while reading the source state');
+    mark(`source read: ${state.files.length} files in ${repo.root}, ${dirtyText(state.dirty)}, fingerprint ${state.fingerprint.slice(0, 12)}`);
+    say(io, v.reason);
+    got = await takeHold();
+  } else {
+    // No wait: the lock is taken while the source is read (its git processes run beside the reading; on
+    // a 10,000-file tree that saves most of the lock's time: docs/PERFORMANCE.md). A source that cannot
+    // be read gives the lock back at once, before the run stops.
+    const [h, s] = await Promise.allSettled([takeHold(), readSource()]);
+    if (s.status === 'rejected' || signals.interrupted) {
+      if (h.status === 'fulfilled' && h.value.kind === 'held') {
+        const why = s.status === 'rejected' ? `the source could not be read (${(s.reason as Error)?.message ?? String(s.reason)})` : 'interrupted while reading the source state';
+        try {
+          say(io, await h.value.hold.release(`Run ${runId}: stopped before anything ran on the VM: ${why}`));
+        } catch (err) {
+          say(io, `could not release ${h.value.hold.vm} (${(err as Error).message}); once this process has ended, the next offhost command on this host frees it`);
+        }
+      }
+      if (s.status === 'rejected') throw s.reason;
+      await interruptedBefore(signals, 'while reading the source state');
+    }
+    if (h.status === 'rejected') throw h.reason;
+    state = (s as PromiseFulfilledResult<SourceState>).value;
+    got = h.value;
+    mark(`source read: ${state.files.length} files in ${repo.root}, ${dirtyText(state.dirty)}, fingerprint ${state.fingerprint.slice(0, 12)}`);
+    say(io, v.reason);
+  }
+  stdinNote(io, o);
   const dir = runDir(io.env, runId);
   mkdirSync(dir, { recursive: true });
   const logFile = join(dir, 'output.log');
@@ -357,23 +403,6 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     log: logFile,
   };
   writeRecord(io.env, rec);
-
-  // 4. hold
-  say(io, v.reason);
-  const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
-  fault(io, 'hold');
-  const got = await acquireHold(ctx, {
-    candidates: candidates2,
-    runId,
-    job: jobOf(nonce),
-    reason: o.reason ?? `offhost run ${runId} (${v.rule ?? 'reroute'}): ${o.line.length > 200 ? `${o.line.slice(0, 197)}...` : o.line}`,
-    command: o.line,
-    ttlMinutes: ttl,
-    heartbeatMs,
-    ...(wait ? { wait } : {}),
-    cancelled: () => signals.interrupted,
-    progress: (l) => say(io, l),
-  });
   mark(got.kind === 'held' ? `lock ${got.hold.took ? 'taken' : 'already held by this session'}: ${got.hold.vm}` : `lock: ${got.kind}`);
   let ending: Verdict | null = null;
   const end = async (verdict0: Verdict, hold: Hold | null, remoteStopped = true): Promise<number> => {

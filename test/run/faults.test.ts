@@ -92,6 +92,21 @@ describe.skipIf(!sshdAvailable())('a failure at each step', () => {
     }
   }, 300_000);
 
+  it('a source that cannot be read, found while the lock was being taken beside it: the lock goes back at once, with the reason', async () => {
+    const l = loop.laptop({}, { session: 'unreadable-source' });
+    // A name the VM's coreutils would print escaped: the laptop refuses to verify it (src/routes/source.ts).
+    writeFileSync(join(l.repo, 'back\\slash.txt'), 'x\n');
+    const marker = join(l.out, 'ran-unreadable');
+    const r = await runOn(l, ['--json', '--', onVm(`touch ${marker}`)]);
+    expect(verdict(r).outcome, r.stderr).toBe('config-error');
+    expect(verdict(r).detail).toMatch(/backslash/);
+    expect(existsSync(marker)).toBe(false);
+    // Free without any later command's help (no claim left to find), and the archive says why it ended.
+    expect(active(l)).toBe(false);
+    const history = spawnSync('git', ['-C', l.repo, 'log', '-p', 'refs/offhost/locks'], { encoding: 'utf8' }).stdout;
+    expect(history).toMatch(/stopped before anything ran on the VM: the source could not be read \(.*backslash/);
+  }, 300_000);
+
   it('a backend that passes no input on (ssh -n): config-error naming the backend, nothing ran, the lock released', async () => {
     const l = loop.laptop((vm) => ({ sync: 'shared', guest_dir: vm }));
     const bin = join(l.base, 'bin-no-stdin');
