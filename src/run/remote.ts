@@ -96,56 +96,57 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
  * `--exec--` and the paths whose owner may execute them) into $T/manifest, and its sha256 into $fp.
  *
  * Without a cache every file is hashed. With one (`cache`: a file on the VM's disk beside the copy), a
- * file is hashed again only when its stat differs from the one recorded with its hash (device, inode,
- * size, mode, mtime and ctime, followed through symlinks as sha256sum follows them), or when that record
- * is "racy" as git calls it: taken less than 3 s (wider than any filesystem's timestamp tick) before the
- * stamp of the run that wrote it, when a write in the same tick could leave every time unchanged. A write
- * to a file always sets its ctime to the current time, which no one can set back, so an unchanged record
- * means unchanged content. The stamp is a file touched beside the cache before anything is listed: the
- * time of the filesystem the copy lives on. A cache that cannot be read or written only costs the hashing.
+ * file is hashed again unless its stat line is the one recorded with its hash: type, device, inode, size,
+ * mode, mtime and ctime (followed through symlinks as sha256sum follows them) and path, as `find -L`
+ * prints them. A hash is recorded only when the file's times are more than 3 s (wider than any
+ * filesystem's timestamp tick) older than the stamp of the run that hashed it: a file written in the same
+ * tick as it was hashed can change again without its times changing (git's "racy" entry), so it is hashed
+ * again next time. A write to a file always sets its ctime to the current time, which no one can set back,
+ * so an unchanged stat line means unchanged content. The stamp is a file touched beside the cache before
+ * anything is listed: the time of the filesystem the copy lives on. A cache that cannot be read or written
+ * only costs the hashing; a cache whose lines all still hold is not written again.
  * Paths cannot hold a newline (the laptop refuses them: source.ts), so the lists here are one path a line.
+ *
+ * One awk reads the stat lines, looks each up whole in the cache, has sha256sum hash the rest (one
+ * xargs, from awk's END), and prints the manifest in the list's order.
  */
 export function verifyLines(cache: string | undefined): string[] {
   if (cache === undefined) {
     return [`fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum)`, 'fp=${fp%% *}'];
   }
-  // $T/stat: `TYPE KEY PATH` for each listed path that exists (find -L: a symlink's target's stat).
-  // $T/plan: `HASH-or-? TAB KEY TAB X TAB PATH` in the list's order (X: 1 when the owner may execute it);
-  // $T/todo: the paths to hash.
-  const plan = [
-    'BEGIN { trust = -1',
-    '  if ((getline h < C) > 0 && h ~ /^offhost-vm-hashes 1 [0-9]+([.][0-9]+)?$/) {',
-    '    split(h, w, " "); trust = w[3] - 3',
-    '    while ((getline l < C) > 0) { i = index(l, "\\t"); r = substr(l, i + 1); j = index(r, "\\t"); if (i > 1 && j > 1) { p = substr(r, j + 1); k[p] = substr(l, 1, i - 1); s[p] = substr(r, 1, j - 1) } }',
-    '  } }',
-    '{ t = substr($0, 1, 1); r = substr($0, 3); i = index(r, " "); key = substr(r, 1, i - 1); p = substr(r, i + 1)',
-    '  split(key, f, ":"); m = f[4]; x = (length(m) >= 3 && substr(m, length(m) - 2, 1) ~ /[1357]/) ? 1 : 0',
-    '  if (t == "f" && (p in k) && k[p] == key && f[5] + 0 < trust && f[6] + 0 < trust) h = s[p]; else { h = "?"; if (t == "f") print p > TODO }',
-    '  printf "%s\\t%s\\t%s\\t%s\\n", h, key, x, p }',
-  ].join('\n');
-  // The manifest from the plan and sha256sum's lines ($T/new), and the next cache (files with a hash only).
-  const merge = [
-    'BEGIN { if (S != "") print "offhost-vm-hashes 1 " S > NEXT }',
-    // By name, not FNR == NR: sha256sum's output is empty when nothing needed hashing.
-    'FILENAME == NEWF { if (length($0) > 66) n[substr($0, 67)] = substr($0, 1, 64); next }',
-    '{ i = index($0, "\\t"); h = substr($0, 1, i - 1); r = substr($0, i + 1); i = index(r, "\\t"); key = substr(r, 1, i - 1); r = substr(r, i + 1); x = substr(r, 1, 1); p = substr(r, 3)',
-    '  if (h == "?") h = (p in n) ? n[p] : ""',
-    '  if (h != "") { print h "  " p; if (S != "") printf "%s\\t%s\\t%s\\n", key, h, p > NEXT }',
-    '  if (x == "1") e[++ne] = p }',
-    'END { print "--exec--"; for (i = 1; i <= ne; i++) print e[i] }',
+  // The cache: `offhost-vm-hashes 2`, then `HASH X<TAB>STATLINE` (X: 1 when the owner may execute it).
+  const manifest = [
+    'BEGIN { nc = 0',
+    '  if ((getline h < C) > 0 && h == "offhost-vm-hashes 2") while ((getline l < C) > 0) if (index(l, "\\t") == 67) { c[substr(l, 68)] = substr(l, 1, 66); nc++ }',
+    '  close(C); trust = (S == "") ? -1 : S - 3 }',
+    '{ n++; L[n] = $0',
+    '  if (substr($0, 1, 1) == "f" && ($0 in c)) { H[n] = c[$0]; hit++ }',
+    '  else { H[n] = ""; if (substr($0, 1, 1) == "f") { r = substr($0, 3); i = index(r, " "); print substr(r, i + 1) > TODO; nt++',
+    '    split(substr(r, 1, i - 1), f, ":"); if (f[5] + 0 < trust && f[6] + 0 < trust) nk++ } } }',
+    'END {',
+    '  if (nt > 0) { close(TODO); system(ENVIRON["OFFHOST_HASH"]); while ((getline l < NEWF) > 0) if (length(l) > 66) s[substr(l, 67)] = substr(l, 1, 64) }',
+    // Written again only when a hash is to be recorded or a recorded line no longer holds (a file gone or changed).
+    '  w = (S != "" && (nk > 0 || hit != nc)); if (w) print "offhost-vm-hashes 2" > NEXT',
+    '  for (k = 1; k <= n; k++) { r = substr(L[k], 3); i = index(r, " "); key = substr(r, 1, i - 1); p = substr(r, i + 1); keep = 0',
+    '    if (H[k] != "") { h = substr(H[k], 1, 64); x = substr(H[k], 66, 1); keep = 1 }',
+    '    else { split(key, f, ":"); m = f[4]; x = (length(m) >= 3 && substr(m, length(m) - 2, 1) ~ /[1357]/) ? 1 : 0; h = ""',
+    '      if (substr(L[k], 1, 1) == "f" && (p in s)) { h = s[p]; keep = (f[5] + 0 < trust && f[6] + 0 < trust) } }',
+    '    if (h != "") { print h "  " p; if (w && keep) printf "%s %s\\t%s\\n", h, x, L[k] > NEXT }',
+    '    if (x == "1") e[++ne] = p }',
+    '  print "--exec--"; for (i = 1; i <= ne; i++) print e[i]',
+    '  if (w) close(NEXT) }',
   ].join('\n');
   return [
     `C=${quote(cache)}`,
     'S=$( { : > "$C.stamp" && find "$C.stamp" -maxdepth 0 -printf "%T@"; } 2>/dev/null ) || S=',
     `xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$T/list" > "$T/stat"`,
-    `: > "$T/todo"; awk -v C="$C" -v TODO="$T/todo" ${quote(plan)} "$T/stat" > "$T/plan" 2>/dev/null || : > "$T/plan"`,
-    ': > "$T/new"; [ -s "$T/todo" ] && tr "\\n" "\\0" < "$T/todo" | xargs -0 -r sha256sum -- > "$T/new" 2>/dev/null',
     // The next cache is written under a name of this session's own, then renamed over the old one; one a
     // killed session left is removed (the VM's lock keeps two runs off one copy at once).
-    'rm -f -- "$C".next.* 2>/dev/null',
-    '[ -n "$S" ] && { : > "$C.next.$$"; } 2>/dev/null || S=',
-    `fp=$(awk -v S="$S" -v NEXT="$C.next.$$" -v NEWF="$T/new" ${quote(merge)} "$T/new" "$T/plan" | tee "$T/manifest" | sha256sum)`,
-    '[ -n "$S" ] && mv -f "$C.next.$$" "$C" 2>/dev/null',
+    'for f in "$C".next.*; do [ -e "$f" ] && rm -f -- "$C".next.* 2>/dev/null; break; done',
+    // A folder the cache cannot be written in: no cache written (awk would stop at the first line it cannot write).
+    '[ -n "$S" ] && [ -w "${C%/*}" ] || S=',
+    `fp=$(OFFHOST_HASH='tr "\\n" "\\0" < "$T/todo" | xargs -0 -r sha256sum -- > "$T/new" 2>/dev/null' T="$T" awk -v C="$C" -v S="$S" -v NEXT="$C.next.$$" -v TODO="$T/todo" -v NEWF="$T/new" ${quote(manifest)} "$T/stat" | tee "$T/manifest" | sha256sum)`,
+    '[ -s "$C.next.$$" ] && mv -f "$C.next.$$" "$C" 2>/dev/null',
     'fp=${fp%% *}',
   ];
 }
@@ -246,8 +247,11 @@ export function supervisorScript(p: RemotePlan): string {
             `tar -xpof "$T/in.tar" -C ${q(p.dir)} 2>"$T/tar.err" || { say fail "could not unpack the changed files: $(head -c 300 "$T/tar.err" | tr '\n' ' ')"; exit 0; }`,
           ]
         : []),
-      `if [ -f ${st} ]; then ( cd -- ${q(p.dir)} && LC_ALL=C comm -z -23 ${st} "$T/list" | xargs -0 -r rm -f -- ) || { say fail "could not delete files removed on the laptop"; exit 0; }; fi`,
-      `cp "$T/list" ${st}.new && mv -f ${st}.new ${st} || { say fail "could not save the file list"; exit 0; }`,
+      // The same list as last time (the common case): nothing to delete, nothing to save (one cmp).
+      `if [ -f ${st} ] && cmp -s ${st} "$T/list" 2>/dev/null; then :; else`,
+      `  if [ -f ${st} ]; then ( cd -- ${q(p.dir)} && LC_ALL=C comm -z -23 ${st} "$T/list" | xargs -0 -r rm -f -- ) || { say fail "could not delete files removed on the laptop"; exit 0; }; fi`,
+      `  cp "$T/list" ${st}.new && mv -f ${st}.new ${st} || { say fail "could not save the file list"; exit 0; }`,
+      'fi',
     );
   }
   lines.push(

@@ -1,7 +1,7 @@
 // The VM script and its reader without a network: the script run by the real /bin/sh here (the "VM" is
 // this machine) against a real git repository's source state, and the stream reader on split and
 // binary input.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -128,70 +128,75 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     return reader;
   };
   const cacheOf = () => join(tmp, `hashes-${Math.random().toString(36).slice(2)}`);
-  /** The cache file with its stamp replaced: as if it had been written `ageS` seconds later than it was. */
-  const restamp = (cache: string, stamp: number) => {
-    const lines = readFileSync(cache, 'utf8').split('\n');
-    expect(lines[0]).toMatch(/^offhost-vm-hashes 1 \d+(\.\d+)?$/);
-    writeFileSync(cache, [`offhost-vm-hashes 1 ${stamp}`, ...lines.slice(1)].join('\n'));
-    return lines.slice(1).filter(Boolean);
+  /** The cache's records: `HASH X<TAB>STATLINE`, STATLINE ending in the path. */
+  const records = (cache: string): string[] => {
+    const [head, ...lines] = readFileSync(cache, 'utf8').split('\n');
+    expect(head).toBe('offhost-vm-hashes 2');
+    return lines.filter(Boolean);
   };
-  const now = () => Date.now() / 1000;
-  /** A repository with odd names, its source state, and a cache its first verification wrote. */
-  const verifiedOnce = async () => {
-    const repo = repoWithOddNames();
-    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+  const pathOf = (record: string) => record.slice(record.indexOf('\t') + 1).split(' ').slice(2).join(' ');
+  // A hash is recorded only for a file whose times are more than 3 s older than the run's stamp, and a
+  // file's ctime cannot be set back: the repositories the tests record are made first, then aged once.
+  const aged: { repo: string; st: Awaited<ReturnType<typeof readSourceState>> }[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < 6; i++) {
+      const repo = repoWithOddNames();
+      aged.push({ repo, st: await readSourceState({ root: repo, gitDir: join(repo, '.git') }) });
+    }
+    await new Promise((r) => setTimeout(r, 3_200));
+  }, 60_000);
+  /** An aged repository, its source state, and the cache its first verification wrote. */
+  const verifiedOnce = () => {
+    const { repo, st } = aged.pop()!;
     const cache = cacheOf();
-    verify(repo, st, cache);
+    const r = verify(repo, st, cache);
+    expect(r.preamble.end).toBe('go');
     return { repo, st, cache };
   };
 
-  it("removes what a killed session left half-written beside the cache", async () => {
-    const { repo, st, cache } = await verifiedOnce();
-    writeFileSync(`${cache}.next.99999`, 'offhost-vm-hashes 1 1\nhalf');
+  it('records every file once it is older than the racy margin, and does not write the cache again when every record holds', () => {
+    const { st, cache, repo } = verifiedOnce();
+    expect(records(cache).map(pathOf).sort()).toEqual([...st.files].sort());
+    const before = statSync(cache, { bigint: true });
+    const text = readFileSync(cache, 'utf8');
     const r = verify(repo, st, cache);
     expect(r.preamble.fingerprint).toBe(st.fingerprint);
-    expect(existsSync(`${cache}.next.99999`)).toBe(false);
-    expect(existsSync(cache)).toBe(true);
+    expect(r.preamble.end).toBe('go');
+    expect(readFileSync(cache, 'utf8')).toBe(text);
+    expect(statSync(cache, { bigint: true }).ino).toBe(before.ino);
   });
 
-  it('gives the laptop fingerprint on the first run and on the next (odd names, exec bit, symlink), and records every file', async () => {
-    const repo = repoWithOddNames();
-    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
-    const cache = cacheOf();
-    for (let i = 0; i < 2; i++) {
-      const r = verify(repo, st, cache);
-      expect(r.preamble.fingerprint).toBe(st.fingerprint);
-      expect(r.preamble.end).toBe('go');
-    }
-    const entries = restamp(cache, now());
-    expect(entries.map((l) => l.split('\t')[2]).sort()).toEqual([...st.files].sort());
-  });
-
-  it('a record older than its stamp is trusted: a wrong hash in it is what the VM reports (so the cache is read)', async () => {
-    const { repo, st, cache } = await verifiedOnce();
-    // Every file was written more than 3 s before this stamp: the records are trusted.
-    const entries = restamp(cache, now() + 100);
+  it('a record that holds is trusted: a wrong hash in it is what the VM reports (so the cache is read)', () => {
+    const { repo, st, cache } = verifiedOnce();
     const bogus = '0'.repeat(64);
-    writeFileSync(cache, [`offhost-vm-hashes 1 ${now() + 100}`, ...entries.map((l) => (l.endsWith('\t./plain.txt') ? l.replace(/\t[0-9a-f]{64}\t/, `\t${bogus}\t`) : l))].join('\n') + '\n');
+    writeFileSync(cache, ['offhost-vm-hashes 2', ...records(cache).map((l) => (pathOf(l) === './plain.txt' ? `${bogus}${l.slice(64)}` : l))].join('\n') + '\n');
     const r = verify(repo, st, cache);
     expect(r.preamble.end).toBe('mismatch');
     expect(diffManifests(st.manifest, r.manifestText).differ).toEqual(['./plain.txt']);
     expect(r.manifestText).toContain(`${bogus}  ./plain.txt`);
   });
 
-  it('a racy record (written within 3 s of its stamp) is not trusted: the file is hashed again', async () => {
-    const { repo, st, cache } = await verifiedOnce();
-    // The stamp of the run that just hashed them: the files' times are within 3 s of it.
-    const entries = restamp(cache, now());
-    writeFileSync(cache, [`offhost-vm-hashes 1 ${now()}`, ...entries.map((l) => l.replace(/\t[0-9a-f]{64}\t/, `\t${'0'.repeat(64)}\t`))].join('\n') + '\n');
-    const r = verify(repo, st, cache);
-    expect(r.preamble.fingerprint).toBe(st.fingerprint);
-    expect(r.preamble.end).toBe('go');
+  it('a file written within the racy margin of the run is hashed but not recorded, and a record it replaced is dropped', async () => {
+    // A fresh tree: nothing recorded, the right fingerprint.
+    const fresh = repoWithOddNames();
+    const fst = await readSourceState({ root: fresh, gitDir: join(fresh, '.git') });
+    const fc = cacheOf();
+    const r = verify(fresh, fst, fc);
+    expect(r.preamble.fingerprint).toBe(fst.fingerprint);
+    expect(existsSync(fc) ? records(fc) : []).toEqual([]);
+    // An aged tree with one file just rewritten: that file's record goes, the others stay.
+    const { repo, cache } = verifiedOnce();
+    writeFileSync(join(repo, 'plain.txt'), 'changed\n');
+    const after = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const r2 = verify(repo, after, cache);
+    expect(r2.preamble.fingerprint).toBe(after.fingerprint);
+    expect(r2.preamble.end).toBe('go');
+    // link.txt points at plain.txt (sha256sum follows it): its target's stat changed too.
+    expect(records(cache).map(pathOf).sort()).toEqual(after.files.filter((f) => f !== './plain.txt' && f !== './link.txt').sort());
   });
 
   it('a file rewritten with its size and mtime kept is hashed again (its ctime moved), and so is one whose exec bit changed', async () => {
-    const { repo, st, cache } = await verifiedOnce();
-    restamp(cache, now() + 100);
+    const { repo, st, cache } = verifiedOnce();
     const file = join(repo, 'plain.txt');
     // touch -r keeps the nanoseconds (utimes from a JS Date would move mtime, and the key with it).
     const ref = join(tmp, `ref-${Math.random().toString(36).slice(2)}`);
@@ -203,8 +208,6 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     expect([rewritten.size, rewritten.mtimeNs, rewritten.ino]).toEqual([before.size, before.mtimeNs, before.ino]);
     expect(rewritten.ctimeNs).not.toBe(before.ctimeNs);
     chmodSync(join(repo, 'run.sh'), 0o644);
-    // A stamp that trusts everything but what changed: only the key (ctime, mode) can tell.
-    restamp(cache, now() + 100);
     const after = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
     expect(after.fingerprint).not.toBe(st.fingerprint);
     const r = verify(repo, after, cache);
@@ -213,8 +216,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   });
 
   it('a file missing or replaced by a directory on the VM is a mismatch, cached or not; a cache it cannot write only costs the hashing', async () => {
-    const { repo, st, cache } = await verifiedOnce();
-    restamp(cache, now() + 100);
+    const { repo, st, cache } = verifiedOnce();
     rmSync(join(repo, 'plain.txt'));
     mkdirSync(join(repo, 'plain.txt'));
     const r = verify(repo, st, cache);
@@ -227,6 +229,15 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     const w = verify(fresh, fst, nowhere);
     expect(w.preamble.fingerprint).toBe(fst.fingerprint);
     expect(existsSync(nowhere)).toBe(false);
+  });
+
+  it('removes what a killed session left half-written beside the cache', () => {
+    const { repo, st, cache } = verifiedOnce();
+    writeFileSync(`${cache}.next.99999`, 'offhost-vm-hashes 2\nhalf');
+    const r = verify(repo, st, cache);
+    expect(r.preamble.fingerprint).toBe(st.fingerprint);
+    expect(existsSync(`${cache}.next.99999`)).toBe(false);
+    expect(records(cache).length).toBe(st.files.length);
   });
 });
 
