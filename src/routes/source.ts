@@ -161,7 +161,8 @@ function* manifestWork(root: string, files: readonly string[], cache?: HashCache
   let n = 0;
   for (const f of files) {
     if ((++n & 255) === 0) yield;
-    const abs = join(root, f);
+    // `./path` under root (path.join's normalising, at 10,000 files, cost more than the stats' own JS).
+    const abs = `${root}/${f.slice(2)}`;
     let sum: string | undefined;
     let mode: bigint;
     const now = cache ? statOrNull(abs) : null;

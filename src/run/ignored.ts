@@ -55,7 +55,8 @@ export function ignoredScript(p: { git: boolean; clean: boolean; keep: readonly 
       '  sed -z "s|/[^/]*\\$||" "$T/extra" | LC_ALL=C sort -z -u -r | xargs -0 -r rmdir -p --ignore-fail-on-non-empty -- 2>/dev/null; say cleaned',
     );
   }
-  lines.push('  xsay x < "$T/extra"; say xn "$(xcount "$T/extra")"', '  xsay k < "$T/kept"; say kn "$(xcount "$T/kept")"', `else ${failed}; fi`);
+  // Empty lists (the common case) are said without starting sed, tr and grep for them.
+  lines.push('  if [ -s "$T/extra" ]; then xsay x < "$T/extra"; say xn "$(xcount "$T/extra")"; else say xn 0; fi', '  if [ -s "$T/kept" ]; then xsay k < "$T/kept"; say kn "$(xcount "$T/kept")"; else say kn 0; fi', `else ${failed}; fi`);
   return lines;
 }
 

@@ -473,6 +473,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
         inline = changed && changed.length ? tarOf(state.root, changed) : null;
         if (inline) rec.source!.sent = changed!.length;
         if (inline) rec.source!.sentInSession = true;
+        // Nothing changed since the copy the VM last verified: no rsync (the VM's script verifies it again).
+        else if (changed?.length === 0) rec.source!.sent = 0;
         else rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
       }
       if (mode === 'git') {
