@@ -17,9 +17,14 @@ import { dirname, join } from 'node:path';
 const RACY_NS = 3_000_000_000n;
 const FORMAT = 'offhost-hash-cache 1';
 /** No cache: every file is hashed (the stamp could not be written). */
-const NONE: HashCache = { get: () => undefined, set: () => {}, save: () => {} };
+const NONE: HashCache = { stampNs: null, get: () => undefined, set: () => {}, save: () => {} };
 
 export interface HashCache {
+  /**
+   * This run's stamp (the stamp file's mtime, nanoseconds, on the checkout's own filesystem), or null
+   * without a cache. A shared VM, which sees these files through a mount, uses it for its own cache.
+   */
+  readonly stampNs: bigint | null;
   /** The recorded hash of `path`, when `st` (its stat now, bigint) is what was recorded and not racy. */
   get(path: string, st: BigIntStats): string | undefined;
   /** Records the hash of `path` read while its stat was `st`. */
@@ -68,6 +73,7 @@ export function openHashCache(file: string): HashCache {
   const now = new Map<string, [string, string]>();
   let changed = false;
   return {
+    stampNs: stamp,
     get(path, st) {
       const e = old.get(path);
       if (!e || e[0] !== key(st)) return undefined;

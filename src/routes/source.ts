@@ -50,6 +50,11 @@ export interface SourceState {
   fingerprint: string;
   dirty: DirtySummary;
   clean: boolean;
+  /**
+   * The laptop hash cache's stamp for this read, as seconds with a fraction (find's `%T@`), or null: the
+   * racy margin a shared VM's cache measures the files' times against (they are the laptop's times).
+   */
+  stamp: string | null;
 }
 
 /** Environment for git: no inherited GIT_* (inside a hook they point at git's own files), no prompts. */
@@ -277,6 +282,7 @@ export async function readSourceState(
     fingerprint: fingerprintOf(manifest),
     dirty,
     clean: dirty.modified + dirty.added + dirty.deleted + dirty.untracked === 0,
+    stamp: cache.stampNs === null ? null : `${cache.stampNs / 1_000_000_000n}.${String(cache.stampNs % 1_000_000_000n).padStart(9, '0')}`,
   };
 }
 
@@ -370,6 +376,7 @@ export async function commitSourceState(
       fingerprint: fingerprintOf(manifest),
       dirty: { modified: 0, added: 0, deleted: 0, untracked: 0, paths: [] },
       clean: true,
+      stamp: null,
     };
   } finally {
     const { rmSync } = await import('node:fs');

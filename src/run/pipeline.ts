@@ -6,6 +6,7 @@
 // (./outcome.ts); nothing after a stop runs, and a stop after the hold still releases it (after the
 // remote work has stopped) and still leaves a record.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createWriteStream, fstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, type WriteStream } from 'node:fs';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
@@ -19,6 +20,7 @@ import { HOST_KEY_FAILURE, HostKeyError } from '../routes/hostkey.js';
 import { vmSshOptions } from '../routes/multiplex.js';
 import { commitSourceState, DEFAULT_SYNC_EXCLUDE, diffManifests, diffText, dirtyText, findRepo, readSourceState, type SourceState } from '../routes/source.js';
 import {
+  DEFAULT_GUEST_DIR,
   forgetVerified,
   forgetVerifiedCommit,
   gitPush,
@@ -613,6 +615,12 @@ function place(spec: VmSpec, mode: SyncMode, config: ResolvedConfig, route: { cw
   return { dir, cwd: rel ? `${dir}/${rel}` : dir, env: {} };
 }
 
+/** Where a shared VM keeps the hashes of the laptop's tree it sees at `dir`: its guest_dir, one file a mount. */
+function sharedHashCache(spec: VmSpec, dir: string): string {
+  const base = (spec.guest_dir ?? DEFAULT_GUEST_DIR).replace(/\/+$/, '') || '';
+  return `${base}/shared-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.offhost-hashes`;
+}
+
 async function execute(
   io: Io,
   o: RunOptions,
@@ -642,8 +650,13 @@ async function execute(
     ...(git ? { git } : {}),
     ...(mode === 'rsync' ? { rsyncState: `${placed.dir}.offhost-files` } : {}),
     // The copy is the VM's own (on its disk, beside the cache): its hashes are kept between runs. A shared
-    // tree is the laptop's, on a mount whose clock is not the VM's: hashed whole every run.
-    ...(mode === 'shared' ? {} : { hashCache: `${placed.dir}.offhost-hashes` }),
+    // tree is the laptop's files through a mount, with the laptop's times: its cache is on the VM's disk
+    // (in guest_dir) and measures the racy margin against the laptop's own stamp of this read.
+    ...(mode !== 'shared'
+      ? { hashCache: `${placed.dir}.offhost-hashes` }
+      : state.stamp !== null
+        ? { hashCache: sharedHashCache(spec, placed.dir), hashStamp: state.stamp }
+        : {}),
     ...(inline ? { inlineBytes: inline.length } : {}),
     argv: commandArgv(o),
     env: placed.env,

@@ -61,6 +61,11 @@ export interface RemotePlan {
    * the VM's own disk. Unset (shared): every file is hashed on every run.
    */
   hashCache?: string;
+  /**
+   * The racy margin's stamp (seconds, find's `%T@`) when the files' times are not the VM's own: a shared
+   * tree's, stamped by the laptop as it read them. Unset: the VM stamps a file beside the cache.
+   */
+  hashStamp?: string;
 }
 
 export const HANDSHAKE = 'offhost-run-1';
@@ -103,14 +108,15 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
  * tick as it was hashed can change again without its times changing (git's "racy" entry), so it is hashed
  * again next time. A write to a file always sets its ctime to the current time, which no one can set back,
  * so an unchanged stat line means unchanged content. The stamp is a file touched beside the cache before
- * anything is listed: the time of the filesystem the copy lives on. A cache that cannot be read or written
+ * anything is listed (the time of the filesystem the copy lives on), or for a shared tree the laptop's
+ * stamp of its own read (`stamp`: the files' times are the laptop's). A cache that cannot be read or written
  * only costs the hashing; a cache whose lines all still hold is not written again.
  * Paths cannot hold a newline (the laptop refuses them: source.ts), so the lists here are one path a line.
  *
  * One awk reads the stat lines, looks each up whole in the cache, has sha256sum hash the rest (one
  * xargs, from awk's END), and prints the manifest in the list's order.
  */
-export function verifyLines(cache: string | undefined): string[] {
+export function verifyLines(cache: string | undefined, stamp?: string): string[] {
   if (cache === undefined) {
     return [`fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum)`, 'fp=${fp%% *}'];
   }
@@ -138,7 +144,9 @@ export function verifyLines(cache: string | undefined): string[] {
   ].join('\n');
   return [
     `C=${quote(cache)}`,
-    'S=$( { : > "$C.stamp" && find "$C.stamp" -maxdepth 0 -printf "%T@"; } 2>/dev/null ) || S=',
+    stamp !== undefined
+      ? `S=${quote(stamp)}; [ -d "\${C%/*}" ] || mkdir -p "\${C%/*}" 2>/dev/null`
+      : 'S=$( { : > "$C.stamp" && find "$C.stamp" -maxdepth 0 -printf "%T@"; } 2>/dev/null ) || S=',
     `xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$T/list" > "$T/stat"`,
     // The next cache is written under a name of this session's own, then renamed over the old one; one a
     // killed session left is removed (the VM's lock keeps two runs off one copy at once).
@@ -257,7 +265,7 @@ export function supervisorScript(p: RemotePlan): string {
   lines.push(
     `cd -- ${q(p.dir)} 2>/dev/null || { say nodir; exit 0; }`,
     'command -v sha256sum >/dev/null 2>&1 || { say missing "sha256sum (coreutils) is not installed on the VM"; exit 0; }',
-    ...verifyLines(p.hashCache),
+    ...verifyLines(p.hashCache, p.hashStamp),
     'say fp "$fp"',
     `if [ "$fp" != ${q(p.fingerprint)} ]; then while IFS= read -r l; do say m "$l"; done < "$T/manifest"; say mismatch; exit 0; fi`,
     // What the copy holds beyond the source set (outputs of earlier builds), before the build: listed, or removed.

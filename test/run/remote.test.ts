@@ -117,9 +117,9 @@ describe('the VM script, run by /bin/sh here', () => {
 
 describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () => {
   // Only the preamble is read (fp, mismatch or go): the command is `true`, and stdin stays open a moment.
-  const verify = (repo: string, st: { list: Buffer; fingerprint: string }, cache: string) => {
+  const verify = (repo: string, st: { list: Buffer; fingerprint: string }, cache: string, hashStamp?: string) => {
     const nonce = newNonce();
-    const script = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['true'], env: {}, stdin: false, graceSeconds: 1, hashCache: cache });
+    const script = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['true'], env: {}, stdin: false, graceSeconds: 1, hashCache: cache, ...(hashStamp ? { hashStamp } : {}) });
     const inputFile = join(tmp, `input-${Math.random().toString(36).slice(2)}`);
     writeFileSync(inputFile, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list]));
     const r = spawnSync('/bin/sh', ['-c', '{ cat "$1"; sleep 0.3; } | /bin/sh -c "$2"', 'sh', inputFile, script], { encoding: 'utf8' });
@@ -139,7 +139,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   // file's ctime cannot be set back: the repositories the tests record are made first, then aged once.
   const aged: { repo: string; st: Awaited<ReturnType<typeof readSourceState>> }[] = [];
   beforeAll(async () => {
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 7; i++) {
       const repo = repoWithOddNames();
       aged.push({ repo, st: await readSourceState({ root: repo, gitDir: join(repo, '.git') }) });
     }
@@ -229,6 +229,29 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     const w = verify(fresh, fst, nowhere);
     expect(w.preamble.fingerprint).toBe(fst.fingerprint);
     expect(existsSync(nowhere)).toBe(false);
+  });
+
+  it("a shared tree's cache measures the racy margin against the laptop's stamp of its read, in a folder it makes", async () => {
+    // Just written: the laptop's stamp of this read is within 3 s of the files' times, nothing is recorded.
+    const fresh = repoWithOddNames();
+    const fst = await readSourceState({ root: fresh, gitDir: join(fresh, '.git') });
+    expect(fst.stamp).toMatch(/^\d+\.\d{9}$/);
+    const fc = join(tmp, `shared-${Math.random().toString(36).slice(2)}`, 'deeper', 'hashes');
+    const r = verify(fresh, fst, fc, fst.stamp!);
+    expect(r.preamble.fingerprint).toBe(fst.fingerprint);
+    expect(existsSync(fc) ? records(fc) : []).toEqual([]);
+    // Aged, read again (a new stamp): every file is recorded, and the VM stamped nothing of its own.
+    const { repo } = aged.pop()!;
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const cache = join(tmp, `shared-${Math.random().toString(36).slice(2)}`, 'hashes');
+    const v = verify(repo, st, cache, st.stamp!);
+    expect(v.preamble.end).toBe('go');
+    expect(records(cache).map(pathOf).sort()).toEqual([...st.files].sort());
+    expect(existsSync(`${cache}.stamp`)).toBe(false);
+    // A stamp from before the files were written (a laptop clock that says so) records nothing either.
+    const early = join(tmp, `shared-${Math.random().toString(36).slice(2)}`, 'hashes');
+    verify(repo, st, early, String(Math.floor(Date.now() / 1000) - 60));
+    expect(existsSync(early) ? records(early) : []).toEqual([]);
   });
 
   it('removes what a killed session left half-written beside the cache', () => {
