@@ -251,7 +251,8 @@ export async function readSourceState(
   // is untracked (not ignored). Together they are `git ls-files --cached --others --exclude-standard`.
   const [lsFiles, status] = await Promise.all([
     gitBuf(root, ['ls-files', '-z', '--cached']),
-    gitBuf(root, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=none']),
+    // --no-optional-locks: offhost runs beside the user's own git commands and never takes index.lock from them.
+    gitBuf(root, ['--no-optional-locks', 'status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=none']),
   ]);
   const st = parseStatus(status);
   const seen = new Set<string>();

@@ -188,6 +188,12 @@ export async function rsyncTree(vm: VmSpec, state: SourceState, dir: string, env
 /** After the VM verified the copy: remember its manifest (the next run sends only what changed). */
 export function rememberVerified(stateDir: string, vm: VmSpec, dir: string, manifest: string): void {
   const f = cacheFile(stateDir, vm, dir);
+  // The same copy as last time (most runs): not written again (a 10,000-file manifest is about 1 MB).
+  try {
+    if (readFileSync(f, 'utf8') === manifest) return;
+  } catch {
+    // none yet
+  }
   mkdirSync(join(stateDir, 'sync'), { recursive: true });
   writeFileSync(f, manifest);
 }

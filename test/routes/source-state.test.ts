@@ -4,7 +4,7 @@
 // for HEAD and the branch, and v1 status letters for the dirty summary.
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSourceState } from '../../src/routes/source.js';
@@ -118,5 +118,25 @@ describe('readSourceState agrees with ls-files, rev-parse, symbolic-ref and v1 s
     tryGit(root, 'merge', '-q', 'main');
     expect(git(root, 'status', '--porcelain')).toMatch(/^UU b\.c$/m);
     await same(root, 'mid-conflict (unmerged entries)');
+  });
+});
+
+describe("the source read beside the user's own git", () => {
+  it('never takes index.lock nor rewrites the index (a commit the user makes meanwhile is not refused)', async () => {
+    const root = repo();
+    writeFileSync(join(root, 'a.txt'), 'a\n');
+    git(root, 'add', '.');
+    git(root, 'commit', '-qm', 'a');
+    // The index's stat of a.txt no longer holds: a status that may write would refresh and rewrite it.
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(root, 'a.txt'), later, later);
+    const index = join(root, '.git', 'index');
+    const before = statSync(index, { bigint: true });
+    await readSourceState({ root, gitDir: join(root, '.git') });
+    const after = statSync(index, { bigint: true });
+    expect([after.ino, after.mtimeNs]).toEqual([before.ino, before.mtimeNs]);
+    // The plain status of the same checkout does rewrite it (what the read above must not do).
+    git(root, 'status', '--porcelain');
+    expect(statSync(index, { bigint: true }).mtimeNs).not.toBe(before.mtimeNs);
   });
 });
