@@ -6,7 +6,8 @@
 //   - a small tree and a 10,000-file tree; each with no change since the last run and with a one-file edit.
 // offhost's own part includes node start-up, the classification, the VM lock (two git commits) and the
 // record; the rows below say what each adds over plain ssh. OFFHOST_BENCH_BIN measures another build;
-// OFFHOST_BENCH_BEFORE=<offhost.cjs> measures that build too, interleaved with this one in every row.
+// OFFHOST_BENCH_BEFORE=<offhost.cjs> measures that build too, interleaved with this one in every row, each
+// build on a tree and VM copy of its own.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -17,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = process.env.OFFHOST_BENCH_BIN ?? join(root, 'dist', 'offhost.cjs');
 // OFFHOST_BENCH_BEFORE=another build's offhost.cjs: each row runs both builds in the same rounds, alternating
-// with plain ssh (ssh, before, ssh, this build, ...), on the same trees; a row's ratios are then both against
+// with plain ssh (ssh, before, ssh, this build, ...), on identical trees of their own; a row's ratios are then both against
 // the plain ssh measured beside them, which a second bench run an hour later (another load) would not be.
 const before = process.env.OFFHOST_BENCH_BEFORE;
 const ITER = Number(process.env.OFFHOST_BENCH_ITER ?? 5);
@@ -168,8 +169,12 @@ try {
     [10_000, '10,000-file tree'],
   ].filter(([n]) => trees.includes(n))) {
     for (const mode of modes) {
+      // With a "before" build, each build has its tree and VM copy of its own: the two keep caches in formats
+      // of their own (the VM's hash cache changed format), and one run must not meet the other's.
       const repo = tree(`${mode}-${files}`, files, mode);
-      const run = (_i, b = bin) => time(process.execPath, [b, 'run', '--', CMD], repo);
+      const beforeRepo = before ? tree(`${mode}-${files}-before`, files, mode) : null;
+      const repoOf = (b) => (b === bin ? repo : beforeRepo);
+      const run = (_i, b = bin) => time(process.execPath, [b, 'run', '--', CMD], repoOf(b));
       run(); // the first copy
       if (before) run(0, before);
       // A steady state, as a later run meets it: the files the first copy wrote are past the 3 s in which the
@@ -177,7 +182,7 @@ try {
       await new Promise((r) => setTimeout(r, 3500));
       measure(`offhost run, sync ${mode}, ${tname}, no change`, run);
       measure(`offhost run, sync ${mode}, ${tname}, one-file edit`, (i, b) => {
-        writeFileSync(join(repo, 'src', 'd0', 'f0.txt'), `edit ${i} ${b === bin ? 'a' : 'b'} ${Date.now()}\n`);
+        writeFileSync(join(repoOf(b), 'src', 'd0', 'f0.txt'), `edit ${i} ${Date.now()}\n`);
         return run(i, b);
       });
       // OFFHOST_BENCH_TRACE=1: one more run of each kind with --debug, its steps printed after the table.
