@@ -110,7 +110,8 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
  * so an unchanged stat line means unchanged content. The stamp is a file touched beside the cache before
  * anything is listed (the time of the filesystem the copy lives on), or for a shared tree the laptop's
  * stamp of its own read (`stamp`: the files' times are the laptop's). A cache that cannot be read or written
- * only costs the hashing; a cache whose lines all still hold is not written again.
+ * only costs the hashing; records are appended, and the cache is written whole again only when over a
+ * third of it no longer holds.
  * Paths cannot hold a newline (the laptop refuses them: source.ts), so the lists here are one path a line.
  *
  * One awk reads the stat lines, looks each up whole in the cache, has sha256sum hash the rest (one
@@ -121,9 +122,12 @@ export function verifyLines(cache: string | undefined, stamp?: string): string[]
     return [`fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum)`, 'fp=${fp%% *}'];
   }
   // The cache: `offhost-vm-hashes 2`, then `HASH X<TAB>STATLINE` (X: 1 when the owner may execute it).
+  // New records are appended (an edit between runs writes a line, not the whole cache); the lines that no
+  // longer hold (a file changed or gone) stay unused until they are over a third of the cache, when it is
+  // written again whole, without them, under a name of its own and renamed over the old one.
   const manifest = [
-    'BEGIN { nc = 0',
-    '  if ((getline h < C) > 0 && h == "offhost-vm-hashes 2") while ((getline l < C) > 0) if (index(l, "\\t") == 67) { c[substr(l, 68)] = substr(l, 1, 66); nc++ }',
+    'BEGIN { nc = 0; ok = 0',
+    '  if ((getline h < C) > 0 && h == "offhost-vm-hashes 2") { ok = 1; while ((getline l < C) > 0) if (index(l, "\\t") == 67) { c[substr(l, 68)] = substr(l, 1, 66); nc++ } }',
     '  close(C); trust = (S == "") ? -1 : S - 3 }',
     '{ n++; L[n] = $0',
     '  if (substr($0, 1, 1) == "f" && ($0 in c)) { H[n] = c[$0]; hit++ }',
@@ -131,16 +135,16 @@ export function verifyLines(cache: string | undefined, stamp?: string): string[]
     '    split(substr(r, 1, i - 1), f, ":"); if (f[5] + 0 < trust && f[6] + 0 < trust) nk++ } } }',
     'END {',
     '  if (nt > 0) { close(TODO); system(ENVIRON["OFFHOST_HASH"]); while ((getline l < NEWF) > 0) if (length(l) > 66) s[substr(l, 67)] = substr(l, 1, 64) }',
-    // Written again only when a hash is to be recorded or a recorded line no longer holds (a file gone or changed).
-    '  w = (S != "" && (nk > 0 || hit != nc)); if (w) print "offhost-vm-hashes 2" > NEXT',
+    '  dead = nc - hit; full = (S != "" && ((!ok && nk > 0) || (ok && dead > 16 && dead * 3 > nc))); app = (S != "" && ok && !full && nk > 0)',
+    '  if (full) print "offhost-vm-hashes 2" > NEXT',
     '  for (k = 1; k <= n; k++) { r = substr(L[k], 3); i = index(r, " "); key = substr(r, 1, i - 1); p = substr(r, i + 1); keep = 0',
     '    if (H[k] != "") { h = substr(H[k], 1, 64); x = substr(H[k], 66, 1); keep = 1 }',
     '    else { split(key, f, ":"); m = f[4]; x = (length(m) >= 3 && substr(m, length(m) - 2, 1) ~ /[1357]/) ? 1 : 0; h = ""',
-    '      if (substr(L[k], 1, 1) == "f" && (p in s)) { h = s[p]; keep = (f[5] + 0 < trust && f[6] + 0 < trust) } }',
-    '    if (h != "") { print h "  " p; if (w && keep) printf "%s %s\\t%s\\n", h, x, L[k] > NEXT }',
+    '      if (substr(L[k], 1, 1) == "f" && (p in s)) { h = s[p]; keep = (f[5] + 0 < trust && f[6] + 0 < trust) ? 2 : 0 } }',
+    '    if (h != "") { print h "  " p; if (full && keep) printf "%s %s\\t%s\\n", h, x, L[k] > NEXT; else if (app && keep == 2) printf "%s %s\\t%s\\n", h, x, L[k] >> C }',
     '    if (x == "1") e[++ne] = p }',
     '  print "--exec--"; for (i = 1; i <= ne; i++) print e[i]',
-    '  if (w) close(NEXT) }',
+    '  if (full) close(NEXT); if (app) close(C) }',
   ].join('\n');
   return [
     `C=${quote(cache)}`,
@@ -152,7 +156,7 @@ export function verifyLines(cache: string | undefined, stamp?: string): string[]
     // killed session left is removed (the VM's lock keeps two runs off one copy at once).
     'for f in "$C".next.*; do [ -e "$f" ] && rm -f -- "$C".next.* 2>/dev/null; break; done',
     // A folder the cache cannot be written in: no cache written (awk would stop at the first line it cannot write).
-    '[ -n "$S" ] && [ -w "${C%/*}" ] || S=',
+    '[ -n "$S" ] && [ -w "${C%/*}" ] && { [ ! -e "$C" ] || [ -w "$C" ]; } || S=',
     `fp=$(OFFHOST_HASH='tr "\\n" "\\0" < "$T/todo" | xargs -0 -r sha256sum -- > "$T/new" 2>/dev/null' T="$T" awk -v C="$C" -v S="$S" -v NEXT="$C.next.$$" -v TODO="$T/todo" -v NEWF="$T/new" ${quote(manifest)} "$T/stat" | tee "$T/manifest" | sha256sum)`,
     '[ -s "$C.next.$$" ] && mv -f "$C.next.$$" "$C" 2>/dev/null',
     'fp=${fp%% *}',

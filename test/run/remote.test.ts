@@ -139,7 +139,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   // file's ctime cannot be set back: the repositories the tests record are made first, then aged once.
   const aged: { repo: string; st: Awaited<ReturnType<typeof readSourceState>> }[] = [];
   beforeAll(async () => {
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 8; i++) {
       const repo = repoWithOddNames();
       aged.push({ repo, st: await readSourceState({ root: repo, gitDir: join(repo, '.git') }) });
     }
@@ -176,7 +176,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     expect(r.manifestText).toContain(`${bogus}  ./plain.txt`);
   });
 
-  it('a file written within the racy margin of the run is hashed but not recorded, and a record it replaced is dropped', async () => {
+  it('a file written within the racy margin of the run is hashed but not recorded; a record that holds no more stays unused, and a new one is appended', async () => {
     // A fresh tree: nothing recorded, the right fingerprint.
     const fresh = repoWithOddNames();
     const fst = await readSourceState({ root: fresh, gitDir: join(fresh, '.git') });
@@ -184,15 +184,50 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     const r = verify(fresh, fst, fc);
     expect(r.preamble.fingerprint).toBe(fst.fingerprint);
     expect(existsSync(fc) ? records(fc) : []).toEqual([]);
-    // An aged tree with one file just rewritten: that file's record goes, the others stay.
+    // An aged tree with one file just rewritten: hashed, not recorded, and the cache is not written for it.
     const { repo, cache } = verifiedOnce();
+    const text = readFileSync(cache, 'utf8');
     writeFileSync(join(repo, 'plain.txt'), 'changed\n');
     const after = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
     const r2 = verify(repo, after, cache);
     expect(r2.preamble.fingerprint).toBe(after.fingerprint);
     expect(r2.preamble.end).toBe('go');
-    // link.txt points at plain.txt (sha256sum follows it): its target's stat changed too.
-    expect(records(cache).map(pathOf).sort()).toEqual(after.files.filter((f) => f !== './plain.txt' && f !== './link.txt').sort());
+    expect(readFileSync(cache, 'utf8')).toBe(text);
+    // A run whose stamp is past the margin (a laptop's, for a shared tree) records it: two lines appended
+    // (link.txt reads plain.txt through its symlink), the rest of the file as it was.
+    const r3 = verify(repo, after, cache, String(Math.ceil(Date.now() / 1000) + 100));
+    expect(r3.preamble.fingerprint).toBe(after.fingerprint);
+    const now = readFileSync(cache, 'utf8');
+    expect(now.startsWith(text)).toBe(true);
+    expect(now.slice(text.length).split('\n').filter(Boolean).map(pathOf).sort()).toEqual(['./link.txt', './plain.txt']);
+    // Those records are then what the VM uses: a wrong hash put in the appended line is what it reports.
+    const lines = now.split('\n');
+    const last = lines.map(pathOf).lastIndexOf('./plain.txt');
+    lines[last] = `${'0'.repeat(64)}${lines[last]!.slice(64)}`;
+    writeFileSync(cache, lines.join('\n'));
+    const r4 = verify(repo, after, cache);
+    expect(r4.preamble.end).toBe('mismatch');
+    expect(diffManifests(after.manifest, r4.manifestText).differ).toEqual(['./plain.txt']);
+  });
+
+  it('once over a third of the records no longer hold, the cache is written whole again without them', async () => {
+    const { repo, cache } = verifiedOnce();
+    const many = aged.find((a) => a.repo === repo) ?? null;
+    expect(many).toBeNull(); // taken from the pool
+    // 40 more files, aged past the margin by a stamp given to the run (as a shared tree's laptop stamp is).
+    for (let i = 0; i < 40; i++) writeFileSync(join(repo, `extra-${i}.txt`), `extra ${i}\n`);
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const later = String(Math.ceil(Date.now() / 1000) + 100);
+    expect(verify(repo, st, cache, later).preamble.end).toBe('go');
+    expect(records(cache).length).toBe(st.files.length);
+    // 20 of them rewritten: their records no longer hold (20 of 46), and at the margin they are not recorded again.
+    for (let i = 0; i < 20; i++) writeFileSync(join(repo, `extra-${i}.txt`), `rewritten ${i}\n`);
+    const st2 = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const ino = statSync(cache).ino;
+    const r = verify(repo, st2, cache);
+    expect(r.preamble.fingerprint).toBe(st2.fingerprint);
+    expect(statSync(cache).ino).not.toBe(ino);
+    expect(records(cache).map(pathOf).sort()).toEqual(st2.files.filter((f) => !/^\.\/extra-([0-9]|1[0-9])\.txt$/.test(f)).sort());
   });
 
   it('a file rewritten with its size and mtime kept is hashed again (its ctime moved), and so is one whose exec bit changed', async () => {
