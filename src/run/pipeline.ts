@@ -306,20 +306,10 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   const settings = settingsFrom(config, io.env);
   const nd = (settings.noticesDir ?? 'meta/context/notices').replace(/\/+$/, '');
   const lockDirs = [`${nd}/vm-active/`, `${nd}/vm-active-archive/`, `${nd}/active/`, `${nd}/archive/`];
-  // Every candidate copies by git: the snapshot commit is made with the source read, before the lock is
-  // held (it is the laptop's own object store; nothing of it reaches the VM until the push).
-  let earlySnapshot: Promise<string> | null = null;
   const readSource = async (): Promise<SourceState> => {
     fault(io, 'source');
     const working = await readSourceState(repo, exclude, lockDirs);
-    if (o.commit === undefined) {
-      if (modes.size === 1 && modes.has('git')) {
-        earlySnapshot = snapshotCommit(working);
-        // Awaited (and its failure reported) where the git copy is made, after the lock.
-        earlySnapshot.catch(() => undefined);
-      }
-      return working;
-    }
+    if (o.commit === undefined) return working;
     if (modes.has('shared')) throw new RunStop('config-error', `--commit needs a VM with sync: git or rsync; ${[...specs.keys()].join(', ')} share the laptop's working tree`);
     if (!working.clean && !o.allowDirty) {
       throw new RunStop('dirty-tree', `--commit ${o.commit}: the working tree has uncommitted changes (${dirtyText(working.dirty)}: ${working.dirty.paths.slice(0, 5).join(', ')}); commit them, or pass --allow-dirty to run ${o.commit} without them`);
@@ -376,10 +366,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
       if (s.status === 'rejected') throw s.reason;
       await interruptedBefore(signals, 'while reading the source state');
     }
-    if (h.status === 'rejected') {
-      await settled(earlySnapshot);
-      throw h.reason;
-    }
+    if (h.status === 'rejected') throw h.reason;
     state = (s as PromiseFulfilledResult<SourceState>).value;
     got = h.value;
     mark(`source read: ${state.files.length} files in ${repo.root}, ${dirtyText(state.dirty)}, fingerprint ${state.fingerprint.slice(0, 12)}`);
@@ -424,8 +411,6 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     // Called once; a failure while ending (the record, the release) is reported, and never skips the release.
     if (ending) return finish(io, o, { ...ending, run: runId });
     let verdict: Verdict = (ending = verdict0);
-    // A snapshot still being made (the run stopped before its copy) ends first: its temporary index goes.
-    await settled(earlySnapshot);
     rec.ended = new Date().toISOString();
     rec.outcome = verdict.outcome;
     rec.status = verdict.status;
@@ -495,7 +480,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
         else rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
       }
       if (mode === 'git') {
-        gitCommit = await (earlySnapshot ?? snapshotCommit(state));
+        gitCommit = await snapshotCommit(state);
         rec.source!.ranCommit = gitCommit;
         // The VM verified this very commit last time: nothing to push (the checkout is verified again).
         // Else, on top of the commit it verified, the few new objects go in the run's own session.
@@ -628,11 +613,6 @@ function place(spec: VmSpec, mode: SyncMode, config: ResolvedConfig, route: { cw
   }
   const dir = guestTreeDir(spec, { root, branch: state.branch });
   return { dir, cwd: rel ? `${dir}/${rel}` : dir, env: {} };
-}
-
-/** Waits for `p` to settle, whichever way. */
-async function settled(p: Promise<unknown> | null): Promise<void> {
-  if (p) await p.then(() => undefined, () => undefined);
 }
 
 /** Where a shared VM keeps the hashes of the laptop's tree it sees at `dir`: its guest_dir, one file a mount. */

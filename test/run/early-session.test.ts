@@ -5,7 +5,7 @@
 // bootstrap, or the whole VM script as before) it notes whether the VM's lock was already held when the
 // login shell started, and if not waits until it is, so the order is seen without timing anything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -105,22 +105,6 @@ describe.skipIf(skip !== null)(titled('the run\'s session is opened before the l
     await until(() => left().length === 0);
     expect(existsSync(marker)).toBe(false);
     expect(readFileSync(join(l.repo, LOOP_ACTIVE), 'utf8')).toContain('session: other');
-  });
-
-  it('sync git: a run refused as held waits for the snapshot it began beside the lock, and leaves no index of it in the git directory', async () => {
-    const l = lap('git');
-    writeFileSync(join(l.repo, 'dirty.txt'), 'uncommitted\n');
-    const other = await offhost(['lock', 'acquire', LOOP_VM, '--reason', 'someone else'], { cwd: l.repo, baseEnv: { ...l.env, OFFHOST_SESSION: 'other' } });
-    expect(other.code, other.stderr).toBe(0);
-    // The snapshot's write-tree is slow here: the lock's answer (held) comes while it still runs.
-    const dir = join(l.base, 'slow-bin');
-    mkdirSync(dir, { recursive: true });
-    const real = process.env.PATH!.split(':').map((d) => join(d, 'git')).find((f) => existsSync(f))!;
-    writeFileSync(join(dir, 'git'), `#!/bin/sh\ncase "$*" in write-tree*) sleep 1;; esac\nexec '${real}' "$@"\n`);
-    chmodSync(join(dir, 'git'), 0o755);
-    const r = await runOn(l, ['--json', '--', 'bash -c true'], { env: { PATH: `${dir}:${l.env.PATH}` } });
-    expect(verdict(r).outcome, r.stderr).toBe('held');
-    expect(readdirSync(join(l.repo, '.git')).filter((n) => n.startsWith('offhost-snapshot-'))).toEqual([]);
   });
 
   // The OOM killer or a closed terminal ends offhost (SIGKILL, nothing of it runs after) while its session
