@@ -1,6 +1,7 @@
 // The laptop's hash cache for the source manifest (src/routes/hash-cache.ts): a manifest made with it is
-// the manifest made without it, whatever happened to the files between two runs; an entry is trusted only
-// when its file's stat is the one recorded and older than the run's stamp by the racy margin.
+// the manifest made without it, whatever happened to the files between two runs; a hash is recorded only
+// when its file's times are older than the run's stamp by the racy margin, and trusted while the file's
+// stat is the one recorded.
 import { afterAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,14 +20,9 @@ function temp(): string {
   return d;
 }
 
-/** Moves the stamp the cache file was written under by `ns` (as if that run had been that much later). */
-function shiftStamp(file: string, ns: bigint): void {
-  const [head, ...rest] = readFileSync(file, 'utf8').split('\n');
-  const m = /^offhost-hash-cache 1 (\d+)$/.exec(head!);
-  expect(m, `cache header: ${head}`).not.toBeNull();
-  writeFileSync(file, [`offhost-hash-cache 1 ${BigInt(m![1]!) + ns}`, ...rest].join('\n'));
-}
 const LATER = 60_000_000_000n; // a minute
+/** The cache opened as by a run a minute from now: every file's times are past the racy margin. */
+const later = (cache: string) => openHashCache(cache, { stampNs: BigInt(Date.now()) * 1_000_000n + LATER });
 /** A whole second an hour ago. */
 const OLD = Math.floor(Date.now() / 1000) - 3600;
 
@@ -46,8 +42,9 @@ function tree(): { root: string; cache: string; files: string[] } {
   return { root, cache: join(temp(), 'offhost', 'hash-cache'), files: ['./dangling', './link.c', './run.sh', './src/a.c', './src/b.c', './sub', './tab\tname.txt'] };
 }
 
+/** The manifest made through the cache (opened as a minute from now) and without it. */
 function both(t: { root: string; cache: string; files: string[] }): { cached: string; plain: string } {
-  const c = openHashCache(t.cache);
+  const c = later(t.cache);
   const cached = manifestOf(t.root, t.files, c).manifest;
   c.save();
   return { cached, plain: manifestOf(t.root, t.files).manifest };
@@ -59,7 +56,6 @@ describe('a manifest made with the cache is the one made without it', () => {
     const first = both(t);
     expect(first.cached).toBe(first.plain);
     expect(first.plain).toContain('--exec--\n./run.sh\n');
-    shiftStamp(t.cache, LATER);
     const again = both(t);
     expect(again.cached).toBe(first.plain);
 
@@ -98,16 +94,14 @@ describe('a manifest made with the cache is the one made without it', () => {
       const after = both(t);
       expect(after.plain, what).not.toBe(before);
       expect(after.cached, what).toBe(after.plain);
-      shiftStamp(t.cache, LATER);
       expect(both(t).cached, `${what}, a run later`).toBe(after.plain);
-      shiftStamp(t.cache, LATER);
     }
   });
 
   it('a cache file that is garbage, truncated or of another format is ignored', () => {
     const t = tree();
     const { plain } = both(t);
-    for (const bad of ['garbage', '', 'offhost-hash-cache 1 12\nno tabs here', 'offhost-hash-cache 2 99999999999999999999\nx\ty\t./src/a.c', readFileSync(t.cache, 'utf8').slice(0, 40)]) {
+    for (const bad of ['garbage', '', 'offhost-hash-cache 2\nno tabs here', `offhost-hash-cache 1 99999999999999999999\n${readFileSync(t.cache, 'utf8').split('\n').slice(1).join('\n')}`, readFileSync(t.cache, 'utf8').slice(0, 40)]) {
       writeFileSync(t.cache, bad);
       expect(both(t).cached, JSON.stringify(bad)).toBe(plain);
     }
@@ -124,66 +118,71 @@ describe('a manifest made with the cache is the one made without it', () => {
   });
 });
 
-describe('which entries are trusted', () => {
-  /** A cache whose entry for ./x has the file's real stat key but a forged sum: trusted iff get returns it. */
+describe('which entries are recorded and trusted', () => {
+  /** A cache whose entry for ./x has the file's real stat key but a forged sum, recorded by a run a minute on. */
   function forged(): { root: string; cache: string } {
+    const root = temp();
+    writeFileSync(join(root, 'x'), 'real\n');
+    const cache = join(temp(), 'offhost', 'hash-cache');
+    const c = later(cache);
+    c.set('./x', statSync(join(root, 'x'), { bigint: true }), 'f'.repeat(64));
+    c.save();
+    return { root, cache };
+  }
+
+  it('a hash recorded past the racy margin is trusted while the stat holds (what the trust rests on)', () => {
+    const { root, cache } = forged();
+    expect(manifestOf(root, ['./x'], openHashCache(cache)).manifest).toBe(`${'f'.repeat(64)}  ./x\n--exec--\n`);
+  });
+
+  it('a file within the racy margin of the run is hashed but not recorded; a run past the margin records it', () => {
     const root = temp();
     writeFileSync(join(root, 'x'), 'real\n');
     const cache = join(temp(), 'offhost', 'hash-cache');
     const c = openHashCache(cache);
     c.set('./x', statSync(join(root, 'x'), { bigint: true }), 'f'.repeat(64));
     c.save();
-    return { root, cache };
-  }
-
-  it('an entry whose file was written within the racy margin of its run is hashed again', () => {
-    const { root, cache } = forged();
+    // Not recorded: the next run hashes it (the forged sum is nowhere).
     expect(manifestOf(root, ['./x'], openHashCache(cache)).manifest).toBe(manifestOf(root, ['./x']).manifest);
+    const l = later(cache);
+    l.set('./x', statSync(join(root, 'x'), { bigint: true }), 'e'.repeat(64));
+    l.save();
+    expect(manifestOf(root, ['./x'], openHashCache(cache)).manifest).toBe(`${'e'.repeat(64)}  ./x\n--exec--\n`);
   });
 
-  it('the same entry a minute later is trusted (the case the margin guards: what the trust rests on)', () => {
-    const { root, cache } = forged();
-    shiftStamp(cache, LATER);
-    expect(manifestOf(root, ['./x'], openHashCache(cache)).manifest).toBe(`${'f'.repeat(64)}  ./x\n--exec--\n`);
-  });
-
-  it('an entry hashed again because it was racy is written again, under the new stamp', async () => {
-    // Else a tree written just before its first run (a fresh clone, a checkout) stays racy under the first
-    // run's stamp, and every later run hashes every file again.
+  it('appends what a run records, writes nothing when nothing changed, and writes the cache whole without what no longer holds once that is over a third of it', () => {
     const root = temp();
-    writeFileSync(join(root, 'x'), 'same\n');
+    const files: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      writeFileSync(join(root, `f${i}.txt`), `file ${i}\n`);
+      files.push(`./f${i}.txt`);
+    }
     const cache = join(temp(), 'offhost', 'hash-cache');
-    const stamp = () => /^offhost-hash-cache 1 (\d+)$/.exec(readFileSync(cache, 'utf8').split('\n')[0]!)![1];
-    const run = () => {
-      const c = openHashCache(cache);
-      const m = manifestOf(root, ['./x'], c).manifest;
+    const run = (paths: string[]) => {
+      const c = later(cache);
+      const m = manifestOf(root, paths, c).manifest;
       c.save();
       return m;
     };
-    const first = run();
-    const s1 = stamp();
-    // The filesystem's clock moves on (its tick is a few milliseconds at most here).
-    for (let i = 0; i < 100 && statSync(`${cache}.stamp`, { bigint: true }).mtimeNs === BigInt(s1!); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      writeFileSync(`${cache}.stamp`, '');
-    }
-    expect(run()).toBe(first);
-    expect(BigInt(stamp()!)).toBeGreaterThan(BigInt(s1!));
-  });
-
-  it('a run keeps only the paths it asked for, and writes nothing when nothing changed', () => {
-    const t = tree();
-    both(t);
-    shiftStamp(t.cache, LATER);
-    const text = readFileSync(t.cache, 'utf8');
-    const c = openHashCache(t.cache);
-    manifestOf(t.root, t.files, c);
-    c.save();
-    expect(readFileSync(t.cache, 'utf8')).toBe(text);
-    const fewer = openHashCache(t.cache);
-    manifestOf(t.root, ['./src/a.c'], fewer);
-    fewer.save();
-    expect(readFileSync(t.cache, 'utf8').split('\n').filter((l) => l.includes('\t')).map((l) => l.split('\t').slice(2).join('\t'))).toEqual(['./src/a.c']);
+    const paths = () => readFileSync(cache, 'utf8').split('\n').filter((l) => l.includes('\t')).map((l) => l.split('\t').slice(2).join('\t'));
+    run(files);
+    expect(paths()).toEqual(files);
+    const text = readFileSync(cache, 'utf8');
+    run(files);
+    expect(readFileSync(cache, 'utf8')).toBe(text);
+    // Ten files edited: ten lines appended, the rest of the file as it was.
+    for (let i = 0; i < 10; i++) writeFileSync(join(root, `f${i}.txt`), `edited ${i}\n`);
+    expect(run(files)).toBe(manifestOf(root, files).manifest);
+    const appended = readFileSync(cache, 'utf8');
+    expect(appended.startsWith(text)).toBe(true);
+    expect(paths().slice(40)).toEqual(files.slice(0, 10));
+    // Ten more: 20 of the 50 lines no longer hold, over a third: written whole, one line a file.
+    for (let i = 10; i < 20; i++) writeFileSync(join(root, `f${i}.txt`), `edited ${i}\n`);
+    expect(run(files)).toBe(manifestOf(root, files).manifest);
+    expect(paths()).toEqual(files);
+    // A run asking for half the files: the other half no longer counts, and goes.
+    expect(run(files.slice(0, 20))).toBe(manifestOf(root, files.slice(0, 20)).manifest);
+    expect(paths()).toEqual(files.slice(0, 20));
   });
 });
 
@@ -198,7 +197,6 @@ describe('readSourceState', () => {
     writeFileSync(join(root, 'new.txt'), 'untracked\n');
     const repo = { root, gitDir: join(root, '.git') };
     const one = await readSourceState(repo);
-    shiftStamp(join(root, '.git', 'offhost', 'hash-cache'), LATER);
     const two = await readSourceState(repo);
     expect(two.manifest).toBe(one.manifest);
     expect(two.files).toEqual(['./a.txt', './new.txt']);
