@@ -19,7 +19,7 @@
 // transport for them: their VMs use `sync: shared`.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { quote, quoteArgv } from './quote.js';
@@ -211,7 +211,11 @@ export function forgetVerified(stateDir: string, vm: VmSpec, dir: string): void 
  * Same tree on the same HEAD gives the same commit id (dates are HEAD's), so an unchanged tree pushes
  * nothing.
  */
-export async function snapshotCommit(state: SourceState): Promise<string> {
+export async function snapshotCommit(
+  state: SourceState,
+  /** Directories (`a/b/`) that are not source (offhost's lock files, which the lock writes into the tree): left out. */
+  skipDirs: readonly string[] = [],
+): Promise<string> {
   if (state.clean && state.head) return state.head;
   const index = join(state.gitDir, `offhost-snapshot-${process.pid}.index`);
   const env = gitEnv({ GIT_INDEX_FILE: index });
@@ -221,7 +225,14 @@ export async function snapshotCommit(state: SourceState): Promise<string> {
     // way `add -A` makes the index the working tree's tracked and not-ignored files, which is the snapshot.
     let copied = false;
     try {
-      copyFileSync(join(state.gitDir, 'index'), index);
+      const real = join(state.gitDir, 'index');
+      const was = statSync(real);
+      copyFileSync(real, index);
+      // With the original's mtime (never later): git takes an entry whose file changed in the same tick as
+      // the index was written ("racily clean") by the index file's own mtime, and a copy made now would pass
+      // such an entry as unchanged (an edit of the same size right after a commit kept the old content).
+      const t = Math.floor(was.mtimeMs) / 1000;
+      utimesSync(index, t, t);
       copied = true;
     } catch {
       // No index yet (a fresh repository), or one that cannot be read: the tree is read from HEAD.
@@ -230,7 +241,9 @@ export async function snapshotCommit(state: SourceState): Promise<string> {
       if (state.head) await gitText(state.root, ['read-tree', state.head], env);
       else await gitText(state.root, ['read-tree', '--empty'], env);
     }
-    await gitText(state.root, ['add', '-A', '--', '.'], env);
+    // The lock's view of the checkout (its lock files, rewritten by every lock command) is not the source: a
+    // snapshot with it was a new commit on every run, pushed again though nothing of the source changed.
+    await gitText(state.root, ['add', '-A', '--', '.', ...skipDirs.map((d) => `:(exclude,literal)${d}`)], env);
     const tree = await gitText(state.root, ['write-tree'], env);
     let date = '@0 +0000';
     if (state.head) date = await gitText(state.root, ['log', '-1', '--format=@%ct +0000', state.head]);

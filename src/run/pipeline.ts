@@ -480,7 +480,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
         else rec.source!.sent = (await rsyncTree(spec, state, placed.dir, io.env, sd)).sent;
       }
       if (mode === 'git') {
-        gitCommit = await snapshotCommit(state);
+        gitCommit = await snapshotCommit(state, lockDirs);
         rec.source!.ranCommit = gitCommit;
         // The VM verified this very commit last time: nothing to push (the checkout is verified again).
         // Else, on top of the commit it verified, the few new objects go in the run's own session.

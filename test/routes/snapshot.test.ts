@@ -85,6 +85,48 @@ describe('snapshotCommit (git mode)', () => {
     expect(git(repo, 'show', ':staged-then-edited.txt')).toBe('v2 staged\n');
   });
 
+  it("leaves out offhost's own lock files (the lock's view in the tree): the same source is the same commit, whatever they say", async () => {
+    const repo = join(tmp, 'with-locks');
+    mkdirSync(repo);
+    git(repo, 'init', '-q', '-b', 'main');
+    write(repo, 'a.txt', 'a\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'base');
+    write(repo, 'a.txt', 'edited\n');
+    const dirs = ['meta/context/notices/vm-active/', 'meta/context/notices/active/'];
+    const snap = async (claim: string) => {
+      write(repo, 'meta/context/notices/vm-active/lock-s.khost1.dev-linux-x.md', claim);
+      write(repo, 'meta/context/notices/active/lock-[odd]*name.md', claim);
+      const state = await readSourceState({ root: repo, gitDir: join(repo, '.git') }, ['.git'], dirs);
+      const commit = await snapshotCommit(state, dirs);
+      expect([...treeOf(repo, commit).keys()].map((p) => `./${p}`).sort()).toEqual([...state.files].sort());
+      return commit;
+    };
+    const one = await snap('run 1, heartbeat 10:00\n');
+    expect([...treeOf(repo, one).keys()]).toEqual(['a.txt']);
+    expect(await snap('run 2, heartbeat 10:05\n')).toBe(one);
+  });
+
+  it("takes an edit that keeps the size and the mtime, made in the tick the index was written (git's racily clean entry)", async () => {
+    const repo = join(tmp, 'racy');
+    mkdirSync(repo);
+    git(repo, 'init', '-q', '-b', 'main');
+    // ctime not compared (as on some laptops' filesystems): only the size and the mtime speak for the file.
+    git(repo, 'config', 'core.trustctime', 'false');
+    write(repo, 'a.txt', 'v3\n');
+    execFileSync('touch', ['-d', '@1600000000', join(repo, 'a.txt')]);
+    git(repo, 'add', 'a.txt');
+    git(repo, 'commit', '-q', '-m', 'v3');
+    // Rewritten in place, same size, its mtime put back; the index written in that same second.
+    write(repo, 'a.txt', 'v4\n');
+    execFileSync('touch', ['-d', '@1600000000', join(repo, 'a.txt')]);
+    execFileSync('touch', ['-d', '@1600000000', join(repo, '.git', 'index')]);
+    const state = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    expect(state.manifest).toContain('./a.txt');
+    const commit = await snapshotCommit(state);
+    expect(treeOf(repo, commit).get('a.txt')).toBe('100644 v4\n');
+  });
+
   it('a repository without an index yet (no commit, nothing staged) still gets its snapshot', async () => {
     const repo = join(tmp, 'fresh');
     mkdirSync(repo);
