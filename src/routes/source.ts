@@ -55,6 +55,12 @@ export interface SourceState {
    * racy margin a shared VM's cache measures the files' times against (they are the laptop's times).
    */
   stamp: string | null;
+  /**
+   * The paths whose working-tree file was not the index's when the source was read (git status's second
+   * column: modified, deleted, type changed; unmerged; untracked): everywhere else the tree is the index.
+   * Null when not read from a working tree.
+   */
+  changed: string[] | null;
 }
 
 /** Environment for git: no inherited GIT_* (inside a hook they point at git's own files), no prompts. */
@@ -202,9 +208,11 @@ export function fingerprintOf(manifest: string): string {
  * `git status --porcelain=v2 -z --branch` in one pass: HEAD's commit and branch (the headers), the dirty
  * summary (each entry's XY, `.` for unchanged, read as v1's letters), and the untracked paths.
  */
-export function parseStatus(z: Buffer): { head: string | null; branch: string | null; dirty: DirtySummary; untracked: string[] } {
+export function parseStatus(z: Buffer): { head: string | null; branch: string | null; dirty: DirtySummary; untracked: string[]; changed: string[] } {
   const d: DirtySummary = { modified: 0, added: 0, deleted: 0, untracked: 0, paths: [] };
   const untracked: string[] = [];
+  /** The paths whose working-tree file is not the index's: changed in the tree, unmerged, untracked. */
+  const changed: string[] = [];
   let head: string | null = null;
   let branch: string | null = null;
   const parts = z.toString('utf8').split('\0');
@@ -227,16 +235,19 @@ export function parseStatus(z: Buffer): { head: string | null; branch: string | 
       d.untracked++;
       const path = e.slice(2);
       untracked.push(path);
+      changed.push(path);
       if (d.paths.length < 20) d.paths.push(`?? ${path}`);
     } else if (kind === '1' || kind === '2' || kind === 'u') {
       let at = 0;
       for (let f = 0; f < fieldsBefore[kind] && at !== -1; f++) at = e.indexOf(' ', at + 1);
       if (at === -1) continue;
       note(e.slice(2, 4).replace(/\./g, ' '), e.slice(at + 1));
-      if (kind === '2') i++; // the original path follows
+      // The working tree differs from the index there (the second column), or the entry is unmerged.
+      if (kind === 'u' || e[3] !== '.') changed.push(e.slice(at + 1));
+      if (kind === '2') i++; // the original path follows (not in the index any more)
     }
   }
-  return { head, branch, dirty: d, untracked };
+  return { head, branch, dirty: d, untracked, changed: changed.filter(Boolean) };
 }
 
 /** Reads the source state of the repository at `root` (physical path). */
@@ -283,6 +294,7 @@ export async function readSourceState(
     fingerprint: fingerprintOf(manifest),
     dirty,
     clean: dirty.modified + dirty.added + dirty.deleted + dirty.untracked === 0,
+    changed: st.changed,
     stamp: cache.stampNs === null ? null : `${cache.stampNs / 1_000_000_000n}.${String(cache.stampNs % 1_000_000_000n).padStart(9, '0')}`,
   };
 }
@@ -378,6 +390,7 @@ export async function commitSourceState(
       dirty: { modified: 0, added: 0, deleted: 0, untracked: 0, paths: [] },
       clean: true,
       stamp: null,
+      changed: null,
     };
   } finally {
     const { rmSync } = await import('node:fs');

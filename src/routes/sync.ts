@@ -243,7 +243,12 @@ export async function snapshotCommit(
     }
     // The lock's view of the checkout (its lock files, rewritten by every lock command) is not the source: a
     // snapshot with it was a new commit on every run, pushed again though nothing of the source changed.
-    await gitText(state.root, ['add', '-A', '--', '.', ...skipDirs.map((d) => `:(exclude,literal)${d}`)], env);
+    // From the checkout's own index, only the paths where git status saw the tree differ from it need adding:
+    // `add -A` of those alone is `add -A` of the tree, without a stat of every other file (a few hundred at most).
+    const named = copied && state.changed !== null ? state.changed.filter((p) => !skipDirs.some((d) => p.startsWith(d))) : null;
+    if (named !== null && named.length <= 500 && named.reduce((n, p) => n + p.length + 1, 0) < 64 * 1024) {
+      if (named.length) await gitText(state.root, ['add', '-A', '--', ...named], { ...env, GIT_LITERAL_PATHSPECS: '1' });
+    } else await gitText(state.root, ['add', '-A', '--', '.', ...skipDirs.map((d) => `:(exclude,literal)${d}`)], env);
     const tree = await gitText(state.root, ['write-tree'], env);
     let date = '@0 +0000';
     if (state.head) date = await gitText(state.root, ['log', '-1', '--format=@%ct +0000', state.head]);
