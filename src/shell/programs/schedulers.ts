@@ -262,6 +262,52 @@ function gdbTarget(argv: Field[]): Unwrapped {
   return runs ? { kind: 'run', via: 'gdb', argv: [argv[s.index]!] } : { kind: 'none' };
 }
 
+/** lldb's options that take a value (LLVM 12-19 `lldb --help`); the commands among them are read, the rest skipped. */
+const LLDB_COMMAND = /^(-o|--one-line|-O|--one-line-before-file|-k|--one-line-on-crash)$/;
+const LLDB_VALUE = /^(-a|--arch|-f|--file|-c|--core|-p|--attach-pid|-n|--attach-name|-l|--script-language|-s|--source|-S|--source-before-file|-K|--source-on-crash|-r|--repl-language|-R|--repl|--debug-file|--capture-path|-L|--log-channel)$/;
+
+/**
+ * lldb: `-o 'platform shell CMD'` (or the `shell` alias; `-O`, `-k`, `--one-line`) runs CMD here through
+ * the host's shell; `-o run` (`r`, `process launch`) runs the target (`lldb -- PROG ARGS`, `lldb PROG`,
+ * `-f PROG`) here under the debugger. A command lldb would read from a file (`-s FILE`) is not judged.
+ */
+function lldb(argv: Field[]): Unwrapped {
+  const items: Unwrapped[] = [];
+  let runs = false;
+  let target: Field[] | null = null;
+  const command = (v: Field) => {
+    if (!v.known) {
+      runs = true;
+      items.push({ kind: 'script', via: 'lldb platform shell', text: { value: '', known: false } });
+      return;
+    }
+    // `platform shell [-h|--host] [-s SHELL] [-t SECONDS] [--] CMD`, and the `shell` alias of `platform shell --host`.
+    const m = /^\s*(?:platform\s+shell|shell)\s+((?:(?:-h|--host|-s\s+\S+|--shell(?:=|\s+)\S+|-t\s+\S+|--timeout(?:=|\s+)\S+)\s+)*)(?:--\s+)?([\s\S]*)$/.exec(v.value);
+    if (m) items.push({ kind: 'script', via: 'lldb platform shell', text: { value: m[2]!, known: true } });
+    else if (/^\s*(r|run|process\s+launch)(\s|$)/.test(v.value)) runs = true;
+  };
+  for (let k = 1; k < argv.length; k++) {
+    const a = argv[k]!;
+    if (!a.known) continue;
+    if (a.value === '--') {
+      if (argv.length > k + 1) target = argv.slice(k + 1);
+      break;
+    }
+    const eq = /^(--[a-z-]+)=([\s\S]*)$/.exec(a.value);
+    const name = eq ? eq[1]! : a.value;
+    const value = eq ? { value: eq[2]!, known: true } : argv[k + 1];
+    if (LLDB_COMMAND.test(name)) {
+      if (value) command(value);
+      if (!eq) k++;
+    } else if (LLDB_VALUE.test(name)) {
+      if ((name === '-f' || name === '--file') && value && target === null) target = [value];
+      if (!eq) k++;
+    } else if (!a.value.startsWith('-') && target === null) target = [a];
+  }
+  if (runs && target) items.push({ kind: 'run', via: 'lldb', argv: target });
+  return items.length === 0 ? { kind: 'none' } : items.length === 1 ? items[0]! : { kind: 'many', items };
+}
+
 /** `at now <<< 'make build'`, `echo make build | batch`, `at -f job.sh now`: the job runs later, here, in this directory. */
 function at(call: Call): Unwrapped {
   const s = scan(call.fields, AT);
@@ -447,13 +493,15 @@ function unwrap(call: Call): Unwrapped {
       return perf(argv);
     case 'gdb':
       return gdb(argv);
+    case 'lldb':
+      return lldb(argv);
   }
   return { kind: 'none' };
 }
 
 export const schedulers: ProgramModule = {
   family: 'schedulers, queues, watchers, multiplexers',
-  names: ['crontab', 'start-stop-daemon', 'dtach', 'abduco', 'daemonize', 'zellij', 'byobu', 'tmux', 'screen', 'find', 'fd', 'fdfind', 'xargs', 'parallel', 'sem', 'hyperfine', 'watchexec', 'watch', 'nodemon', 'pueue', 'at', 'batch', 'watchman-make', 'concurrently', 'start-server-and-test', 'server-test', 'start-test', 'perf', 'gdb'],
+  names: ['crontab', 'start-stop-daemon', 'dtach', 'abduco', 'daemonize', 'zellij', 'byobu', 'tmux', 'screen', 'find', 'fd', 'fdfind', 'xargs', 'parallel', 'sem', 'hyperfine', 'watchexec', 'watch', 'nodemon', 'pueue', 'at', 'batch', 'watchman-make', 'concurrently', 'start-server-and-test', 'server-test', 'start-test', 'perf', 'gdb', 'lldb'],
   unwrap,
   examples: {
     match: [
@@ -487,6 +535,11 @@ export const schedulers: ProgramModule = {
       { line: "start-server-and-test 'npm start' http://localhost:3000 'npx playwright test'", runs: 'npx playwright test' },
       { line: 'perf stat -e cycles make build', runs: 'make build' },
       { line: 'gdb -batch -ex run --args make build', runs: 'make build' },
+      { line: "lldb -b -o 'platform shell make build'", runs: 'make build' },
+      { line: "lldb -o 'shell make build-safe'", runs: 'make build-safe' },
+      { line: "lldb --one-line='platform shell -h -- make build'", runs: 'make build' },
+      { line: 'lldb -b -o run -- make build', runs: 'make build' },
+      { line: "lldb -O 'process launch' -f make", runs: 'make' },
       { line: 'hyperfine "make build"', runs: 'make build' },
     ],
     not_match: [
@@ -494,6 +547,8 @@ export const schedulers: ProgramModule = {
       { line: 'at -l', runs: 'make build' },
       { line: 'perf stat -p 42', runs: 'make build' },
       { line: 'gdb make', runs: 'make' },
+      { line: 'lldb -- make build', runs: 'make build' },
+      { line: "lldb -o 'breakpoint set -n main' make", runs: 'make' },
       { line: 'pueue status', runs: 'make build' },
     ],
   },
