@@ -308,6 +308,56 @@ function lldb(argv: Field[]): Unwrapped {
   return items.length === 0 ? { kind: 'none' } : items.length === 1 ? items[0]! : { kind: 'many', items };
 }
 
+/** exec-maven-plugin's `exec` goal, short or in full (`org.codehaus.mojo:exec-maven-plugin:3.1.0:exec`). */
+const MAVEN_EXEC_GOAL = /^(?:(?:org\.codehaus\.mojo:)?exec(?:-maven-plugin)?(?::[^:\s]+)?:)exec(?:@\S+)?$/;
+
+/** exec.args as the plugin splits it (whitespace, with "…" and '…' kept whole; no escapes). */
+function mavenArgs(text: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  let cur: string | null = null;
+  let last = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const piece = m[1] ?? m[2] ?? m[3] ?? '';
+    // Adjacent pieces (a"b c") make one word.
+    if (cur !== null && m.index === last) cur += piece;
+    else {
+      if (cur !== null) out.push(cur);
+      cur = piece;
+    }
+    last = m.index + m[0].length;
+  }
+  if (cur !== null) out.push(cur);
+  return out;
+}
+
+/**
+ * Maven's `exec:exec` (`mvn`, `./mvnw`, `mvnd`) runs `-Dexec.executable` here with `-Dexec.args` split into
+ * words. An executable set only in the pom is not read (a limit, docs/GUARD.md).
+ */
+function maven(argv: Field[]): Unwrapped {
+  let goal = false;
+  let exe: Field | null = null;
+  let args: Field | null = null;
+  for (let k = 1; k < argv.length; k++) {
+    const a = argv[k]!;
+    let prop: Field | null = null;
+    if (a.known && (a.value === '-D' || a.value === '--define')) prop = argv[++k] ?? null;
+    else if (a.known && a.value.startsWith('-D')) prop = { value: a.value.slice(2), known: true };
+    else if (a.known && a.value.startsWith('--define=')) prop = { value: a.value.slice(9), known: true };
+    else if (!a.known && /^-D/.test(a.value)) prop = { value: a.value.slice(2), known: false };
+    else if (a.known && MAVEN_EXEC_GOAL.test(a.value)) goal = true;
+    if (!prop) continue;
+    const m = /^exec\.(executable|args)=([\s\S]*)$/.exec(prop.value);
+    if (!m) continue;
+    if (m[1] === 'executable') exe = { value: m[2]!, known: prop.known };
+    else args = { value: m[2]!, known: prop.known };
+  }
+  if (!goal || !exe) return { kind: 'none' };
+  const words: Field[] = args === null ? [] : args.known ? mavenArgs(args.value).map((value) => ({ value, known: true })) : [{ value: args.value, known: false }];
+  return { kind: 'run', via: 'mvn exec:exec', argv: [exe, ...words] };
+}
+
 /** `at now <<< 'make build'`, `echo make build | batch`, `at -f job.sh now`: the job runs later, here, in this directory. */
 function at(call: Call): Unwrapped {
   const s = scan(call.fields, AT);
@@ -495,13 +545,17 @@ function unwrap(call: Call): Unwrapped {
       return gdb(argv);
     case 'lldb':
       return lldb(argv);
+    case 'mvn':
+    case 'mvnw':
+    case 'mvnd':
+      return maven(argv);
   }
   return { kind: 'none' };
 }
 
 export const schedulers: ProgramModule = {
   family: 'schedulers, queues, watchers, multiplexers',
-  names: ['crontab', 'start-stop-daemon', 'dtach', 'abduco', 'daemonize', 'zellij', 'byobu', 'tmux', 'screen', 'find', 'fd', 'fdfind', 'xargs', 'parallel', 'sem', 'hyperfine', 'watchexec', 'watch', 'nodemon', 'pueue', 'at', 'batch', 'watchman-make', 'concurrently', 'start-server-and-test', 'server-test', 'start-test', 'perf', 'gdb', 'lldb'],
+  names: ['crontab', 'start-stop-daemon', 'dtach', 'abduco', 'daemonize', 'zellij', 'byobu', 'tmux', 'screen', 'find', 'fd', 'fdfind', 'xargs', 'parallel', 'sem', 'hyperfine', 'watchexec', 'watch', 'nodemon', 'pueue', 'at', 'batch', 'watchman-make', 'concurrently', 'start-server-and-test', 'server-test', 'start-test', 'perf', 'gdb', 'lldb', 'mvn', 'mvnw', 'mvnd'],
   unwrap,
   examples: {
     match: [
@@ -539,6 +593,8 @@ export const schedulers: ProgramModule = {
       { line: "lldb -o 'shell make build-safe'", runs: 'make build-safe' },
       { line: "lldb --one-line='platform shell -h -- make build'", runs: 'make build' },
       { line: 'lldb -b -o run -- make build', runs: 'make build' },
+      { line: 'mvn exec:exec -Dexec.executable=make -Dexec.args=build-safe', runs: 'make build-safe' },
+      { line: `./mvnw -q org.codehaus.mojo:exec-maven-plugin:3.1.0:exec -D exec.executable=make '-Dexec.args=-C "sub dir" build'`, runs: 'make -C sub dir build' },
       { line: "lldb -O 'process launch' -f make", runs: 'make' },
       { line: 'hyperfine "make build"', runs: 'make build' },
     ],
@@ -548,6 +604,7 @@ export const schedulers: ProgramModule = {
       { line: 'perf stat -p 42', runs: 'make build' },
       { line: 'gdb make', runs: 'make' },
       { line: 'lldb -- make build', runs: 'make build' },
+      { line: 'mvn -Dexec.executable=make -Dexec.args=build package', runs: 'make build' },
       { line: "lldb -o 'breakpoint set -n main' make", runs: 'make' },
       { line: 'pueue status', runs: 'make build' },
     ],
