@@ -425,7 +425,7 @@ const COPY_VALUE = new Set(['-m', '--mode', '-o', '--owner', '-g', '--group', '-
  * each destination holds what its source holds: what the line wrote there, else the disk, else unknown.
  * Empty when the copy cannot be followed (a name made at run time).
  */
-function copied(fields: Field[], st: State, ctx: Ctx): { target: Field; content: Field }[] {
+function copied(fields: Field[], st: State, ctx: Ctx): { target: Field; content: Field; sourceDir?: string }[] {
   const operands: Field[] = [];
   let dir: Field | null = null;
   for (let i = 1; i < fields.length; i++) {
@@ -456,11 +456,18 @@ function copied(fields: Field[], st: State, ctx: Ctx): { target: Field; content:
     const path = resolveDir(st.cwd, dir);
     if (path === null) return [];
     // One source onto a name that is not a directory: that file.
-    if (operands.length === 1 && !dir.value.endsWith('/') && ctx.files?.read(path).kind !== 'directory') return [{ target: { value: path, known: true }, content: contentOf(operands[0]!, st, ctx) }];
+    if (operands.length === 1 && !dir.value.endsWith('/') && ctx.files?.read(path).kind !== 'directory') return [{ target: { value: path, known: true }, ...copiedContent(operands[0]!, st, ctx) }];
   }
   const base = resolveDir(st.cwd, dir);
   if (base === null) return [];
-  return operands.map((src) => ({ target: { value: `${base.replace(/\/+$/, '')}/${src.value.replace(/\/+$/, '').slice(src.value.replace(/\/+$/, '').lastIndexOf('/') + 1)}`, known: true }, content: contentOf(src, st, ctx) }));
+  return operands.map((src) => ({ target: { value: `${base.replace(/\/+$/, '')}/${src.value.replace(/\/+$/, '').slice(src.value.replace(/\/+$/, '').lastIndexOf('/') + 1)}`, known: true }, ...copiedContent(src, st, ctx) }));
+}
+
+/** A source's content, and for a directory its path (what a recursive copy or a move takes whole). */
+function copiedContent(src: Field, st: State, ctx: Ctx): { content: Field; sourceDir?: string } {
+  const path = resolveDir(st.cwd, src);
+  if (path !== null && ctx.files?.read(path).kind === 'directory') return { content: { value: '', known: false }, sourceDir: path.replace(/\/+$/, '') || '/' };
+  return { content: contentOf(src, st, ctx) };
 }
 
 /** What a file holds for a copy of it: what the line wrote there, else the disk, else unknown. */
@@ -508,8 +515,13 @@ function recordWrites(node: SimpleCommandNode, fields: Field[], st: State, ctx: 
     const text = stdin();
     for (const f of fields.slice(1)) if (!(f.known && f.value.startsWith('-'))) write(f, text, append);
   } else if (prog === 'cp' || prog === 'install' || prog === 'mv') {
-    // `cp tools/build.sh x.sh && ./x.sh`: what runs is what was copied.
-    for (const c of copied(fields, st, ctx)) write(c.target, c.content, false);
+    // `cp tools/build.sh x.sh && ./x.sh`: what runs is what was copied. A directory goes whole with
+    // `cp -r`/`-R`/`-a` (cp refuses it otherwise) and with `mv`: its files are found under the copy.
+    const whole = prog === 'mv' || (prog === 'cp' && fields.some((f) => f.known && /^(-[A-Za-z]*[rRa][A-Za-z]*|--recursive|--archive)$/.test(f.value)));
+    for (const c of copied(fields, st, ctx)) {
+      write(c.target, c.content, false);
+      if (c.sourceDir !== undefined && whole) (ctx.copiedDirs ??= []).push({ target: c.target.value.replace(/\/+$/, ''), source: c.sourceDir });
+    }
   }
 }
 

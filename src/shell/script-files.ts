@@ -40,12 +40,32 @@ export function lineMayWrite(path: string, ctx: Ctx, dynamicToo = true): boolean
  * line did not write it in a way offhost followed (then lineMayWrite decides).
  */
 export function writtenText(path: string, ctx: Ctx): Field | undefined {
-  const w = ctx.written?.get(path);
+  const w = ctx.written?.get(path) ?? underCopiedDir(path, ctx);
   if (w === undefined) return undefined;
   ctx.writesUnseen ??= writesUnseenIn(ctx.text);
   const followed = ctx.writeCounts?.get(path) ?? 0;
   if (ctx.writesUnseen || writeSites(path, ctx, followed + 1) !== followed) return { value: '', known: false };
   return w;
+}
+
+/**
+ * A file under a directory the line copied whole (`cp -r tools/quiet q && bash q/build`): what the same
+ * name under the source holds (what the line wrote there, else the disk, else unknown); undefined when
+ * the path is under no such copy. The latest copy onto a place wins.
+ */
+function underCopiedDir(path: string, ctx: Ctx): Field | undefined {
+  const dirs = ctx.copiedDirs;
+  if (!dirs) return undefined;
+  for (let i = dirs.length - 1; i >= 0; i--) {
+    const { target, source } = dirs[i]!;
+    if (!path.startsWith(`${target}/`)) continue;
+    const from = `${source}/${path.slice(target.length + 1)}`;
+    const before = ctx.written?.get(from) ?? underCopiedDir(from, { ...ctx, copiedDirs: dirs.slice(0, i) });
+    if (before) return before;
+    const r = ctx.files?.read(from);
+    return r?.kind === 'text' ? { value: r.text, known: true } : { value: '', known: false };
+  }
+  return undefined;
 }
 
 /** Whether `text` may write to a name made at run time (`> "$f"`, `cp x "$d"`, `git … $X`). */

@@ -145,6 +145,11 @@ export interface Ctx {
    * run.sh`, `… | tee run.sh`): path -> the text (unknown when the writer's output is not static).
    */
   written?: Map<string, Field>;
+  /**
+   * Directories the line copied whole (`cp -r SRC DST`, `mv SRC DST`), latest last: a file under `target`
+   * holds what the same name under `source` holds (script-files.ts writtenText).
+   */
+  copiedDirs?: { target: string; source: string }[];
   /** How many writes of each path `written` followed (all of the line's writes of it, or its text is unknown). */
   writeCounts?: Map<string, number>;
   /** `ln [-s] TARGET LINK`, `cp FILE COPY` earlier in the line: the program a name or path runs (never a directory mapping). */

@@ -43,6 +43,8 @@ beforeAll(() => {
   file(join(koda, 'nul.sh'), Buffer.from('#!/bin/bash\necho hi\nmake build-safe\n\0\n'), 0o755);
   file(join(koda, 'nulfirst.sh'), Buffer.from('x\0y\nmake build-safe\n'), 0o755);
   symlinkSync('loop.sh', join(koda, 'loop.sh')); // a link to itself: open fails with ELOOP
+  file(join(koda, 'scripts', 'build'), '#!/bin/sh\nmake build-safe\n', 0o755);
+  file(join(koda, 'scripts', 'deep', 'lint'), '#!/bin/sh\nshellcheck *.sh\n', 0o755);
   file(join(koda, 'bin', 'fast'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]), 0o755);
   file(join(web, 'package.json'), JSON.stringify({ name: 'web', scripts: { test: 'vitest run', e2e: 'playwright test', pree2e: 'echo start', build: 'tsc -p .', 'test:browser': 'flutter test --device-id chrome', nested: 'npm run e2e' } }));
   file(join(web, 'src', 'keep'), '');
@@ -401,6 +403,9 @@ describe('false positives: scripts that run nothing heavy stay allowed', () => {
     expect(inKoda('cp lint.sh x.sh && ./x.sh').decision).toBe('allow');
     expect(inKoda('cp -t /tmp build.sh lint.sh && /tmp/lint.sh').decision).toBe('allow');
     expect(inKoda('cp build.sh x.sh && sed -i s/make/true/ x.sh && ./x.sh')).toMatchObject({ decision: 'deny', rule: 'unknown-program' });
+    // A light script of a copied directory runs light; a directory cp does not take without -r is not copied.
+    expect(inKoda('cp -r scripts /tmp/s && /tmp/s/deep/lint').decision).toBe('allow');
+    expect(inKoda('cp scripts /tmp/norec && /tmp/norec/build').decision).toBe('allow');
   });
   it("run-parts never compiles the line's own --regex: a pattern made to backtrack on a long name answers at once, judging every file", () => {
     const dir = join(home, 'parts');
@@ -438,6 +443,12 @@ describe('bypass attempts', () => {
     ['install -m 755 build.sh /tmp/b && /tmp/b', 'reroute', 'koda-make'],
     ['cp lint.sh x.sh && echo "make kasm" >> x.sh && ./x.sh', 'reroute', 'koda-make'],
     ['cp "$S" x.sh && ./x.sh', 'deny', 'unknown-program'],
+    // A directory copied whole (cp -r/-R/-a, mv): its files are found under the copy, at any depth.
+    ['cp -r scripts /tmp/s && /tmp/s/build', 'reroute', 'koda-make'],
+    ['cp -a . /tmp/whole && sh /tmp/whole/scripts/build', 'reroute', 'koda-make'],
+    ['mv scripts moved && moved/build', 'reroute', 'koda-make'],
+    ['cp -R scripts out/ && bash out/scripts/build', 'reroute', 'koda-make'],
+    ["cp -r scripts s2 && echo 'make kasm' > s2/deep/lint && s2/deep/lint", 'reroute', 'koda-make'],
     ['f=lint.sh; echo "make build" > "$f"; bash lint.sh', 'deny', 'unknown-program'],
     // Through wrappers and substitutions.
     ['env -i bash ./build.sh', 'reroute', 'koda-make'],
