@@ -45,6 +45,12 @@ beforeAll(() => {
   symlinkSync('loop.sh', join(koda, 'loop.sh')); // a link to itself: open fails with ELOOP
   file(join(koda, 'scripts', 'build'), '#!/bin/sh\nmake build-safe\n', 0o755);
   file(join(koda, 'scripts', 'deep', 'lint'), '#!/bin/sh\nshellcheck *.sh\n', 0o755);
+  file(join(koda, 'tmux', 'run.conf'), "# start-up\nrun-shell 'make build-safe'\n");
+  file(join(koda, 'tmux', 'dc.conf'), "set -g default-command 'make build-safe'\n");
+  file(join(koda, 'tmux', 'if.conf'), "if-shell 'test -e x' {\n  run-shell -b 'make kasm'\n}\n");
+  file(join(koda, 'tmux', 'src.conf'), `source-file ${join(koda, 'tmux', 'dc.conf')}\n`);
+  file(join(koda, 'tmux', 'benign.conf'), "set -g status-right '#(date +%H:%M)'\nbind r source-file ~/.tmux.conf \\; display 'make build-safe'\nrun-shell 'echo ready'\n");
+  file(join(koda, 'tmux', 'open.conf'), "run-shell 'make build-safe\n");
   file(join(koda, 'bin', 'fast'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]), 0o755);
   file(join(web, 'package.json'), JSON.stringify({ name: 'web', scripts: { test: 'vitest run', e2e: 'playwright test', pree2e: 'echo start', build: 'tsc -p .', 'test:browser': 'flutter test --device-id chrome', nested: 'npm run e2e' } }));
   file(join(web, 'src', 'keep'), '');
@@ -406,6 +412,10 @@ describe('false positives: scripts that run nothing heavy stay allowed', () => {
     // A light script of a copied directory runs light; a directory cp does not take without -r is not copied.
     expect(inKoda('cp -r scripts /tmp/s && /tmp/s/deep/lint').decision).toBe('allow');
     expect(inKoda('cp scripts /tmp/norec && /tmp/norec/build').decision).toBe('allow');
+    // tmux: a configuration that runs nothing heavy, one read by no starting server, a format condition.
+    expect(inKoda('tmux -f tmux/benign.conf new -d').decision).toBe('allow');
+    expect(inKoda('tmux -f tmux/run.conf ls').decision).toBe('allow');
+    expect(inKoda("tmux if -F '#{==:1,1}' 'display ok'").decision).toBe('allow');
   });
   it("run-parts never compiles the line's own --regex: a pattern made to backtrack on a long name answers at once, judging every file", () => {
     const dir = join(home, 'parts');
@@ -443,6 +453,15 @@ describe('bypass attempts', () => {
     ['install -m 755 build.sh /tmp/b && /tmp/b', 'reroute', 'koda-make'],
     ['cp lint.sh x.sh && echo "make kasm" >> x.sh && ./x.sh', 'reroute', 'koda-make'],
     ['cp "$S" x.sh && ./x.sh', 'deny', 'unknown-program'],
+    // tmux runs shell commands from its configuration, its own command list, if-shell and default-command.
+    ['tmux -f tmux/run.conf new -d', 'reroute', 'koda-make'],
+    ['tmux -f tmux/dc.conf new -d', 'reroute', 'koda-make'],
+    ['tmux -f tmux/if.conf new -d', 'reroute', 'koda-make'],
+    ['tmux -f tmux/src.conf start-server', 'reroute', 'koda-make'],
+    ["tmux set -g default-command 'make build-safe' \\; new -d", 'reroute', 'koda-make'],
+    ["tmux if-shell true 'run-shell \"make kasm\"'", 'reroute', 'koda-make'],
+    ["echo \"run-shell 'make kasm'\" > t.conf && tmux -f t.conf new -d", 'reroute', 'koda-make'],
+    ['tmux -f tmux/open.conf new -d', 'deny', 'unknown-program'],
     // A directory copied whole (cp -r/-R/-a, mv): its files are found under the copy, at any depth.
     ['cp -r scripts /tmp/s && /tmp/s/build', 'reroute', 'koda-make'],
     ['cp -a . /tmp/whole && sh /tmp/whole/scripts/build', 'reroute', 'koda-make'],

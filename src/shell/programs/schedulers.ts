@@ -9,6 +9,7 @@ import { quote } from '../../routes/quote.js';
 import { envField, joinFields, type Call } from '../walk-state.js';
 import type { ProgramModule, Unwrapped } from './types.js';
 import { isShellProgram } from './shells.js';
+import { configRuns, tmuxCommandRuns } from './tmux-config.js';
 
 const UNKNOWN_DIR: Field = { value: '', known: false };
 
@@ -65,6 +66,43 @@ function tmux(argv: Field[]): Unwrapped {
   const startsHere = sub.value === 'new-session' || sub.value === 'new' || sub.value === 'run-shell' || sub.value === 'run';
   const cwd = dir ?? (startsHere ? undefined : UNKNOWN_DIR);
   return { kind: 'script', via: `tmux ${sub.value}`, text: joinFields(rest), ...(cwd ? { cwd } : {}) };
+}
+
+/**
+ * Everything a tmux line runs here: each of its commands (split at `;` words: `tmux set -g default-command
+ * X \; new -d`), and, when it may start the server, the configuration that server reads (`-f FILE`, else
+ * /etc/tmux.conf and the user's first of ~/.tmux.conf, $XDG_CONFIG_HOME/tmux/tmux.conf,
+ * ~/.config/tmux/tmux.conf): ./tmux-config.ts.
+ */
+function tmuxLine(call: Call): Unwrapped {
+  const argv = call.fields;
+  let i = 1;
+  let conf: Field | null = null;
+  while (i < argv.length && argv[i]!.known && argv[i]!.value.startsWith('-')) {
+    if (argv[i]!.value === '-f') conf = argv[i + 1] ?? UNKNOWN_DIR;
+    i += /^-[LSfT]$/.test(argv[i]!.value) ? 2 : 1;
+  }
+  const plain = (words: Field[]) => tmux([argv[0]!, ...words]);
+  const cmds: Field[][] = [[]];
+  for (const f of argv.slice(i)) {
+    if (f.known && f.value === ';') cmds.push([]);
+    else cmds.at(-1)!.push(f);
+  }
+  const items = cmds.filter((c) => c.length > 0).flatMap((c) => tmuxCommandRuns(c, call, 0, plain));
+  const sub = argv[i];
+  const starts = sub === undefined || (sub.known && (TMUX_START.has(sub.value) || sub.value === 'start-server' || sub.value === 'start'));
+  if (starts) {
+    if (conf) items.push(...configRuns(conf, call, 0, plain));
+    else {
+      items.push(...configRuns({ value: '/etc/tmux.conf', known: true }, call, 0, plain));
+      const home = call.ctx.home;
+      const xdg = envField(call, 'XDG_CONFIG_HOME');
+      const user = [home ? `${home}/.tmux.conf` : null, xdg?.known && xdg.value ? `${xdg.value}/tmux/tmux.conf` : null, home ? `${home}/.config/tmux/tmux.conf` : null].filter((p): p is string => p !== null);
+      const first = user.find((p) => call.ctx.written?.has(p) || (call.ctx.files != null && call.ctx.files.read(p).kind !== 'missing'));
+      if (first) items.push(...configRuns({ value: first, known: true }, call, 0, plain));
+    }
+  }
+  return items.length === 0 ? { kind: 'none' } : items.length === 1 ? items[0]! : { kind: 'many', items };
 }
 
 function findExec(argv: Field[]): Unwrapped {
@@ -496,7 +534,7 @@ function unwrap(call: Call): Unwrapped {
       return detachers(call.name, argv);
     case 'byobu':
     case 'tmux':
-      return withShell(call, tmux(argv), startsTmuxSession(argv));
+      return withShell(call, call.name === 'tmux' ? tmuxLine(call) : tmux(argv), startsTmuxSession(argv));
     case 'screen':
       return withShell(call, screen(argv), !argv.some((a) => a.known && /^-(r|R|x|X|ls|list|wipe|Q|v|version|-help|h)$/.test(a.value)));
     case 'find':
