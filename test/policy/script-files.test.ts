@@ -459,6 +459,8 @@ describe('bypass attempts', () => {
     ['tmux -f tmux/if.conf new -d', 'reroute', 'koda-make'],
     ['tmux -f tmux/src.conf start-server', 'reroute', 'koda-make'],
     ["tmux set -g default-command 'make build-safe' \\; new -d", 'reroute', 'koda-make'],
+    ["tmux set -g default-command 'make build-safe'\\; new -d", 'reroute', 'koda-make'],
+    ["tmux set -g status off\\; run-shell 'make kasm'", 'reroute', 'koda-make'],
     ["tmux if-shell true 'run-shell \"make kasm\"'", 'reroute', 'koda-make'],
     ["echo \"run-shell 'make kasm'\" > t.conf && tmux -f t.conf new -d", 'reroute', 'koda-make'],
     ['tmux -f tmux/open.conf new -d', 'deny', 'unknown-program'],

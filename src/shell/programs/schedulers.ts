@@ -85,8 +85,11 @@ function tmuxLine(call: Call): Unwrapped {
   const plain = (words: Field[]) => tmux([argv[0]!, ...words]);
   const cmds: Field[][] = [[]];
   for (const f of argv.slice(i)) {
-    if (f.known && f.value === ';') cmds.push([]);
-    else cmds.at(-1)!.push(f);
+    // tmux ends a command at a `;` word, and at a word ending in `;` (not `\;`), which keeps what precedes it.
+    if (f.known && f.value.endsWith(';') && !f.value.endsWith('\\;')) {
+      if (f.value !== ';') cmds.at(-1)!.push({ value: f.value.slice(0, -1), known: true });
+      cmds.push([]);
+    } else cmds.at(-1)!.push(f);
   }
   const items = cmds.filter((c) => c.length > 0).flatMap((c) => tmuxCommandRuns(c, call, 0, plain));
   const sub = argv[i];
