@@ -21,6 +21,14 @@ const write = (repo: string, rel: string, text: string) => {
   writeFileSync(join(repo, rel), text);
 };
 
+/** An empty repository (branch main) in the test's folder. */
+function newRepo(name: string): string {
+  const repo = join(tmp, name);
+  mkdirSync(repo);
+  git(repo, 'init', '-q', '-b', 'main');
+  return repo;
+}
+
 /** path -> "mode blob-content" of a commit's tree. */
 function treeOf(repo: string, commit: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -34,9 +42,7 @@ function treeOf(repo: string, commit: string): Map<string, string> {
 
 describe('snapshotCommit (git mode)', () => {
   it("is the working tree's tracked and not-ignored files, whatever the index held; the user's index, HEAD and files are untouched", async () => {
-    const repo = join(tmp, 'dirty');
-    mkdirSync(repo);
-    git(repo, 'init', '-q', '-b', 'main');
+    const repo = newRepo('dirty');
     write(repo, '.gitignore', 'build/\n*.log\n');
     write(repo, 'kept.txt', 'kept\n');
     write(repo, 'edited.txt', 'old\n');
@@ -86,9 +92,7 @@ describe('snapshotCommit (git mode)', () => {
   });
 
   it("leaves out offhost's own lock files (the lock's view in the tree): the same source is the same commit, whatever they say", async () => {
-    const repo = join(tmp, 'with-locks');
-    mkdirSync(repo);
-    git(repo, 'init', '-q', '-b', 'main');
+    const repo = newRepo('with-locks');
     write(repo, 'a.txt', 'a\n');
     git(repo, 'add', '.');
     git(repo, 'commit', '-q', '-m', 'base');
@@ -108,9 +112,7 @@ describe('snapshotCommit (git mode)', () => {
   });
 
   it("takes an edit that keeps the size and the mtime, made in the tick the index was written (git's racily clean entry)", async () => {
-    const repo = join(tmp, 'racy');
-    mkdirSync(repo);
-    git(repo, 'init', '-q', '-b', 'main');
+    const repo = newRepo('racy');
     // ctime not compared (as on some laptops' filesystems): only the size and the mtime speak for the file.
     git(repo, 'config', 'core.trustctime', 'false');
     write(repo, 'a.txt', 'v3\n');
@@ -128,9 +130,7 @@ describe('snapshotCommit (git mode)', () => {
   });
 
   it('a repository without an index yet (no commit, nothing staged) still gets its snapshot', async () => {
-    const repo = join(tmp, 'fresh');
-    mkdirSync(repo);
-    git(repo, 'init', '-q', '-b', 'main');
+    const repo = newRepo('fresh');
     write(repo, 'a.txt', 'a\n');
     const state = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
     const commit = await snapshotCommit(state);
