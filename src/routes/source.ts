@@ -16,11 +16,12 @@
 // and the dirty summary are kept beside it for the record.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync, fstatSync, type BigIntStats } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync, fstatSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { GitError } from '../errors.js';
 import { hashCacheFile, openHashCache, type HashCache } from './hash-cache.js';
+import { blobHashesFile, commonDirOf, distrust, openBlobHashes, ordinaryEntry, parseConfigZ, parseStagedIndex, TRUST_CONFIG, type BlobHashes, type IndexEntry } from './index-hashes.js';
 
 const run = promisify(execFile);
 
@@ -87,6 +88,18 @@ export async function gitText(cwd: string, args: string[], env?: NodeJS.ProcessE
   return (await gitBuf(cwd, args, env)).toString('utf8').trim();
 }
 
+/** `git config -z --get-regexp RE`: nothing set is an empty answer (git exits 1), any other failure throws. */
+async function gitConfig(cwd: string, re: string): Promise<Buffer> {
+  try {
+    const r = await run('git', ['config', '-z', '--get-regexp', re], { cwd, env: gitEnv(), encoding: 'buffer', maxBuffer: 1 << 20 });
+    return r.stdout as Buffer;
+  } catch (err) {
+    const e = err as { code?: number; stderr?: Buffer; message: string };
+    if (e.code === 1 && !e.stderr?.length) return Buffer.alloc(0);
+    throw new GitError(`git config --get-regexp (in ${cwd}) failed: ${(e.stderr?.toString() || e.message).trim()}`);
+  }
+}
+
 async function tryGit(cwd: string, args: string[]): Promise<string | null> {
   try {
     return await gitText(cwd, args);
@@ -103,9 +116,14 @@ export async function findRepo(cwd: string): Promise<{ root: string; gitDir: str
   return root && gitDir ? { root, gitDir } : null;
 }
 
-function excluded(path: string, exclude: readonly string[]): boolean {
-  if (exclude.length === 0) return false;
-  return path.split('/').some((seg) => exclude.includes(seg));
+/** True when a whole segment of `path` is one of `exclude` (no split: this runs for every file of the tree). */
+export function excluded(path: string, exclude: readonly string[]): boolean {
+  for (const seg of exclude) {
+    const at = path.indexOf(seg);
+    if (at < 0) continue;
+    if (path === seg || path.startsWith(`${seg}/`) || path.endsWith(`/${seg}`) || path.includes(`/${seg}/`)) return true;
+  }
+  return false;
 }
 
 /** Names the VM-side coreutils would print differently (escaped) or a line protocol cannot carry. */
@@ -113,8 +131,11 @@ function unverifiable(path: string): boolean {
   return /[\\\n\r]/.test(path);
 }
 
-/** The sha256 of a regular file (following symlinks, as sha256sum does) and its stat, or null. */
-function hashFile(abs: string): { sum: string; st: BigIntStats } | null {
+/**
+ * The sha256 of a regular file (following symlinks, as sha256sum does) and its stat, or null. `blobAlgo`:
+ * also the git blob id of the same bytes (`blob <size>\0` + content) in that object format.
+ */
+function hashFile(abs: string, blobAlgo?: 'sha1' | 'sha256'): { sum: string; st: BigIntStats; blob?: string } | null {
   // Reads in chunks so a big file is not held in memory.
   let fd: number;
   try {
@@ -126,13 +147,17 @@ function hashFile(abs: string): { sum: string; st: BigIntStats } | null {
     const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return null;
     const h = createHash('sha256');
+    // The header states the size seen before reading: bytes that changed meanwhile give another id.
+    const g = blobAlgo ? createHash(blobAlgo).update(`blob ${st.size}\0`) : null;
     const buf = Buffer.allocUnsafe(1 << 16);
     for (;;) {
       const n = readSync(fd, buf, 0, buf.length, null);
       if (n === 0) break;
-      h.update(n === buf.length ? buf : buf.subarray(0, n));
+      const chunk = n === buf.length ? buf : buf.subarray(0, n);
+      h.update(chunk);
+      g?.update(chunk);
     }
-    return { sum: h.digest('hex'), st };
+    return g ? { sum: h.digest('hex'), st, blob: g.digest('hex') } : { sum: h.digest('hex'), st };
   } catch {
     return null;
   } finally {
@@ -145,51 +170,95 @@ function hashFile(abs: string): { sum: string; st: BigIntStats } | null {
  * earlier run (src/routes/hash-cache.ts), consulted with one stat of each file and filled with the rest.
  */
 export function manifestOf(root: string, files: readonly string[], cache?: HashCache): { manifest: string; kept: string[] } {
-  const work = manifestWork(root, files, cache);
-  for (;;) {
-    const step = work.next();
-    if (step.done) return step.value;
+  const entries = new Array<FileEntry | null>(files.length);
+  for (let i = 0; i < files.length; i++) entries[i] = entryOf(root, files[i]!, cache);
+  return manifestFrom(files, entries);
+}
+
+/** One file's line of the manifest and whether its owner may execute it; null: not a readable regular file. */
+interface FileEntry {
+  line: string;
+  exec: boolean;
+  /** Taken from the index without reading the file: to be read again if git status says it changed. */
+  fromIndex?: true;
+}
+
+function entryOf(root: string, f: string, cache?: HashCache): FileEntry | null {
+  // `./path` under root (path.join's normalising, at 10,000 files, cost more than the stats' own JS).
+  const abs = `${root}/${f.slice(2)}`;
+  let sum: string | undefined;
+  let mode: bigint;
+  const now = cache ? statOrNull(abs) : null;
+  if (now && now.isFile() && (sum = cache!.get(f, now)) !== undefined) mode = now.mode;
+  else {
+    const read = hashFile(abs);
+    if (read === null) return null;
+    sum = read.sum;
+    mode = read.st.mode;
+    cache?.set(f, read.st, sum);
   }
+  return { line: `${sum}  ${f}\n`, exec: (mode & 0o100n) !== 0n };
 }
 
 /**
- * manifestOf, giving the event loop a turn every few hundred files: `offhost run` takes its lock while it
- * reads the source, and the lock's git processes wait on this process between their steps.
+ * A clean tracked file's entry from its index blob (./index-hashes.ts), or, when the blob's hash is not
+ * known yet, from reading the file whole: its blob id proven equal to the index's, the blob's hash is
+ * recorded. Null: not for the index (read it as any other file).
  */
-export async function manifestOfYielding(root: string, files: readonly string[], cache?: HashCache): Promise<{ manifest: string; kept: string[] }> {
-  const work = manifestWork(root, files, cache);
-  for (;;) {
-    const step = work.next();
-    if (step.done) return step.value;
-    await new Promise<void>((r) => setImmediate(r));
-  }
+function entryFromIndex(root: string, f: string, e: IndexEntry, blobs: BlobHashes, algo: 'sha1' | 'sha256'): FileEntry | null {
+  const exec = e.mode === '100755';
+  const known = blobs.get(e.blob);
+  if (known !== undefined) return { line: `${known}  ${f}\n`, exec, fromIndex: true };
+  const read = hashFile(`${root}/${f.slice(2)}`, algo);
+  if (read === null) return null;
+  if (read.blob === e.blob) blobs.set(e.blob, read.sum);
+  return { line: `${read.sum}  ${f}\n`, exec: (read.st.mode & 0o100n) !== 0n };
 }
 
-function* manifestWork(root: string, files: readonly string[], cache?: HashCache): Generator<void, { manifest: string; kept: string[] }> {
+function manifestFrom(files: readonly string[], entries: readonly (FileEntry | null)[]): { manifest: string; kept: string[] } {
   const hashes: string[] = [];
   const execs: string[] = [];
   const kept: string[] = [];
-  let n = 0;
-  for (const f of files) {
-    if ((++n & 255) === 0) yield;
-    // `./path` under root (path.join's normalising, at 10,000 files, cost more than the stats' own JS).
-    const abs = `${root}/${f.slice(2)}`;
-    let sum: string | undefined;
-    let mode: bigint;
-    const now = cache ? statOrNull(abs) : null;
-    if (now && now.isFile() && (sum = cache!.get(f, now)) !== undefined) mode = now.mode;
-    else {
-      const read = hashFile(abs);
-      if (read === null) continue;
-      sum = read.sum;
-      mode = read.st.mode;
-      cache?.set(f, read.st, sum);
-    }
-    kept.push(f);
-    hashes.push(`${sum}  ${f}\n`);
-    if (mode & 0o100n) execs.push(`${f}\n`);
+  for (let i = 0; i < files.length; i++) {
+    const e = entries[i];
+    if (!e) continue;
+    kept.push(files[i]!);
+    hashes.push(e.line);
+    if (e.exec) execs.push(`${files[i]}\n`);
   }
   return { manifest: `${hashes.join('')}--exec--\n${execs.join('')}`, kept };
+}
+
+/**
+ * The entries of `files` (entryOf each), giving the event loop a turn every few hundred files: `offhost
+ * run` takes its lock while it reads the source, and `git status` runs while the tracked files are read;
+ * their output waits on this process between these steps.
+ */
+async function entriesYielding(files: readonly string[], entry: (f: string) => FileEntry | null): Promise<(FileEntry | null)[]> {
+  const entries = new Array<FileEntry | null>(files.length);
+  for (let i = 0; i < files.length; i++) {
+    if ((i & 255) === 255) await new Promise<void>((r) => setImmediate(r));
+    entries[i] = entry(files[i]!);
+  }
+  return entries;
+}
+
+/**
+ * True when `a` sorts before `b` byte by byte in UTF-8. `<` compares UTF-16 code units, which agree with
+ * UTF-8's bytes below U+D800 (surrogate pairs and U+E000-U+FFFF are where the two orders part).
+ */
+function bytewiseBefore(a: string, b: string): boolean {
+  if (!ABOVE_D7FF.test(a) && !ABOVE_D7FF.test(b)) return a < b;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b)) < 0;
+}
+const ABOVE_D7FF = /[\uD800-\uFFFF]/;
+
+/** `xs` in bytewise order: as they are when they already are (git's index order is), else sorted. */
+function bytewiseSorted(xs: string[]): string[] {
+  let sorted = true;
+  for (let i = 1; i < xs.length && sorted; i++) sorted = bytewiseBefore(xs[i - 1]!, xs[i]!);
+  if (sorted) return xs;
+  return xs.map((x) => Buffer.from(x)).sort(Buffer.compare).map((b) => b.toString('utf8'));
 }
 
 function statOrNull(abs: string): BigIntStats | null {
@@ -250,6 +319,28 @@ export function parseStatus(z: Buffer): { head: string | null; branch: string | 
   return { head, branch, dirty: d, untracked, changed: changed.filter(Boolean) };
 }
 
+/**
+ * The `.gitattributes` files (relative paths) that can apply to `paths`: one in the root or in any
+ * directory holding one of them, tracked, untracked or ignored alike (git reads them all). One existence
+ * check per directory.
+ */
+function attributesAbove(root: string, paths: Iterable<string>): string[] {
+  const dirs = new Set<string>(['']);
+  for (const p of paths) {
+    let d = p.slice(0, Math.max(0, p.lastIndexOf('/')));
+    while (d !== '' && !dirs.has(d)) {
+      dirs.add(d);
+      d = d.slice(0, Math.max(0, d.lastIndexOf('/')));
+    }
+  }
+  const out: string[] = [];
+  for (const d of dirs) {
+    const f = d === '' ? '.gitattributes' : `${d}/.gitattributes`;
+    if (existsSync(`${root}/${f}`)) out.push(f);
+  }
+  return out;
+}
+
 /** Reads the source state of the repository at `root` (physical path). */
 export async function readSourceState(
   repo: { root: string; gitDir: string },
@@ -258,30 +349,83 @@ export async function readSourceState(
   skipDirs: readonly string[] = [],
 ): Promise<SourceState> {
   const { root, gitDir } = repo;
-  // Two git processes: the index's paths, and one status pass for HEAD, the branch, what is dirty and what
-  // is untracked (not ignored). Together they are `git ls-files --cached --others --exclude-standard`.
-  const [lsFiles, status] = await Promise.all([
-    gitBuf(root, ['ls-files', '-z', '--cached']),
-    // --no-optional-locks: offhost runs beside the user's own git commands and never takes index.lock from them.
-    gitBuf(root, ['--no-optional-locks', 'status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=none']),
-  ]);
-  const st = parseStatus(status);
+  // Three git processes: the index (paths, modes, blob ids), one status pass for HEAD, the branch, what is
+  // dirty and what is untracked (not ignored), and the settings the index's trust rests on
+  // (./index-hashes.ts). The first two together are `git ls-files --cached --others --exclude-standard`.
+  // The tracked files are read while git status runs; a clean one whose blob's hash is known is not read
+  // at all (status has stat'ed it), and one status calls changed is read again afterwards.
+  const lsFiles = gitBuf(root, ['ls-files', '-z', '--cached', '--stage', '-v']);
+  // --no-optional-locks: offhost runs beside the user's own git commands and never takes index.lock from them.
+  const status = gitBuf(root, ['--no-optional-locks', 'status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=none']);
+  const config = gitConfig(root, TRUST_CONFIG);
+  // All are awaited (a failure of any is the read's failure, and none is left unhandled).
+  const listed = Promise.all([lsFiles, status, config]);
+  listed.catch(() => undefined);
+  const cache = openHashCache(hashCacheFile(gitDir));
+  const blobs = openBlobHashes(blobHashesFile(gitDir));
   const seen = new Set<string>();
-  const paths: Buffer[] = [];
-  const take = (p: string) => {
+  const take = (into: string[], p: string) => {
     if (p === '' || seen.has(p) || excluded(p, exclude) || skipDirs.some((d) => p.startsWith(d))) return;
     seen.add(p);
     if (unverifiable(p)) {
       throw new GitError(`${root}: cannot verify a file whose name holds a backslash or a line break: ${JSON.stringify(p)} (rename it, or exclude it with the VM's sync_exclude)`);
     }
-    paths.push(Buffer.from(`./${p}`));
+    into.push(`./${p}`);
   };
-  for (const p of lsFiles.toString('utf8').split('\0')) take(p);
-  for (const p of st.untracked) take(p);
-  paths.sort(Buffer.compare);
-  const cache = openHashCache(hashCacheFile(gitDir));
-  const { manifest, kept } = await manifestOfYielding(root, paths.map((b) => b.toString('utf8')), cache);
+  const tracked: string[] = [];
+  let t: string[];
+  let trackedEntries: (FileEntry | null)[];
+  let index: Map<string, IndexEntry>;
+  let trusted: { algo: 'sha1' | 'sha256' } | null = null;
+  try {
+    index = parseStagedIndex(await lsFiles);
+    for (const p of index.keys()) take(tracked, p);
+    const cfg = parseConfigZ(await config);
+    const objectFormat = cfg.get('extensions.objectformat')?.toLowerCase() ?? 'sha1';
+    if ((objectFormat === 'sha1' || objectFormat === 'sha256') && distrust(root, commonDirOf(gitDir), cfg, attributesAbove(root, index.keys())) === null) {
+      trusted = { algo: objectFormat };
+    }
+    t = bytewiseSorted(tracked);
+    const fromIndex = (f: string): FileEntry | null => {
+      const e = index.get(f.slice(2));
+      return trusted && ordinaryEntry(e) ? entryFromIndex(root, f, e, blobs, trusted.algo) : entryOf(root, f, cache);
+    };
+    trackedEntries = await entriesYielding(t, fromIndex);
+  } finally {
+    await listed.catch(() => undefined);
+  }
+  const [, statusOut] = await listed;
+  const st = parseStatus(statusOut);
+  // What came from the index is the file's content only where status found the file as the index has it.
+  const changed = new Set(st.changed);
+  for (let k = 0; k < t.length; k++) {
+    if (trackedEntries[k]?.fromIndex && changed.has(t[k]!.slice(2))) trackedEntries[k] = entryOf(root, t[k]!, cache);
+  }
+  const untracked: string[] = [];
+  for (const p of st.untracked) take(untracked, p);
+  // One list in bytewise order: the tracked (sorted) and the untracked (sorted), merged.
+  const files: string[] = [];
+  const entries: (FileEntry | null)[] = [];
+  const u = bytewiseSorted(untracked);
+  const uEntries = u.map((f) => entryOf(root, f, cache));
+  let i = 0;
+  let j = 0;
+  while (i < t.length || j < u.length) {
+    if (j >= u.length || (i < t.length && bytewiseBefore(t[i]!, u[j]!))) {
+      files.push(t[i]!);
+      entries.push(trackedEntries[i++]!);
+    } else {
+      files.push(u[j]!);
+      entries.push(uEntries[j++]!);
+    }
+  }
+  const { manifest, kept } = manifestFrom(files, entries);
   cache.save();
+  if (trusted) {
+    const live = new Set<string>();
+    for (const e of index.values()) live.add(e.blob);
+    blobs.save(live.size, (b) => live.has(b));
+  }
   const dirty = st.dirty;
   return {
     root,
