@@ -26,13 +26,17 @@ export function keepExpression(keep: readonly string[]): string | null {
 }
 
 /**
- * POSIX sh lines for the VM script, run in the copy's root after its fingerprint matched: say `x PATH`
- * for each file that is not in the source set ("$T/list"; in git mode not tracked either), `k PATH` for
- * each kept path, `xn N` and `kn N` (the whole counts), and with `clean` remove the `x` files (then the
- * directories they leave empty) and say `cleaned`. Paths are escaped one a line (`\\` and `\n`). A listing
- * that fails says `xfail WHY`; with `clean` it stops the run (`fail`), since the build would not be clean.
+ * POSIX sh lines for the VM script, in two parts. `start`, run in the copy's root once the source is
+ * placed, lists the copy in the background while the copy is verified (both read the whole tree; on a
+ * 10,000-file copy each takes tens of milliseconds): every file that is not in the source set
+ * ("$T/list"; in git mode not tracked either), and each kept path. `finish`, run after the fingerprint
+ * matched, waits for it and says `x PATH` for each such file, `k PATH` for each kept path, `xn N` and `kn N`
+ * (the whole counts), and with `clean` removes the `x` files (then the directories they leave empty) and
+ * says `cleaned`. Paths are escaped one a line (`\\` and `\n`). A listing that fails says `xfail WHY`;
+ * with `clean` it stops the run (`fail`), since the build would not be clean. The script's exit waits for
+ * the listing ($XP), so nothing of it outlives the session.
  */
-export function ignoredScript(p: { git: boolean; clean: boolean; keep: readonly string[] }): string[] {
+export function ignoredScript(p: { git: boolean; clean: boolean; keep: readonly string[] }): { start: string[]; finish: string[] } {
   const keep = keepExpression(p.keep);
   const find = `find . -name .git -prune -o ${keep ? `${keep} -prune -fprint0 "$T/kept" -o ` : ''}! -type d -print0 > "$T/found" 2> "$T/find.err"`;
   // The laptop sends the list sorted bytewise (as LC_ALL=C sort does): in rsync mode it is the known set as it is.
@@ -41,23 +45,28 @@ export function ignoredScript(p: { git: boolean; clean: boolean; keep: readonly 
   const failed = p.clean
     ? 'say fail "--clean: could not list the copy\'s ignored files: $(head -c 300 "$T/find.err" | tr "\\n" " ")"; exit 0'
     : 'say xfail "$(head -c 300 "$T/find.err" | tr "\\n" " ")"';
-  const lines = [
+  const start = [
+    ': > "$T/kept"',
+    `{ if ${find} && ${known ? `${known} && ` : ''}LC_ALL=C sort -z "$T/found" | LC_ALL=C comm -z -23 - ${knownFile} > "$T/extra"; then echo 0; else echo 1; fi > "$T/x.rc"; } &`,
+    'XP=$!',
+  ];
+  const finish = [
     // One path a line: backslash and newline escaped; the nonce first, as every protocol line.
     `xsay() { LC_ALL=C sed -z -e 's/\\\\/\\\\\\\\/g' -e 's/\\n/\\\\n/g' -e "s|^|$N $1 |" -e ${SENT_MAX}q | tr '\\0' '\\n'; }`,
     'xcount() { LC_ALL=C grep -zc "" "$1"; }',
-    ': > "$T/kept"',
-    `if ${find} && ${known ? `${known} && ` : ''}LC_ALL=C sort -z "$T/found" | LC_ALL=C comm -z -23 - ${knownFile} > "$T/extra"; then`,
+    'wait "$XP"; XP=; rc=1; [ -f "$T/x.rc" ] && read -r rc < "$T/x.rc"',
+    'if [ "$rc" = 0 ]; then',
   ];
   if (p.clean) {
-    lines.push(
+    finish.push(
       '  xargs -0 -r rm -f -- < "$T/extra" || { say fail "--clean: could not remove the copy\'s ignored files"; exit 0; }',
       // The directories those files leave empty go too (deepest first; rmdir -p stops at one that is not empty, and at `.`).
       '  sed -z "s|/[^/]*\\$||" "$T/extra" | LC_ALL=C sort -z -u -r | xargs -0 -r rmdir -p --ignore-fail-on-non-empty -- 2>/dev/null; say cleaned',
     );
   }
   // Empty lists (the common case) are said without starting sed, tr and grep for them.
-  lines.push('  if [ -s "$T/extra" ]; then xsay x < "$T/extra"; say xn "$(xcount "$T/extra")"; else say xn 0; fi', '  if [ -s "$T/kept" ]; then xsay k < "$T/kept"; say kn "$(xcount "$T/kept")"; else say kn 0; fi', `else ${failed}; fi`);
-  return lines;
+  finish.push('  if [ -s "$T/extra" ]; then xsay x < "$T/extra"; say xn "$(xcount "$T/extra")"; else say xn 0; fi', '  if [ -s "$T/kept" ]; then xsay k < "$T/kept"; say kn "$(xcount "$T/kept")"; else say kn 0; fi', `else ${failed}; fi`);
+  return { start, finish };
 }
 
 /** A VM path as the script escaped it, back to its name (`./` taken off). */

@@ -116,10 +116,18 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
  *
  * One awk reads the stat lines, looks each up whole in the cache, has sha256sum hash the rest (one
  * xargs, from awk's END), and prints the manifest in the list's order.
+ *
+ * A run whose every file was cached or recorded (none racy, none unreadable) also keeps its stat lines
+ * and its manifest beside the cache (`$C.last-stat`, `$C.last-manifest`): the next run whose stat lines
+ * are those, byte for byte (one cmp), has that manifest without awk, which is the cache's own rule applied
+ * to the whole list at once. The stat file is removed first and written last, so a pair a killed session
+ * left half-written is never used.
+ *
+ * The manifest's path is left in $M.
  */
 export function verifyLines(cache: string | undefined, stamp?: string): string[] {
   if (cache === undefined) {
-    return [`fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum)`, 'fp=${fp%% *}'];
+    return [`fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum)`, 'fp=${fp%% *}; M="$T/manifest"'];
   }
   // The cache: `offhost-vm-hashes 2`, then `HASH X<TAB>STATLINE` (X: 1 when the owner may execute it).
   // New records are appended (an edit between runs writes a line, not the whole cache); the lines that no
@@ -137,14 +145,15 @@ export function verifyLines(cache: string | undefined, stamp?: string): string[]
     '  if (nt > 0) { close(TODO); system(ENVIRON["OFFHOST_HASH"]); while ((getline l < NEWF) > 0) if (length(l) > 66) s[substr(l, 67)] = substr(l, 1, 64) }',
     '  dead = nc - hit; full = (S != "" && ((!ok && nk > 0) || (ok && dead > 16 && dead * 3 > nc))); app = (S != "" && ok && !full && nk > 0)',
     '  if (full) print "offhost-vm-hashes 2" > NEXT',
-    '  for (k = 1; k <= n; k++) { r = substr(L[k], 3); i = index(r, " "); key = substr(r, 1, i - 1); p = substr(r, i + 1); keep = 0',
+    '  all = (S != ""); for (k = 1; k <= n; k++) { r = substr(L[k], 3); i = index(r, " "); key = substr(r, 1, i - 1); p = substr(r, i + 1); keep = 0',
     '    if (H[k] != "") { h = substr(H[k], 1, 64); x = substr(H[k], 66, 1); keep = 1 }',
     '    else { split(key, f, ":"); m = f[4]; x = (length(m) >= 3 && substr(m, length(m) - 2, 1) ~ /[1357]/) ? 1 : 0; h = ""',
     '      if (substr(L[k], 1, 1) == "f" && (p in s)) { h = s[p]; keep = (f[5] + 0 < trust && f[6] + 0 < trust) ? 2 : 0 } }',
+    '    if (!keep || h == "") all = 0',
     '    if (h != "") { print h "  " p; if (full && keep) printf "%s %s\\t%s\\n", h, x, L[k] > NEXT; else if (app && keep == 2) printf "%s %s\\t%s\\n", h, x, L[k] >> C }',
     '    if (x == "1") e[++ne] = p }',
     '  print "--exec--"; for (i = 1; i <= ne; i++) print e[i]',
-    '  if (full) close(NEXT); if (app) close(C) }',
+    '  if (full) close(NEXT); if (app) close(C); if (all) printf "" > ALL }',
   ].join('\n');
   return [
     `C=${quote(cache)}`,
@@ -152,13 +161,19 @@ export function verifyLines(cache: string | undefined, stamp?: string): string[]
       ? `S=${quote(stamp)}; [ -d "\${C%/*}" ] || mkdir -p "\${C%/*}" 2>/dev/null`
       : 'S=$( { : > "$C.stamp" && find "$C.stamp" -maxdepth 0 -printf "%T@"; } 2>/dev/null ) || S=',
     `xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$T/list" > "$T/stat"`,
-    // The next cache is written under a name of this session's own, then renamed over the old one; one a
-    // killed session left is removed (the VM's lock keeps two runs off one copy at once).
-    'for f in "$C".next.*; do [ -e "$f" ] && rm -f -- "$C".next.* 2>/dev/null; break; done',
+    // The next cache (and the last run's pair) is written under a name of this session's own, then renamed
+    // over the old one; what a killed session left is removed (the VM's lock keeps two runs off one copy at once).
+    'for f in "$C".next.* "$C".last-*.*; do [ -e "$f" ] && rm -f -- "$C".next.* "$C".last-*.* 2>/dev/null; break; done',
+    // Every stat line as the last fully recorded run saw it: that run's manifest.
+    'if [ -f "$C.last-stat" ] && [ -f "$C.last-manifest" ] && cmp -s "$T/stat" "$C.last-stat" 2>/dev/null; then M="$C.last-manifest"; fp=$(sha256sum < "$M"); else',
     // A folder the cache cannot be written in: no cache written (awk would stop at the first line it cannot write).
     '[ -n "$S" ] && [ -w "${C%/*}" ] && { [ ! -e "$C" ] || [ -w "$C" ]; } || S=',
-    `fp=$(OFFHOST_HASH='tr "\\n" "\\0" < "$T/todo" | xargs -0 -r sha256sum -- > "$T/new" 2>/dev/null' T="$T" awk -v C="$C" -v S="$S" -v NEXT="$C.next.$$" -v TODO="$T/todo" -v NEWF="$T/new" ${quote(manifest)} "$T/stat" | tee "$T/manifest" | sha256sum)`,
+    `fp=$(OFFHOST_HASH='tr "\\n" "\\0" < "$T/todo" | xargs -0 -r sha256sum -- > "$T/new" 2>/dev/null' T="$T" awk -v C="$C" -v S="$S" -v NEXT="$C.next.$$" -v TODO="$T/todo" -v NEWF="$T/new" -v ALL="$T/all" ${quote(manifest)} "$T/stat" | tee "$T/manifest" | sha256sum)`,
     '[ -s "$C.next.$$" ] && mv -f "$C.next.$$" "$C" 2>/dev/null',
+    'M="$T/manifest"',
+    // Every file cached or recorded: this run's stat lines and manifest are kept for the next (the stat last).
+    'if [ -f "$T/all" ]; then { rm -f "$C.last-stat" && cp "$M" "$C.last-manifest.$$" && mv -f "$C.last-manifest.$$" "$C.last-manifest" && cp "$T/stat" "$C.last-stat.$$" && mv -f "$C.last-stat.$$" "$C.last-stat"; } 2>/dev/null; fi',
+    'fi',
     'fp=${fp%% *}',
   ];
 }
@@ -207,6 +222,9 @@ export function supervisorScript(p: RemotePlan): string {
   // Every process the command starts inherits the marker (unless it clears its environment).
   const cmd = execWords(p.argv, { ...p.env, OFFHOST_JOB: jobOf(p.nonce) }).map(q).join(' ');
   const grace = Math.max(1, Math.round(p.graceSeconds));
+  // What the copy holds beyond the source set (outputs of earlier builds), listed while the copy is
+  // verified, and said (or removed) once it is: ./ignored.ts.
+  const listing = p.tree && p.mode !== 'shared' ? ignoredScript({ git: p.mode === 'git', clean: p.tree.clean, keep: p.tree.keep }) : null;
   const lines = [
     `N=${q(p.nonce)}`,
     'say() { printf "%s %s\\n" "$N" "$*"; }',
@@ -224,7 +242,8 @@ export function supervisorScript(p: RemotePlan): string {
         ]
       : []),
     'T=$(mktemp -d 2>/dev/null) || { say fail "cannot make a temporary directory on the VM"; exit 0; }',
-    'trap \'rm -rf "$T"\' EXIT',
+    // A listing still running in the background ($XP, ./ignored.ts) ends before the script does.
+    'trap \'[ -n "$XP" ] && wait "$XP"; rm -rf "$T"\' EXIT',
     'IFS= read -r hs || hs=',
     `[ "$hs" = ${q(HANDSHAKE)} ] || { say nostdin; exit 0; }`,
     p.listBytes > 0
@@ -269,11 +288,12 @@ export function supervisorScript(p: RemotePlan): string {
   lines.push(
     `cd -- ${q(p.dir)} 2>/dev/null || { say nodir; exit 0; }`,
     'command -v sha256sum >/dev/null 2>&1 || { say missing "sha256sum (coreutils) is not installed on the VM"; exit 0; }',
+    ...(listing?.start ?? []),
     ...verifyLines(p.hashCache, p.hashStamp),
     'say fp "$fp"',
-    `if [ "$fp" != ${q(p.fingerprint)} ]; then while IFS= read -r l; do say m "$l"; done < "$T/manifest"; say mismatch; exit 0; fi`,
+    `if [ "$fp" != ${q(p.fingerprint)} ]; then while IFS= read -r l; do say m "$l"; done < "$M"; say mismatch; exit 0; fi`,
     // What the copy holds beyond the source set (outputs of earlier builds), before the build: listed, or removed.
-    ...(p.tree && p.mode !== 'shared' ? ignoredScript({ git: p.mode === 'git', clean: p.tree.clean, keep: p.tree.keep }) : []),
+    ...(listing?.finish ?? []),
     `cd -- ${q(p.cwd)} 2>/dev/null || { say nocwd; exit 0; }`,
     'command -v setsid >/dev/null 2>&1 || { say missing "setsid (util-linux) is not installed on the VM"; exit 0; }',
     // A command started with & by a non-interactive shell has SIGINT and SIGQUIT ignored (POSIX), and an

@@ -24,14 +24,16 @@ function put(root: string, rel: string): void {
 const N = '@offhost-0123456789abcdef';
 /** Runs the listing lines in `copy` with `list` as the source set; what the reader made of the output. */
 function listing(copy: string, list: string[], o: { clean?: boolean; keep?: string[]; path?: string } = {}) {
+  const parts = ignoredScript({ git: false, clean: o.clean ?? false, keep: o.keep ?? ['node_modules'] });
   const script = [
     `N=${N}`,
     'say() { printf "%s %s\\n" "$N" "$*"; }',
     'T=$(mktemp -d)',
-    'trap \'rm -rf "$T"\' EXIT',
+    'trap \'[ -n "$XP" ] && wait "$XP"; rm -rf "$T"\' EXIT',
     `printf '%s\\0' "$@" > "$T/list"`,
     'cd -- "$0"',
-    ...ignoredScript({ git: false, clean: o.clean ?? false, keep: o.keep ?? ['node_modules'] }),
+    ...parts.start,
+    ...parts.finish,
     'say go',
   ].join('\n');
   const out = execFileSync('sh', ['-c', script, copy, ...list.map((p) => `./${p}`)], o.path ? { env: { ...process.env, PATH: o.path } } : {});

@@ -76,6 +76,36 @@ describe('the VM script, run by /bin/sh here', () => {
     expect(out).toEqual([]);
   });
 
+  it("the copy's listing runs beside the verification, and a script that stops at a mismatch waits for it (nothing of it outlives the session)", async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const bin = mkdtempSync(join(tmp, 'bin-'));
+    const mark = join(bin, 'listing-done');
+    // The listing's find (run from the copy's root) takes half a second and says when it has finished, and
+    // whether the script had removed its temporary folder by then (its output file is then a deleted one).
+    const realFind = execFileSync('sh', ['-c', 'command -v find'], { encoding: 'utf8' }).trim();
+    writeFileSync(
+      join(bin, 'find'),
+      `#!/bin/sh\nif [ "$1" = . ]; then "${realFind}" "$@"; rc=$?; sleep 0.5; case $(readlink /proc/$$/fd/1) in *deleted*) : > "${mark}.late";; esac; : > "${mark}"; exit $rc; fi\nexec "${realFind}" "$@"\n`,
+    );
+    chmodSync(join(bin, 'find'), 0o755);
+    const nonce = newNonce();
+    const script = supervisorScript({ nonce, mode: 'rsync', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: '0'.repeat(64), argv: ['true'], env: {}, stdin: false, graceSeconds: 1, tree: { clean: false, keep: [] } });
+    const reader = new StreamReader(nonce, () => undefined);
+    reader.push(Buffer.from(runScript(`PATH='${bin}':$PATH\n${script}`, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list])).stdout));
+    expect(reader.preamble.end).toBe('mismatch');
+    expect(existsSync(mark)).toBe(true);
+    if (existsSync('/proc/self/fd')) expect(existsSync(`${mark}.late`)).toBe(false);
+    // And with the right fingerprint, what it found is said after the copy is verified.
+    rmSync(mark);
+    const ok = supervisorScript({ nonce, mode: 'rsync', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['true'], env: {}, stdin: false, graceSeconds: 1, tree: { clean: false, keep: [] } });
+    const r2 = new StreamReader(nonce, () => undefined);
+    r2.push(Buffer.from(runScript(`PATH='${bin}':$PATH\n${ok}`, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list])).stdout));
+    expect(r2.preamble.end).toBe('go');
+    expect(existsSync(mark)).toBe(true);
+    expect(r2.preamble.tree?.extra).toEqual(['ignored/x']);
+  });
+
   it('the guest disk under the floor: `diskfull` before the script writes anything, and df is reported either way', async () => {
     const repo = repoWithOddNames();
     const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
@@ -139,7 +169,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   // file's ctime cannot be set back: the repositories the tests record are made first, then aged once.
   const aged: { repo: string; st: Awaited<ReturnType<typeof readSourceState>> }[] = [];
   beforeAll(async () => {
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 10; i++) {
       const repo = repoWithOddNames();
       aged.push({ repo, st: await readSourceState({ root: repo, gitDir: join(repo, '.git') }) });
     }
@@ -168,12 +198,51 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
 
   it('a record that holds is trusted: a wrong hash in it is what the VM reports (so the cache is read)', () => {
     const { repo, st, cache } = verifiedOnce();
+    // Without the last run's stat lines, the records are what the VM reads (the next test: with them).
+    rmSync(`${cache}.last-stat`);
     const bogus = '0'.repeat(64);
     writeFileSync(cache, ['offhost-vm-hashes 2', ...records(cache).map((l) => (pathOf(l) === './plain.txt' ? `${bogus}${l.slice(64)}` : l))].join('\n') + '\n');
     const r = verify(repo, st, cache);
     expect(r.preamble.end).toBe('mismatch');
     expect(diffManifests(st.manifest, r.manifestText).differ).toEqual(['./plain.txt']);
     expect(r.manifestText).toContain(`${bogus}  ./plain.txt`);
+  });
+
+  it('a run whose every file was recorded keeps its stat lines and manifest; stat lines the same byte for byte are that manifest (a wrong hash in it is what the VM reports), any other is read through the records', () => {
+    const { repo, st, cache } = verifiedOnce();
+    expect(readFileSync(`${cache}.last-manifest`, 'utf8')).toBe(st.manifest);
+    const bogus = '0'.repeat(64);
+    const lied = st.manifest.replace(/^\w{64}(?= {2}\.\/plain\.txt$)/m, bogus);
+    expect(lied).not.toBe(st.manifest);
+    writeFileSync(`${cache}.last-manifest`, lied);
+    const r = verify(repo, st, cache);
+    expect(r.preamble.end).toBe('mismatch');
+    expect(diffManifests(st.manifest, r.manifestText).differ).toEqual(['./plain.txt']);
+    // One stat line moves (another file's ctime): the records are read, and they hold the truth.
+    chmodSync(join(repo, 'run.sh'), 0o755);
+    const v = verify(repo, st, cache);
+    expect(v.preamble.fingerprint).toBe(st.fingerprint);
+    expect(v.preamble.end).toBe('go');
+  });
+
+  it('the last manifest is not used without its stat lines (a pair a killed session left half-written), nor kept by a run with a racy file', async () => {
+    const { repo, st, cache } = verifiedOnce();
+    rmSync(`${cache}.last-stat`);
+    writeFileSync(`${cache}.last-manifest`, 'garbage\n');
+    const r = verify(repo, st, cache);
+    expect(r.preamble.fingerprint).toBe(st.fingerprint);
+    // That run recorded every file again (all hold): the pair is whole again.
+    expect(readFileSync(`${cache}.last-manifest`, 'utf8')).toBe(st.manifest);
+    expect(existsSync(`${cache}.last-stat`)).toBe(true);
+    // A file just written is within the racy margin: no pair is kept by that run (the old one is left as it was,
+    // and no longer matches the stat lines).
+    writeFileSync(join(repo, 'plain.txt'), 'just now\n');
+    const after = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const lastStat = readFileSync(`${cache}.last-stat`, 'utf8');
+    const v = verify(repo, after, cache);
+    expect(v.preamble.fingerprint).toBe(after.fingerprint);
+    expect(readFileSync(`${cache}.last-stat`, 'utf8')).toBe(lastStat);
+    expect(readFileSync(`${cache}.last-manifest`, 'utf8')).toBe(st.manifest);
   });
 
   it('a file written within the racy margin of the run is hashed but not recorded; a record that holds no more stays unused, and a new one is appended', async () => {
@@ -205,6 +274,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     const last = lines.map(pathOf).lastIndexOf('./plain.txt');
     lines[last] = `${'0'.repeat(64)}${lines[last]!.slice(64)}`;
     writeFileSync(cache, lines.join('\n'));
+    rmSync(`${cache}.last-stat`); // r3 recorded every file: without this, its manifest would be taken whole
     const r4 = verify(repo, after, cache);
     expect(r4.preamble.end).toBe('mismatch');
     expect(diffManifests(after.manifest, r4.manifestText).differ).toEqual(['./plain.txt']);
@@ -292,9 +362,13 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   it('removes what a killed session left half-written beside the cache', () => {
     const { repo, st, cache } = verifiedOnce();
     writeFileSync(`${cache}.next.99999`, 'offhost-vm-hashes 2\nhalf');
+    writeFileSync(`${cache}.last-stat.99999`, 'half');
+    writeFileSync(`${cache}.last-manifest.99999`, 'half');
     const r = verify(repo, st, cache);
     expect(r.preamble.fingerprint).toBe(st.fingerprint);
     expect(existsSync(`${cache}.next.99999`)).toBe(false);
+    expect(existsSync(`${cache}.last-stat.99999`) || existsSync(`${cache}.last-manifest.99999`)).toBe(false);
+    expect(existsSync(`${cache}.last-stat`)).toBe(true);
     expect(records(cache).length).toBe(st.files.length);
   });
 });
