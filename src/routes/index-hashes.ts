@@ -16,6 +16,8 @@
 // not meet the conditions above is read as before (a stat each, src/routes/hash-cache.ts). What could
 // still mislead it is a conversion it cannot see (a `.gitattributes` that git itself ignores): the VM then
 // recomputes the manifest from its copy in the run's session, and a difference stops the run.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -182,4 +184,48 @@ export function openBlobHashes(file: string): BlobHashes {
       }
     },
   };
+}
+
+/** How many blobs a run asks git for at most (the index blobs of files changed in the working tree). */
+export const BLOB_ASK_MAX = 256;
+
+/**
+ * The sha256 of each blob's content, read from git's object store (`git cat-file --batch`): for a file
+ * changed in the working tree, the index's version is not on disk to be read. Blobs git cannot give are
+ * left out; a git that fails gives none. Never throws.
+ */
+export function blobSums(cwd: string, ids: readonly string[], env: NodeJS.ProcessEnv): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (ids.length === 0) return Promise.resolve(out);
+  return new Promise((done) => {
+    const chunks: Buffer[] = [];
+    let child;
+    try {
+      child = spawn('git', ['cat-file', '--batch'], { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
+    } catch {
+      done(out);
+      return;
+    }
+    child.on('error', () => done(out));
+    child.stdin.on('error', () => undefined);
+    child.stdout.on('data', (b: Buffer) => chunks.push(b));
+    child.on('close', () => {
+      // `<id> blob <size>\n<content>\n` per id (`<id> missing\n` for one git does not have).
+      const buf = Buffer.concat(chunks);
+      let at = 0;
+      while (at < buf.length) {
+        const nl = buf.indexOf(10, at);
+        if (nl < 0) break;
+        const [id = '', type = '', size = ''] = buf.subarray(at, nl).toString('latin1').split(' ');
+        at = nl + 1;
+        if (type !== 'blob' || !/^\d+$/.test(size)) continue;
+        const n = Number(size);
+        if (at + n > buf.length) break;
+        out.set(id, createHash('sha256').update(buf.subarray(at, at + n)).digest('hex'));
+        at += n + 1;
+      }
+      done(out);
+    });
+    child.stdin.end(ids.map((id) => `${id}\n`).join(''));
+  });
 }

@@ -21,7 +21,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { GitError } from '../errors.js';
 import { hashCacheFile, openHashCache, type HashCache } from './hash-cache.js';
-import { blobHashesFile, commonDirOf, distrust, openBlobHashes, ordinaryEntry, parseConfigZ, parseStagedIndex, TRUST_CONFIG, type BlobHashes, type IndexEntry } from './index-hashes.js';
+import { directoriesOf, indexSnapshotFile, readIndexSnapshot, writeIndexSnapshot, type TrackedSnapshot } from './index-snapshot.js';
+import { BLOB_ASK_MAX, blobHashesFile, blobSums, commonDirOf, distrust, openBlobHashes, ordinaryEntry, parseConfigZ, parseStagedIndex, TRUST_CONFIG, type BlobHashes, type IndexEntry } from './index-hashes.js';
 
 const run = promisify(execFile);
 
@@ -320,19 +321,10 @@ export function parseStatus(z: Buffer): { head: string | null; branch: string | 
 }
 
 /**
- * The `.gitattributes` files (relative paths) that can apply to `paths`: one in the root or in any
- * directory holding one of them, tracked, untracked or ignored alike (git reads them all). One existence
- * check per directory.
+ * The `.gitattributes` files (relative paths) in `dirs` (./index-snapshot.ts directoriesOf: the root and
+ * every directory holding a tracked file), tracked, untracked or ignored alike: git reads them all.
  */
-function attributesAbove(root: string, paths: Iterable<string>): string[] {
-  const dirs = new Set<string>(['']);
-  for (const p of paths) {
-    let d = p.slice(0, Math.max(0, p.lastIndexOf('/')));
-    while (d !== '' && !dirs.has(d)) {
-      dirs.add(d);
-      d = d.slice(0, Math.max(0, d.lastIndexOf('/')));
-    }
-  }
+function attributesIn(root: string, dirs: readonly string[]): string[] {
   const out: string[] = [];
   for (const d of dirs) {
     const f = d === '' ? '.gitattributes' : `${d}/.gitattributes`;
@@ -362,7 +354,9 @@ export async function readSourceState(
   const listed = Promise.all([lsFiles, status, config]);
   listed.catch(() => undefined);
   const cache = openHashCache(hashCacheFile(gitDir));
-  const blobs = openBlobHashes(blobHashesFile(gitDir));
+  // Opened only when the index snapshot does not stand for the tracked files (a 10,000-line read).
+  let blobCache: BlobHashes | null = null;
+  const blobs = (): BlobHashes => (blobCache ??= openBlobHashes(blobHashesFile(gitDir)));
   const seen = new Set<string>();
   const take = (into: string[], p: string) => {
     if (p === '' || seen.has(p) || excluded(p, exclude) || skipDirs.some((d) => p.startsWith(d))) return;
@@ -377,27 +371,68 @@ export async function readSourceState(
   let trackedEntries: (FileEntry | null)[];
   let index: Map<string, IndexEntry>;
   let trusted: { algo: 'sha1' | 'sha256' } | null = null;
+  let listing: Buffer;
+  let snapKey = '';
+  let snap: TrackedSnapshot | null = null;
   try {
-    index = parseStagedIndex(await lsFiles);
-    for (const p of index.keys()) take(tracked, p);
+    listing = await lsFiles;
     const cfg = parseConfigZ(await config);
     const objectFormat = cfg.get('extensions.objectformat')?.toLowerCase() ?? 'sha1';
-    if ((objectFormat === 'sha1' || objectFormat === 'sha256') && distrust(root, commonDirOf(gitDir), cfg, attributesAbove(root, index.keys())) === null) {
-      trusted = { algo: objectFormat };
+    const algo = objectFormat === 'sha1' || objectFormat === 'sha256' ? objectFormat : null;
+    snapKey = JSON.stringify([algo, exclude, skipDirs]);
+    // The same listing as the last run built from the index alone (./index-snapshot.ts): its directories
+    // say where attributes could apply, without parsing the listing.
+    snap = algo ? readIndexSnapshot(indexSnapshotFile(gitDir), snapKey, listing) : null;
+    const dirs = snap ? snap.dirs : null;
+    index = snap ? new Map() : parseStagedIndex(listing);
+    if (algo && distrust(root, commonDirOf(gitDir), cfg, attributesIn(root, dirs ?? directoriesOf(index.keys()))) === null) trusted = { algo };
+    else snap = null;
+    if (snap) {
+      // Nothing changed or untracked in the source set: the snapshot is this run's manifest, whole. Else
+      // its entries are patched below as the index's would be (what status calls changed is read again).
+      await listed.catch(() => undefined);
+      const st0 = parseStatus((await listed)[1]);
+      if (!st0.changed.some((p) => p !== '' && !excluded(p, exclude) && !skipDirs.some((d) => p.startsWith(d)))) {
+        return stateOf(repo, st0, snap.manifest, snap.list, cache.stampNs);
+      }
+      ({ t, entries: trackedEntries } = entriesOfSnapshot(snap));
+    } else {
+      for (const p of index.keys()) take(tracked, p);
+      t = bytewiseSorted(tracked);
+      const fromIndex = (f: string): FileEntry | null => {
+        const e = index.get(f.slice(2));
+        return trusted && ordinaryEntry(e) ? entryFromIndex(root, f, e, blobs(), trusted.algo) : entryOf(root, f, cache);
+      };
+      trackedEntries = await entriesYielding(t, fromIndex);
     }
-    t = bytewiseSorted(tracked);
-    const fromIndex = (f: string): FileEntry | null => {
-      const e = index.get(f.slice(2));
-      return trusted && ordinaryEntry(e) ? entryFromIndex(root, f, e, blobs, trusted.algo) : entryOf(root, f, cache);
-    };
-    trackedEntries = await entriesYielding(t, fromIndex);
   } finally {
     await listed.catch(() => undefined);
   }
   const [, statusOut] = await listed;
   const st = parseStatus(statusOut);
-  // What came from the index is the file's content only where status found the file as the index has it.
+  // What the index says of every tracked file (the snapshot keeps that, below); it is the file's content
+  // only where status found the file as the index has it.
+  const indexEntries = snap ? null : trackedEntries.slice();
   const changed = new Set(st.changed);
+  if (indexEntries && trusted) {
+    // A changed file whose index blob is not known yet was read as it is now: the blob's own hash comes
+    // from git's object store (a few at most), so that the snapshot can be kept for a tree that stays dirty.
+    const ask: number[] = [];
+    for (let k = 0; k < t.length && ask.length <= BLOB_ASK_MAX; k++) {
+      const e = index.get(t[k]!.slice(2));
+      if (!indexEntries[k]?.fromIndex && ordinaryEntry(e) && changed.has(t[k]!.slice(2)) && blobs().get(e.blob) === undefined) ask.push(k);
+    }
+    if (ask.length > 0 && ask.length <= BLOB_ASK_MAX) {
+      const sums = await blobSums(root, ask.map((k) => index.get(t[k]!.slice(2))!.blob), gitEnv());
+      for (const k of ask) {
+        const e = index.get(t[k]!.slice(2))!;
+        const sum = sums.get(e.blob);
+        if (sum === undefined) continue;
+        blobs().set(e.blob, sum);
+        indexEntries[k] = { line: `${sum}  ${t[k]}\n`, exec: e.mode === '100755', fromIndex: true };
+      }
+    }
+  }
   for (let k = 0; k < t.length; k++) {
     if (trackedEntries[k]?.fromIndex && changed.has(t[k]!.slice(2))) trackedEntries[k] = entryOf(root, t[k]!, cache);
   }
@@ -421,25 +456,45 @@ export async function readSourceState(
   }
   const { manifest, kept } = manifestFrom(files, entries);
   cache.save();
-  if (trusted) {
+  if (trusted && !snap) {
     const live = new Set<string>();
     for (const e of index.values()) live.add(e.blob);
-    blobs.save(live.size, (b) => live.has(b));
+    blobs().save(live.size, (b) => live.has(b));
+    // Every tracked file known from the index: the next run with this listing takes that, and reads again
+    // only what status calls changed then.
+    if (indexEntries!.every((e) => e?.fromIndex)) {
+      const tm = manifestFrom(t, indexEntries!);
+      writeIndexSnapshot(indexSnapshotFile(gitDir), snapKey, listing, { manifest: tm.manifest, list: Buffer.from(tm.kept.map((f) => `${f}\0`).join('')), dirs: directoriesOf(index.keys()) });
+    }
   }
+  return stateOf(repo, st, manifest, Buffer.from(kept.map((f) => `${f}\0`).join('')), cache.stampNs);
+}
+
+/** The snapshot's paths and entries, each as the index gave it (./index-snapshot.ts). */
+function entriesOfSnapshot(snap: TrackedSnapshot): { t: string[]; entries: FileEntry[] } {
+  const t = snap.list.length ? snap.list.toString('utf8').slice(0, -1).split('\0') : [];
+  const cut = snap.manifest.indexOf('--exec--\n');
+  const lines = snap.manifest.slice(0, cut).split('\n');
+  const exec = new Set(snap.manifest.slice(cut + 9).split('\n'));
+  return { t, entries: t.map((f, i) => ({ line: `${lines[i]}\n`, exec: exec.has(f), fromIndex: true as const })) };
+}
+
+function stateOf(repo: { root: string; gitDir: string }, st: ReturnType<typeof parseStatus>, manifest: string, list: Buffer, stampNs: bigint | null): SourceState {
+  const { root, gitDir } = repo;
   const dirty = st.dirty;
   return {
     root,
     gitDir,
     head: st.head,
     branch: st.branch,
-    files: kept,
-    list: Buffer.from(kept.map((f) => `${f}\0`).join('')),
+    files: list.length ? list.toString('utf8').slice(0, -1).split('\0') : [],
+    list,
     manifest,
     fingerprint: fingerprintOf(manifest),
     dirty,
     clean: dirty.modified + dirty.added + dirty.deleted + dirty.untracked === 0,
     changed: st.changed,
-    stamp: cache.stampNs === null ? null : `${cache.stampNs / 1_000_000_000n}.${String(cache.stampNs % 1_000_000_000n).padStart(9, '0')}`,
+    stamp: stampNs === null ? null : `${stampNs / 1_000_000_000n}.${String(stampNs % 1_000_000_000n).padStart(9, '0')}`,
   };
 }
 

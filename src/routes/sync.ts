@@ -123,12 +123,15 @@ function manifestPaths(manifest: string): Map<string, string> {
  * the VM (deleted ones are the VM script's to delete); null when no copy was verified there.
  */
 export function changedSince(vm: VmSpec, state: SourceState, dir: string, stateDir: string): string[] | null {
-  let prev: Map<string, string>;
+  let text: string;
   try {
-    prev = manifestPaths(readFileSync(cacheFile(stateDir, vm, dir), 'utf8'));
+    text = readFileSync(cacheFile(stateDir, vm, dir), 'utf8');
   } catch {
     return null;
   }
+  // The same manifest (most runs): nothing to compare line by line.
+  if (text === state.manifest) return [];
+  const prev = manifestPaths(text);
   const now = manifestPaths(state.manifest);
   return state.files.filter((f) => prev.get(f) !== now.get(f));
 }

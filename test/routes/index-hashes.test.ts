@@ -225,9 +225,10 @@ describe('clean tracked files from the index', () => {
     expect(blobLines(root)).toBe(31);
   });
 
-  it('a blob-hash cache that lies is believed only for files git calls clean; a garbled one is ignored', async () => {
+  it('a garbled blob-hash cache is ignored, and filled again', async () => {
     const root = repo();
     await truthful(root, 'before');
+    rmSync(join(root, '.git', 'offhost', 'index-snapshot'));
     const text = readFileSync(blobCache(root), 'utf8');
     writeFileSync(blobCache(root), `${text.split('\n')[0]}\nnot a record\n${'a'.repeat(40)} short\n`);
     await truthful(root, 'garbled');
@@ -264,5 +265,117 @@ describe('excluded path segments', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('the index snapshot (the tracked manifest kept with the listing it came from)', () => {
+  const snapFile = (root: string) => join(root, '.git', 'offhost', 'index-snapshot');
+  /** The snapshot with one manifest line made to lie (so a run that takes it whole shows it). */
+  const lie = (root: string) => {
+    const buf = readFileSync(snapFile(root));
+    const text = buf.toString('latin1');
+    const at = text.indexOf('  ./src/d0/f0.c\n');
+    expect(at).toBeGreaterThan(64);
+    writeFileSync(snapFile(root), Buffer.from(`${text.slice(0, at - 64)}${'0'.repeat(64)}${text.slice(at)}`, 'latin1'));
+  };
+  const lied = (m: string) => m.includes(`${'0'.repeat(64)}  ./src/d0/f0.c\n`);
+
+  it('is kept once every tracked file came from the index, and taken whole while nothing changed (a lie put in it shows)', async () => {
+    const root = repo();
+    await truthful(root, 'filling');
+    expect(existsSync(snapFile(root))).toBe(true);
+    lie(root);
+    const st = await read(root);
+    expect(lied(st.manifest)).toBe(true);
+    expect(st.files.length).toBe(31);
+    expect(st.list.toString()).toBe(st.files.map((f) => `${f}\0`).join(''));
+  });
+
+  it('is not taken when the index listing, the exclusions or the trust differ (a staged change, an attribute, core.fileMode)', async () => {
+    const cases: [string, (root: string) => void][] = [
+      ['a staged change', (r) => {
+        writeFileSync(join(r, 'src/d1/f1.c'), 'staged\n');
+        git(r, 'add', 'src/d1/f1.c');
+      }],
+      ['an attribute', (r) => writeFileSync(join(r, 'src', '.gitattributes'), '*.c text\n')],
+      ['core.fileMode', (r) => git(r, 'config', 'core.fileMode', 'false')],
+    ];
+    for (const [what, change] of cases) {
+      const root = repo();
+      await truthful(root, `${what}: filling`);
+      lie(root);
+      change(root);
+      const st = await read(root);
+      expect(lied(st.manifest), what).toBe(false);
+      expect(st.manifest, what).toBe(manifestOf(root, st.files).manifest);
+    }
+    // Other exclusions: another key.
+    const root = repo();
+    await truthful(root, 'exclusions: filling');
+    lie(root);
+    const other = await readSourceState({ root, gitDir: join(root, '.git') }, ['.git', 'vendor']);
+    expect(lied(other.manifest)).toBe(false);
+  });
+
+  it('with files changed, deleted or untracked in the working tree, it stands for the rest and those are read', async () => {
+    const cases: [string, (root: string) => void, string][] = [
+      ['an edit', (r) => writeFileSync(join(r, 'src/d1/f1.c'), 'edited\n'), './src/d1/f1.c'],
+      ['an exec bit', (r) => chmodSync(join(r, 'src/d1/f1.c'), 0o755), './src/d1/f1.c'],
+      ['an untracked file', (r) => writeFileSync(join(r, 'new.c'), 'new\n'), './new.c'],
+      ['a deleted file', (r) => unlinkSync(join(r, 'src/d1/f1.c')), './src/d1/f1.c'],
+    ];
+    for (const [what, change, path] of cases) {
+      const root = repo();
+      await truthful(root, `${what}: filling`);
+      lie(root);
+      change(root);
+      const st = await read(root);
+      // Taken (the lie shows), and everything else is the truth.
+      expect(lied(st.manifest), what).toBe(true);
+      const truth = manifestOf(root, st.files).manifest;
+      expect(st.manifest.replace(`${'0'.repeat(64)}  ./src/d0/f0.c\n`, ''), what).toBe(truth.replace(/^\w{64} {2}\.\/src\/d0\/f0\.c\n/m, ''));
+      expect(st.files.includes(path), what).toBe(what !== 'a deleted file');
+      // Without the lie, the whole manifest is the truth.
+      rmSync(join(root, '.git', 'offhost', 'index-snapshot'));
+      expect((await read(root)).manifest, what).toBe(truth);
+    }
+  });
+
+  it('is kept from a tree that was dirty all along (what the index says, not what the changed file holds)', async () => {
+    const root = repo();
+    writeFileSync(join(root, 'src/d1/f1.c'), 'dirty from the start\n');
+    await truthful(root, 'dirty');
+    expect(existsSync(snapFile(root))).toBe(true);
+    lie(root);
+    expect(lied((await read(root)).manifest)).toBe(true);
+    // Reverted: the index's line for it, from the snapshot, is its content again.
+    rmSync(snapFile(root));
+    await truthful(root, 'refill');
+    git(root, 'checkout', '--', 'src/d1/f1.c');
+    await truthful(root, 'reverted');
+  });
+
+  it('an untracked or changed file outside the source set (excluded, or a lock file) does not stop it being taken', async () => {
+    const root = repo();
+    const readIt = () => readSourceState({ root, gitDir: join(root, '.git') }, ['.git', 'node_modules'], ['locks/']);
+    for (let i = 0; i < 2; i++) await readIt();
+    lie(root);
+    mkdirSync(join(root, 'node_modules'));
+    writeFileSync(join(root, 'node_modules', 'x.js'), 'x\n');
+    mkdirSync(join(root, 'locks'));
+    writeFileSync(join(root, 'locks', 'lock-vm.md'), 'held\n');
+    const st = await readIt();
+    expect(lied(st.manifest)).toBe(true);
+  });
+
+  it('a snapshot cut short or of another format is not used', async () => {
+    const root = repo();
+    await truthful(root, 'filling');
+    const whole = readFileSync(snapFile(root));
+    for (const bad of [whole.subarray(0, whole.length - 3), Buffer.from(`x${whole.toString('latin1')}`, 'latin1'), Buffer.alloc(0)]) {
+      writeFileSync(snapFile(root), bad);
+      const st = await read(root);
+      expect(st.manifest).toBe(manifestOf(root, st.files).manifest);
+    }
   });
 });
