@@ -68,7 +68,7 @@ export function parseConfigZ(z: Buffer): Map<string, string> {
 }
 
 /** `git config` regexp for parseConfigZ. */
-export const TRUST_CONFIG = '^(core\\.(autocrlf|filemode|attributesfile)|extensions\\.objectformat)$';
+export const TRUST_CONFIG = '^(core\\.(autocrlf|filemode|attributesfile|trustctime|checkstat)|extensions\\.objectformat)$';
 
 const falsy = (v: string | undefined) => v === undefined || /^(false|no|off|0)$/i.test(v);
 
@@ -81,6 +81,10 @@ export function distrust(root: string, commonDir: string, config: Map<string, st
   if (!falsy(config.get('core.autocrlf'))) return 'core.autocrlf is set';
   const fileMode = config.get('core.filemode');
   if (fileMode !== undefined && falsy(fileMode)) return 'core.fileMode is false';
+  // A status that does not compare ctimes passes an edit that kept the size and put the mtime back.
+  const trustCtime = config.get('core.trustctime');
+  if (trustCtime !== undefined && falsy(trustCtime)) return 'core.trustCtime is false';
+  if (/^minimal$/i.test(config.get('core.checkstat') ?? '')) return 'core.checkStat is minimal';
   const sources = attributeFiles.map((p) => join(root, p));
   sources.push(join(commonDir, 'info', 'attributes'));
   const home = env.HOME || homedir();
