@@ -96,6 +96,11 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
   ];
 }
 
+/** The `find -L` stat line of every listed file, in the list's order, into $T/stat. */
+const STAT1 = `xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$T/list" > "$T/stat"`;
+/** From this many bytes of file list (about 2,000 files) the VM stats the list in parts, side by side. */
+export const PARALLEL_STAT_BYTES = 64 * 1024;
+
 /**
  * The copy's manifest (src/routes/source.ts's format: `sha256  ./path` lines in the list's order, then
  * `--exec--` and the paths whose owner may execute them) into $T/manifest, and its sha256 into $fp.
@@ -125,7 +130,7 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
  *
  * The manifest's path is left in $M.
  */
-export function verifyLines(cache: string | undefined, stamp?: string): string[] {
+export function verifyLines(cache: string | undefined, stamp?: string, listBytes = 0): string[] {
   if (cache === undefined) {
     return [`fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum)`, 'fp=${fp%% *}; M="$T/manifest"'];
   }
@@ -160,7 +165,15 @@ export function verifyLines(cache: string | undefined, stamp?: string): string[]
     stamp !== undefined
       ? `S=${quote(stamp)}; [ -d "\${C%/*}" ] || mkdir -p "\${C%/*}" 2>/dev/null`
       : 'S=$( { : > "$C.stamp" && find "$C.stamp" -maxdepth 0 -printf "%T@"; } 2>/dev/null ) || S=',
-    `xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$T/list" > "$T/stat"`,
+    ...(listBytes >= PARALLEL_STAT_BYTES
+      ? [
+          // A long list is stat'ed in parts, one find per CPU (up to 4), the parts' lines put back in order.
+          'P=$(nproc 2>/dev/null) || P=1; [ "$P" -gt 4 ] && P=4',
+          `if [ "$P" -gt 1 ] && split -t '\\0' -n l/$P -d "$T/list" "$T/part." 2>/dev/null; then pids=; for f in "$T"/part.*; do xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$f" > "$f.stat" & pids="$pids $!"; done; wait $pids; cat "$T"/part.*.stat > "$T/stat"; else`,
+          `  ${STAT1}`,
+          'fi',
+        ]
+      : [STAT1]),
     // The next cache (and the last run's pair) is written under a name of this session's own, then renamed
     // over the old one; what a killed session left is removed (the VM's lock keeps two runs off one copy at once).
     'for f in "$C".next.* "$C".last-*.*; do [ -e "$f" ] && rm -f -- "$C".next.* "$C".last-*.* 2>/dev/null; break; done',
@@ -289,7 +302,7 @@ export function supervisorScript(p: RemotePlan): string {
     `cd -- ${q(p.dir)} 2>/dev/null || { say nodir; exit 0; }`,
     'command -v sha256sum >/dev/null 2>&1 || { say missing "sha256sum (coreutils) is not installed on the VM"; exit 0; }',
     ...(listing?.start ?? []),
-    ...verifyLines(p.hashCache, p.hashStamp),
+    ...verifyLines(p.hashCache, p.hashStamp, p.listBytes),
     'say fp "$fp"',
     `if [ "$fp" != ${q(p.fingerprint)} ]; then while IFS= read -r l; do say m "$l"; done < "$M"; say mismatch; exit 0; fi`,
     // What the copy holds beyond the source set (outputs of earlier builds), before the build: listed, or removed.

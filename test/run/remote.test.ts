@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configure, g } from '../locks/lifecycle-helpers.js';
-import { bootstrapScript, framedScript, HANDSHAKE, newNonce, StreamReader, supervisorScript } from '../../src/run/remote.js';
+import { bootstrapScript, framedScript, HANDSHAKE, newNonce, PARALLEL_STAT_BYTES, StreamReader, supervisorScript } from '../../src/run/remote.js';
 import { diffManifests, readSourceState } from '../../src/routes/source.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'offhost-remote-'));
@@ -358,6 +358,45 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     verify(repo, st, early, String(Math.floor(Date.now() / 1000) - 60));
     expect(existsSync(early) ? records(early) : []).toEqual([]);
   });
+
+  it('a long list is stat\'ed in parts side by side, its lines put back in the order of one find (and with one CPU, or a split without -n, by one find)', async () => {
+    const repo = mkdtempSync(join(tmp, 'long-'));
+    g(repo, 'init', '-q');
+    configure(repo);
+    // Past PARALLEL_STAT_BYTES of list: 2,600 files with names long enough.
+    for (let d = 0; d < 26; d++) {
+      mkdirSync(join(repo, `directory-with-a-long-name-${d}`));
+      for (let f = 0; f < 100; f++) writeFileSync(join(repo, `directory-with-a-long-name-${d}`, `file-${f}.txt`), `${d} ${f}\n`);
+    }
+    g(repo, 'add', '.');
+    g(repo, 'commit', '-q', '-m', 'many');
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    expect(st.list.length).toBeGreaterThan(PARALLEL_STAT_BYTES);
+    const statOf = (pathPrefix: string | null) => {
+      const cache = cacheOf();
+      const script = supervisorScript({ nonce: newNonce(), mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['true'], env: {}, stdin: false, graceSeconds: 1, hashCache: cache, hashStamp: String(Math.ceil(Date.now() / 1000) + 100) });
+      const nonce = /^N='?([^'\n]+)'?$/m.exec(script)![1]!;
+      const reader = new StreamReader(nonce, () => undefined);
+      reader.push(Buffer.from(runScript(`${pathPrefix ? `PATH='${pathPrefix}':$PATH\n` : ''}${script}`, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list])).stdout));
+      expect(reader.preamble.fingerprint).toBe(st.fingerprint);
+      return readFileSync(`${cache}.last-stat`, 'utf8');
+    };
+    const parts = statOf(null);
+    const paths = parts.split('\n').filter(Boolean).map((l) => l.split(' ').slice(2).join(' '));
+    expect(paths).toEqual(st.files);
+    // One CPU: one find; a split that refuses -n (busybox's): one find. The same lines.
+    const one = mkdtempSync(join(tmp, 'one-cpu-'));
+    writeFileSync(join(one, 'nproc'), '#!/bin/sh\necho 1\n');
+    writeFileSync(join(one, 'split'), '#!/bin/sh\necho "split: invalid option -- n" >&2; exit 1\n');
+    chmodSync(join(one, 'nproc'), 0o755);
+    chmodSync(join(one, 'split'), 0o755);
+    const many = mkdtempSync(join(tmp, 'many-cpus-'));
+    writeFileSync(join(many, 'nproc'), '#!/bin/sh\necho 64\n');
+    chmodSync(join(many, 'nproc'), 0o755);
+    for (const dir of [one, many]) expect(statOf(dir)).toBe(parts);
+    rmSync(join(one, 'split'));
+    expect(statOf(one)).toBe(parts);
+  }, 60_000);
 
   it('removes what a killed session left half-written beside the cache', () => {
     const { repo, st, cache } = verifiedOnce();
