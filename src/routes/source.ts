@@ -467,7 +467,7 @@ export async function readSourceState(
       writeIndexSnapshot(indexSnapshotFile(gitDir), snapKey, listing, { manifest: tm.manifest, list: Buffer.from(tm.kept.map((f) => `${f}\0`).join('')), dirs: directoriesOf(index.keys()) });
     }
   }
-  return stateOf(repo, st, manifest, Buffer.from(kept.map((f) => `${f}\0`).join('')), cache.stampNs);
+  return stateOf(repo, st, manifest, Buffer.from(kept.map((f) => `${f}\0`).join('')), cache.stampNs, kept);
 }
 
 /** The snapshot's paths and entries, each as the index gave it (./index-snapshot.ts). */
@@ -479,7 +479,7 @@ function entriesOfSnapshot(snap: TrackedSnapshot): { t: string[]; entries: FileE
   return { t, entries: t.map((f, i) => ({ line: `${lines[i]}\n`, exec: exec.has(f), fromIndex: true as const })) };
 }
 
-function stateOf(repo: { root: string; gitDir: string }, st: ReturnType<typeof parseStatus>, manifest: string, list: Buffer, stampNs: bigint | null): SourceState {
+function stateOf(repo: { root: string; gitDir: string }, st: ReturnType<typeof parseStatus>, manifest: string, list: Buffer, stampNs: bigint | null, files?: string[]): SourceState {
   const { root, gitDir } = repo;
   const dirty = st.dirty;
   return {
@@ -487,7 +487,7 @@ function stateOf(repo: { root: string; gitDir: string }, st: ReturnType<typeof p
     gitDir,
     head: st.head,
     branch: st.branch,
-    files: list.length ? list.toString('utf8').slice(0, -1).split('\0') : [],
+    files: files ?? (list.length ? list.toString('utf8').slice(0, -1).split('\0') : []),
     list,
     manifest,
     fingerprint: fingerprintOf(manifest),
