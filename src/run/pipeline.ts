@@ -507,7 +507,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     const attempt = (tar: Buffer | null = null) => {
       const pre = early;
       early = null;
-      return execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit, ...(tar ? { ref: runRef(state) } : {}) } : undefined, tree, tar, pre, (what) =>
+      return execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit, ...(tar ? { ref: runRef(state) } : {}), ...(verifiedCommit(sd, spec, placed.dir) === gitCommit ? { verified: true } : {}) } : undefined, tree, tar, pre, (what) =>
         mark(what === 'go' ? 'the VM verified the copy: the command starts' : 'the command ended on the VM'),
       );
     };

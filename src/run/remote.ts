@@ -37,7 +37,11 @@ export interface RemotePlan {
   listBytes: number;
   fingerprint: string;
   /** git mode: the bare repository on the VM and the commit to check out (`ref`: where an inline pack's commit is kept). */
-  git?: { bare: string; commit: string; ref?: string };
+  /**
+   * `verified`: the laptop's record says this very commit is what the VM's copy was last verified at; the
+   * checkout is then skipped when the copy's stat lines are still that verification's (nothing to check out).
+   */
+  git?: { bare: string; commit: string; ref?: string; verified?: boolean };
   /** rsync mode: where the previous file list is kept (to delete what the laptop deleted). */
   rsyncState?: string;
   /**
@@ -100,6 +104,18 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
 const STAT1 = `xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$T/list" > "$T/stat"`;
 /** From this many bytes of file list (about 2,000 files) the VM stats the list in parts, side by side. */
 export const PARALLEL_STAT_BYTES = 64 * 1024;
+
+/**
+ * One sh command (run in the copy's root) writing $T/stat: a long list is stat'ed in parts, one find per
+ * CPU (up to 4), the parts' lines put back in order; one CPU, or a split without -n, is one find.
+ */
+function statCommand(listBytes: number): string {
+  if (listBytes < PARALLEL_STAT_BYTES) return STAT1;
+  return [
+    'P=$(nproc 2>/dev/null) || P=1; [ "$P" -gt 4 ] && P=4;',
+    `if [ "$P" -gt 1 ] && rm -f "$T"/part.* && split -t '\\0' -n l/$P -d "$T/list" "$T/part." 2>/dev/null; then pids=; for f in "$T"/part.*; do xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$f" > "$f.stat" & pids="$pids $!"; done; wait $pids; cat "$T"/part.*.stat > "$T/stat"; else ${STAT1}; fi`,
+  ].join(' ');
+}
 
 /**
  * The copy's manifest (src/routes/source.ts's format: `sha256  ./path` lines in the list's order, then
@@ -165,15 +181,8 @@ export function verifyLines(cache: string | undefined, stamp?: string, listBytes
     stamp !== undefined
       ? `S=${quote(stamp)}; [ -d "\${C%/*}" ] || mkdir -p "\${C%/*}" 2>/dev/null`
       : 'S=$( { : > "$C.stamp" && find "$C.stamp" -maxdepth 0 -printf "%T@"; } 2>/dev/null ) || S=',
-    ...(listBytes >= PARALLEL_STAT_BYTES
-      ? [
-          // A long list is stat'ed in parts, one find per CPU (up to 4), the parts' lines put back in order.
-          'P=$(nproc 2>/dev/null) || P=1; [ "$P" -gt 4 ] && P=4',
-          `if [ "$P" -gt 1 ] && split -t '\\0' -n l/$P -d "$T/list" "$T/part." 2>/dev/null; then pids=; for f in "$T"/part.*; do xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$f" > "$f.stat" & pids="$pids $!"; done; wait $pids; cat "$T"/part.*.stat > "$T/stat"; else`,
-          `  ${STAT1}`,
-          'fi',
-        ]
-      : [STAT1]),
+    // Unless the git checkout's check stat'ed the copy already (above, in supervisorScript).
+    `[ -f "$T/stat" ] || { ${statCommand(listBytes)}; }`,
     // The next cache (and the last run's pair) is written under a name of this session's own, then renamed
     // over the old one; what a killed session left is removed (the VM's lock keeps two runs off one copy at once).
     'for f in "$C".next.* "$C".last-*.*; do [ -e "$f" ] && rm -f -- "$C".next.* "$C".last-*.* 2>/dev/null; break; done',
@@ -276,7 +285,17 @@ export function supervisorScript(p: RemotePlan): string {
             `git --git-dir=${bare} unpack-objects -q < "$T/in.pack" 2>"$T/pack.err" && git --git-dir=${bare} update-ref ${q(p.git.ref)} ${sha} 2>>"$T/pack.err" || { say fail "could not store the pushed commit: $(head -c 300 "$T/pack.err" | tr '\n' ' ')"; exit 0; }`,
           ]
         : []),
+      // The commit last verified here, its HEAD still, and every file's stat line what that run kept: a
+      // checkout would change nothing (its stat of every file is saved; verifyLines uses those lines). Any
+      // other case checks out (the fingerprint below decides either way).
+      ...(p.git.verified && p.hashCache !== undefined
+        ? [
+            `co=1; if [ -f ${dir}/.git ] && [ -f ${q(`${p.hashCache}.last-stat`)} ]; then IFS= read -r g < ${dir}/.git; g=\${g#gitdir: }; case $g in /*) ;; *) g=${dir}/$g;; esac; h=; [ -f "$g/HEAD" ] && IFS= read -r h < "$g/HEAD"; if [ "$h" = ${sha} ]; then ( cd -- ${dir} && ${statCommand(p.listBytes)} ) && cmp -s "$T/stat" ${q(`${p.hashCache}.last-stat`)} && co=; fi; fi`,
+            'if [ -n "$co" ]; then rm -f "$T/stat"',
+          ]
+        : []),
       `if [ -e ${dir}/.git ]; then git -C ${dir} checkout -q -f --detach ${sha} >"$T/git.log" 2>&1; else mkdir -p "$(dirname ${dir})" && git --git-dir=${bare} worktree add -q -f --detach ${dir} ${sha} >"$T/git.log" 2>&1; fi || { say fail "git checkout of the pushed commit failed on the VM: $(tr '\\n' ' ' < "$T/git.log")"; exit 0; }`,
+      ...(p.git.verified && p.hashCache !== undefined ? ['fi'] : []),
     );
   }
   if (p.mode === 'rsync' && p.rsyncState) {

@@ -412,6 +412,68 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   });
 });
 
+describe('git mode: the checkout of the commit last verified there', () => {
+  // The VM's side as offhost makes it: a bare repository with the commit, the copy a worktree of it.
+  let src = '';
+  let bare = '';
+  let sha = '';
+  let st: Awaited<ReturnType<typeof readSourceState>>;
+  const copies: string[] = [];
+  beforeAll(async () => {
+    src = repoWithOddNames();
+    g(src, 'add', '.');
+    g(src, 'commit', '-q', '-m', 'all');
+    sha = g(src, 'rev-parse', 'HEAD').trim();
+    bare = join(tmp, `bare-${Math.random().toString(36).slice(2)}.git`);
+    g(tmp, 'clone', '-q', '--bare', src, bare);
+    st = await readSourceState({ root: src, gitDir: join(src, '.git') });
+    for (let i = 0; i < 3; i++) {
+      const dir = join(tmp, `copy-${i}-${Math.random().toString(36).slice(2)}`);
+      g(tmp, `--git-dir=${bare}`, 'worktree', 'add', '-q', '-f', '--detach', dir, sha);
+      copies.push(dir);
+    }
+    // Past the VM cache's racy margin: a run then keeps its stat lines.
+    await new Promise((r) => setTimeout(r, 3_200));
+  }, 60_000);
+  /** Runs the script in `dir` with a git that logs its subcommands; the preamble and the subcommands. */
+  const run = (dir: string, verified: boolean) => {
+    const bin = mkdtempSync(join(tmp, 'gitlog-'));
+    const log = join(bin, 'log');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`);
+    chmodSync(join(bin, 'git'), 0o755);
+    const nonce = newNonce();
+    const script = supervisorScript({ nonce, mode: 'git', dir, cwd: dir, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['true'], env: {}, stdin: false, graceSeconds: 1, hashCache: `${dir}.offhost-hashes`, git: { bare, commit: sha, ...(verified ? { verified: true } : {}) } });
+    const reader = new StreamReader(nonce, () => undefined);
+    reader.push(Buffer.from(runScript(`PATH='${bin}':$PATH\n${script}`, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list])).stdout));
+    const calls = existsSync(log) ? readFileSync(log, 'utf8') : '';
+    return { end: reader.preamble.end, fingerprint: reader.preamble.fingerprint, checkouts: calls.split('\n').filter((l) => / checkout /.test(` ${l} `)).length };
+  };
+
+  it('is skipped when HEAD is that commit and every stat line is the last run\'s; else it checks out (a file changed on the VM is put right)', () => {
+    const [dir] = copies;
+    // The first run has no stat lines of an earlier one: it checks out, and keeps them.
+    expect(run(dir!, true)).toEqual({ end: 'go', fingerprint: st.fingerprint, checkouts: 1 });
+    expect(existsSync(`${dir}.offhost-hashes.last-stat`)).toBe(true);
+    expect(run(dir!, true)).toEqual({ end: 'go', fingerprint: st.fingerprint, checkouts: 0 });
+    // Not the verified commit (the laptop's record says otherwise): checked out.
+    expect(run(dir!, false).checkouts).toBe(1);
+    // A tracked file changed on the VM: its stat line moved, so the checkout runs and puts it right.
+    writeFileSync(join(dir!, 'plain.txt'), 'changed on the VM\n');
+    expect(run(dir!, true)).toEqual({ end: 'go', fingerprint: st.fingerprint, checkouts: 1 });
+  });
+
+  it('checks out when the worktree\'s HEAD is another commit, whatever the stat lines say', () => {
+    const dir = copies[1]!;
+    expect(run(dir, true).checkouts).toBe(1);
+    g(dir, 'checkout', '-q', '--detach', `${sha}`);
+    // HEAD moved to another commit with the same files: no skip.
+    g(dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'elsewhere');
+    expect(run(dir, true).checkouts).toBe(1);
+    expect(g(dir, 'rev-parse', 'HEAD').trim()).toBe(sha);
+  });
+});
+
 describe('the session bootstrap (a session opened before its script is ready), run by /bin/sh here', () => {
   // The session's own script waits for the supervisor script on stdin and runs it only when it arrived whole.
   const script = (nonce: string, ran: string) =>
