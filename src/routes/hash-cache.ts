@@ -16,8 +16,9 @@
 // VM's own cache (src/run/remote.ts verifyLines).
 //
 // One cache per checkout, in its git directory (a worktree has its own): `<gitDir>/offhost/hash-cache`.
-import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, type BigIntStats } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync, type BigIntStats } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { appendRecords, readRecords, rewriteRecords } from './record-file.js';
 
 /** Wider than the coarsest timestamp a laptop's filesystem keeps (FAT: 2 s), in nanoseconds. */
 const RACY_NS = 3_000_000_000n;
@@ -68,25 +69,14 @@ export function openHashCache(file: string, opts: { stampNs?: bigint } = {}): Ha
   }
   const trustBefore = stamp - RACY_NS;
   const old = new Map<string, [string, string]>();
-  let lines = 0;
-  let valid = false;
-  try {
-    const text = readFileSync(file, 'utf8').split('\n');
-    if (text[0] === FORMAT) {
-      valid = true;
-      // `key\tsum\tpath`: the path is the last field, taken whole (it may hold a tab); a later line wins.
-      for (let i = 1; i < text.length; i++) {
-        const l = text[i]!;
-        const a = l.indexOf('\t');
-        const b = a < 0 ? -1 : l.indexOf('\t', a + 1);
-        if (b < 0 || b - a !== 65) continue;
-        old.set(l.slice(b + 1), [l.slice(0, a), l.slice(a + 1, b)]);
-        lines++;
-      }
-    }
-  } catch {
-    // No cache yet, or one that cannot be read: every file is hashed.
-  }
+  // `key\tsum\tpath`: the path is the last field, taken whole (it may hold a tab); a later line wins.
+  const { valid, records: lines } = readRecords(file, FORMAT, (l) => {
+    const a = l.indexOf('\t');
+    const b = a < 0 ? -1 : l.indexOf('\t', a + 1);
+    if (b < 0 || b - a !== 65) return false;
+    old.set(l.slice(b + 1), [l.slice(0, a), l.slice(a + 1, b)]);
+    return true;
+  });
   const now = new Map<string, [string, string]>();
   const added: string[] = [];
   let hits = 0;
@@ -109,27 +99,13 @@ export function openHashCache(file: string, opts: { stampNs?: bigint } = {}): Ha
       const dead = lines - hits;
       const whole = valid ? dead > DEAD_MIN && dead * 3 > lines : added.length > 0;
       if (!whole) {
-        if (added.length === 0) return;
-        try {
-          appendFileSync(file, added.join(''));
-        } catch {
-          // A read-only git directory or a full disk: the next run hashes them again.
-        }
+        // A read-only git directory or a full disk: the next run hashes them again.
+        appendRecords(file, added);
         return;
       }
-      const tmp = `${file}.${process.pid}.tmp`;
-      try {
-        const out = [`${FORMAT}\n`];
-        for (const [path, [k, sum]] of now) if (!/[\n\r]/.test(path)) out.push(`${k}\t${sum}\t${path}\n`);
-        writeFileSync(tmp, out.join(''));
-        renameSync(tmp, file);
-      } catch {
-        try {
-          unlinkSync(tmp);
-        } catch {
-          // never written
-        }
-      }
+      const out: string[] = [];
+      for (const [path, [k, sum]] of now) if (!/[\n\r]/.test(path)) out.push(`${k}\t${sum}\t${path}\n`);
+      rewriteRecords(file, FORMAT, out);
     },
   };
 }

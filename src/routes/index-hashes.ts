@@ -18,9 +18,10 @@
 // recomputes the manifest from its copy in the run's session, and a difference stops the run.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { appendRecords, readRecords, rewriteRecords } from './record-file.js';
 
 const FORMAT = 'offhost-blob-hashes 1';
 /**
@@ -140,24 +141,13 @@ export function blobHashesFile(gitDir: string): string {
 /** Opens the cache (missing, unreadable or of another format: empty). */
 export function openBlobHashes(file: string): BlobHashes {
   const map = new Map<string, string>();
-  let lines = 0;
-  let valid = false;
-  try {
-    const text = readFileSync(file, 'utf8').split('\n');
-    if (text[0] === FORMAT) {
-      valid = true;
-      for (let i = 1; i < text.length; i++) {
-        const l = text[i]!;
-        const sp = l.indexOf(' ');
-        // A blob id (40 or 64 hex), a space, a sha256: a torn last line is skipped.
-        if ((sp !== 40 && sp !== 64) || l.length !== sp + 65) continue;
-        map.set(l.slice(0, sp), l.slice(sp + 1));
-        lines++;
-      }
-    }
-  } catch {
-    // No cache yet: every clean tracked file is read once.
-  }
+  // A blob id (40 or 64 hex), a space, a sha256: a torn last line is skipped.
+  const { valid, records: lines } = readRecords(file, FORMAT, (l) => {
+    const sp = l.indexOf(' ');
+    if ((sp !== 40 && sp !== 64) || l.length !== sp + 65) return false;
+    map.set(l.slice(0, sp), l.slice(sp + 1));
+    return true;
+  });
   const added: string[] = [];
   return {
     get: (blob) => map.get(blob),
@@ -167,25 +157,11 @@ export function openBlobHashes(file: string): BlobHashes {
       added.push(`${blob} ${sum}\n`);
     },
     save(live, keep) {
-      try {
-        if (valid && lines + added.length <= Math.max(2 * live, 1000)) {
-          if (added.length) appendFileSync(file, added.join(''));
-          return;
-        }
-        if (!valid && added.length === 0) return;
-        mkdirSync(dirname(file), { recursive: true });
-        const out = [`${FORMAT}\n`];
-        for (const [b, s] of map) if (keep(b)) out.push(`${b} ${s}\n`);
-        const tmp = `${file}.${process.pid}.tmp`;
-        try {
-          writeFileSync(tmp, out.join(''));
-          renameSync(tmp, file);
-        } catch {
-          if (existsSync(tmp)) unlinkSync(tmp);
-        }
-      } catch {
-        // A read-only git directory or a full disk: the next run reads those files again.
-      }
+      if (valid && lines + added.length <= Math.max(2 * live, 1000)) return appendRecords(file, added);
+      if (!valid && added.length === 0) return;
+      const out: string[] = [];
+      for (const [b, s] of map) if (keep(b)) out.push(`${b} ${s}\n`);
+      rewriteRecords(file, FORMAT, out);
     },
   };
 }

@@ -307,6 +307,14 @@ describe('the index snapshot (the tracked manifest kept with the listing it came
     writeFileSync(snapFile(root), Buffer.from(`${text.slice(0, at - 64)}${'0'.repeat(64)}${text.slice(at)}`, 'latin1'));
   };
   const lied = (m: string) => m.includes(`${'0'.repeat(64)}  ./src/d0/f0.c\n`);
+  /** A repository whose snapshot was filled, then made to lie; `change` made; what the next read gives. */
+  const liedThenChanged = async (what: string, change: (root: string) => void) => {
+    const root = repo();
+    await truthful(root, `${what}: filling`);
+    lie(root);
+    change(root);
+    return { root, st: await read(root) };
+  };
 
   it('is kept once every tracked file came from the index, and taken whole while nothing changed (a lie put in it shows)', async () => {
     const root = repo();
@@ -329,11 +337,7 @@ describe('the index snapshot (the tracked manifest kept with the listing it came
       ['core.fileMode', (r) => git(r, 'config', 'core.fileMode', 'false')],
     ];
     for (const [what, change] of cases) {
-      const root = repo();
-      await truthful(root, `${what}: filling`);
-      lie(root);
-      change(root);
-      const st = await read(root);
+      const { root, st } = await liedThenChanged(what, change);
       expect(lied(st.manifest), what).toBe(false);
       expect(st.manifest, what).toBe(manifestOf(root, st.files).manifest);
     }
@@ -353,11 +357,7 @@ describe('the index snapshot (the tracked manifest kept with the listing it came
       ['a deleted file', (r) => unlinkSync(join(r, 'src/d1/f1.c')), './src/d1/f1.c'],
     ];
     for (const [what, change, path] of cases) {
-      const root = repo();
-      await truthful(root, `${what}: filling`);
-      lie(root);
-      change(root);
-      const st = await read(root);
+      const { root, st } = await liedThenChanged(what, change);
       // Taken (the lie shows), and everything else is the truth.
       expect(lied(st.manifest), what).toBe(true);
       const truth = manifestOf(root, st.files).manifest;
