@@ -18,7 +18,7 @@
 // recomputes the manifest from its copy in the run's session, and a difference stops the run.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { appendRecords, readRecords, rewriteRecords } from './record-file.js';
@@ -101,11 +101,18 @@ export function distrust(root: string, commonDir: string, config: Map<string, st
 export function convertingFile(files: readonly string[]): string | null {
   for (const f of files) {
     let text: string;
+    let fd: number | null = null;
     try {
-      text = readFileSync(f, 'utf8');
+      // Not blocking on a FIFO, and not reading a device: only a regular file of a sane size is read.
+      fd = openSync(f, constants.O_RDONLY | constants.O_NONBLOCK);
+      const st = fstatSync(fd);
+      if (!st.isFile() || st.size > ATTRIBUTES_MAX_BYTES) return `${f} is not a regular file of at most ${ATTRIBUTES_MAX_BYTES} bytes`;
+      text = readFileSync(fd, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') continue;
       return `${f} could not be read`;
+    } finally {
+      if (fd !== null) closeSync(fd);
     }
     const live = text
       .split('\n')
@@ -115,6 +122,9 @@ export function convertingFile(files: readonly string[]): string | null {
   }
   return null;
 }
+
+/** An attributes file larger than this is not read (the index is then not trusted). */
+const ATTRIBUTES_MAX_BYTES = 1 << 20;
 
 /** The repository's common git directory (a worktree's gitDir names it in `commondir`). */
 export function commonDirOf(gitDir: string): string {

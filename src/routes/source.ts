@@ -16,7 +16,7 @@
 // and the dirty summary are kept beside it for the record.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readSync, statSync, fstatSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readSync, statSync, fstatSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { GitError } from '../errors.js';
@@ -137,10 +137,11 @@ function unverifiable(path: string): boolean {
  * also the git blob id of the same bytes (`blob <size>\0` + content) in that object format.
  */
 function hashFile(abs: string, blobAlgo?: 'sha1' | 'sha256'): { sum: string; st: BigIntStats; blob?: string } | null {
-  // Reads in chunks so a big file is not held in memory.
+  // Reads in chunks so a big file is not held in memory. O_NONBLOCK: opening a FIFO (a tracked file
+  // replaced by one) would otherwise wait for a writer for ever; it is then no regular file, and skipped.
   let fd: number;
   try {
-    fd = openSync(abs, 'r');
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return null;
   }

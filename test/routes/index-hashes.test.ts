@@ -5,7 +5,7 @@
 // makes status skip it, an attribute or setting that converts content, a mode git does not track) the
 // file is read. The cases built to fool an index-only reading fail without those checks.
 import { afterAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -243,6 +243,30 @@ describe('clean tracked files from the index', () => {
       if (setting) expect(git(root, 'status', '--porcelain'), 'git itself does not see it').toBe('');
       else expect(git(root, 'status', '--porcelain')).toBe(' M src/d0/f0.c\n');
       await truthful(root, setting?.join('=') ?? 'default');
+    }
+  });
+
+  it('a tracked file replaced by a FIFO, and a FIFO or a device as .gitattributes: nothing waits for a writer, the FIFO is left out', async () => {
+    const root = repo();
+    // An index written well after the files: git status compares their stat, not their content (a racy
+    // entry would have git itself open the FIFO and wait: docs/RUN.md).
+    age(root, 'run.sh', ...Array.from({ length: 30 }, (_, i) => `src/d${i % 3}/f${i}.c`));
+    git(root, 'update-index', '--refresh');
+    await truthful(root, 'before');
+    unlinkSync(join(root, 'src/d0/f0.c'));
+    execFileSync('mkfifo', [join(root, 'src/d0/f0.c')]);
+    execFileSync('mkfifo', [join(root, 'src', '.gitattributes')]);
+    symlinkSync('/dev/zero', join(root, '.gitattributes'));
+    // A writer that opens both FIFOs only after 10 s: a read that waited for it would return after that.
+    const opened = join(root, '.git', 'writer-opened');
+    const writer = spawn('sh', ['-c', 'sleep 10; : > "$1"; exec 3>"$2" 4>"$3"; sleep 1', 'sh', opened, join(root, 'src/d0/f0.c'), join(root, 'src', '.gitattributes')], { stdio: 'ignore' });
+    try {
+      const st = await read(root);
+      expect(existsSync(opened), 'the read waited for a writer').toBe(false);
+      expect(st.files).not.toContain('./src/d0/f0.c');
+      expect(st.manifest).toBe(manifestOf(root, st.files).manifest);
+    } finally {
+      writer.kill('SIGKILL');
     }
   });
 
