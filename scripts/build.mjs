@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
+import { warmColdCache } from './warm-cold.mjs';
 import { readFamilies, buildLazyFamilies, describeLazyFamilies, familiesModuleSource } from './lazy-families.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -194,9 +195,9 @@ for (const door of [...ownBundles.map((name) => [name]), []]) {
   if (warm.status !== 0) throw new Error(`warming the code cache (${door[0] ?? 'check'}) failed: ${warm.stderr}`);
 }
 // dist/cold.cjs's cache: written by the loader when a cold command finds none (src/cli/main.ts loads it
-// through the loader); one cold command here, so that the package ships it.
+// through the loader), holding what that command compiled: a whole `offhost run` on this machine
+// (scripts/warm-cold.mjs), so that the package ships a cache with the run's pipeline in it.
 {
-  const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), 'lock', '--help'], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
-  if (warm.status !== 0) throw new Error(`warming the code cache (cold.cjs) failed: ${warm.stderr}`);
-  if (!existsSync(join(dist, 'cold.cjs.cache'))) throw new Error('warming the code cache (cold.cjs) wrote no dist/cold.cjs.cache');
+  const note = warmColdCache(dist);
+  if (note) console.log(`build: ${note}`);
 }
