@@ -125,3 +125,41 @@ export function parseMarker(data: Buffer | undefined): { url: string; name?: str
   const name = lines.find((l) => l.startsWith('name='))?.slice(5);
   return { url, ...(name ? { name } : {}), joined: lines.includes('joined') };
 }
+
+/**
+ * The last answer to "does the remote hold refs/offhost/locks?" that left the locks in the user store:
+ * `<user store>/offhost-remote-probe.json`, `{ url, at, note }` (`note`: the remote could not be asked, and
+ * why; null: it holds none of this repository's locks, or only this machine's own history). A positive
+ * answer is never kept: it writes the user store's marker, which every later call reads.
+ */
+interface KeptProbe {
+  url: string;
+  at: number;
+  note: string | null;
+}
+
+const probeFile = (userStore: string) => join(userStore, 'offhost-remote-probe.json');
+
+/** The kept answer for `url`, when it is younger than `keepMs` (a clock that went back: none); else null. */
+export function keptProbe(userStore: string, url: string, keepMs: number, now: number): { note: string | null } | null {
+  let k: KeptProbe;
+  try {
+    k = JSON.parse(readFileSync(probeFile(userStore), 'utf8')) as KeptProbe;
+  } catch {
+    return null; // none yet, or unreadable: ask
+  }
+  if (typeof k !== 'object' || k === null || k.url !== url || typeof k.at !== 'number' || !(now - k.at >= 0 && now - k.at < keepMs)) return null;
+  return { note: typeof k.note === 'string' ? `${k.note} (asked ${Math.round((now - k.at) / 1000)} s ago)` : null };
+}
+
+/** Keeps a negative answer (written whole; one that cannot be written only costs the next call a probe). */
+export function keepProbe(userStore: string, url: string, now: number, note: string | null): void {
+  const f = probeFile(userStore);
+  const tmp = `${f}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, JSON.stringify({ url, at: now, note } satisfies KeptProbe));
+    renameSync(tmp, f);
+  } catch {
+    rmSync(tmp, { force: true });
+  }
+}

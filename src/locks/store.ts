@@ -34,7 +34,7 @@ import {
 import { runGit } from '../git/run.js';
 import { ACTIVE_DIR, ARCHIVE_DIR, COMPONENT_DIR, DEFAULT_NOTICES_DIR } from './paths.js';
 import { refreshView, type ViewProblem } from './view.js';
-import { ensureUserStore, markerText, parseMarker, remoteNamed, remoteUrl, repoIdentity, SHARED_THROUGH, sightingsDir, type HubMode } from './hub.js';
+import { ensureUserStore, keepProbe, keptProbe, markerText, parseMarker, remoteNamed, remoteUrl, repoIdentity, SHARED_THROUGH, sightingsDir, type HubMode } from './hub.js';
 import { systemMonotonic, type Monotonic } from './sightings.js';
 import type { LockRecord } from './lock-types.js';
 
@@ -74,6 +74,8 @@ export interface LockStoreOptions {
    * saying why, or null. A lock whose holder is gone may be taken over at once (takeover.ts).
    */
   holderGone?: (rec: LockRecord, file: string) => string | null;
+  /** The repository of `repoDir` as the caller already opened it (openRepoAt of that very folder): not asked of git again. */
+  repo?: Repo;
 }
 
 /** What a transaction reads: the files of the lock ref's tip under the active folders. */
@@ -581,6 +583,11 @@ export interface ShareRequest {
   configPush: boolean;
   /** Ask the remote whether it holds refs/offhost/locks already (the repository's locks are shared there). */
   probeRemote: boolean;
+  /**
+   * Use the answer of a probe made less than this many milliseconds ago, when it was "the remote holds none
+   * of this repository's locks" or "could not be asked" (same URL); unset: ask every time (doctor).
+   */
+  probeKeepMs?: number;
 }
 
 /**
@@ -589,14 +596,15 @@ export interface ShareRequest {
  * this call's flags say: a flag can ask to start sharing through the remote, never to leave it.
  */
 export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequest }): Promise<LockStore> {
-  const repo = await openRepoAt(opts.repoDir, opts.env);
-  const { share, ...rest } = opts;
+  const { share, repo: opened, ...rest } = opts;
+  const repo = opened ?? (await openRepoAt(opts.repoDir, opts.env));
   const o: LockStoreOptions = { ...rest };
   const early: string[] = [];
   if (share) {
     const env = opts.env ?? process.env;
     const identity = await repoIdentity(repo);
-    const hasRemote = (await remoteUrl(repo, share.remoteName)) !== null;
+    const url = await remoteUrl(repo, share.remoteName);
+    const hasRemote = url !== null;
     if (share.flag === true && !hasRemote) throw new LockError(`--push: this clone has no remote '${share.remoteName}' to share its locks through (\`git remote -v\`; config locks.remote names another); nothing was changed`);
     let want = share.flag === true || share.configPush;
     if (identity) {
@@ -606,12 +614,19 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
       const m = await blobAt({ cwd: userStore, env }, `${LOCK_REF}:${SHARED_THROUGH}`);
       const marker = m !== null ? parseMarker(m) : null;
       const marked = marker !== null;
-      if (!marked && !want && hasRemote && share.probeRemote) {
+      // A recent answer that the remote holds no locks of this repository (or could not be asked) stands
+      // for `probeKeepMs` (hub.ts keptProbe): a network round trip per run is not paid for a change that
+      // another machine makes once (docs/LOCKS.md).
+      const kept = !marked && !want && url !== null && share.probeRemote && share.probeKeepMs ? keptProbe(userStore, url, share.probeKeepMs, opts.clock.now().getTime()) : null;
+      if (kept !== null) {
+        if (kept.note) early.push(kept.note);
+      } else if (!marked && !want && url !== null && share.probeRemote) {
         try {
           const theirs = await remoteRef(repo, share.remoteName, LOCK_REF);
           // A version the user store holds is this machine's own history (a clone cloned from another clone
           // on this machine shows that clone's copy): the same store, not a shared one.
           const ours = theirs !== null && (await hasCommitAt({ cwd: userStore, env }, theirs));
+          if (theirs === null || ours) keepProbe(userStore, url, opts.clock.now().getTime(), null);
           if (theirs !== null && !ours) {
             if (share.flag === false) {
               throw new LockError(
@@ -623,7 +638,9 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
           }
         } catch (err) {
           if (err instanceof LockError) throw err;
-          early.push(`could not ask the remote ${share.remoteName} whether it holds ${LOCK_REF} (${(err as Error).message.split('\n')[0]}): locks stay in the user store (this machine's clones only)`);
+          const note = `could not ask the remote ${share.remoteName} whether it holds ${LOCK_REF} (${(err as Error).message.split('\n')[0]}): locks stay in the user store (this machine's clones only)`;
+          early.push(note);
+          keepProbe(userStore, url, opts.clock.now().getTime(), note);
         }
       }
       o.hub = { userStore, identity, ...(hasRemote ? { shareRemote: share.remoteName } : {}), wantRemote: want, forbidRemote: share.flag === false };

@@ -12,6 +12,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 import { isCanonicalVmId, vmIdProblem } from '../locks/schema.js';
 import { openLockStore, type LockStore } from '../locks/store.js';
+import type { Repo } from '../git/ref-tree.js';
 import { freeEndedRuns } from '../locks/end-runs.js';
 import * as life from '../locks/lifecycle.js';
 import { isLockLost, type Holder } from '../locks/holder.js';
@@ -119,6 +120,8 @@ export interface CommonOpts {
   now?: string;
   push?: boolean;
   cwd?: string;
+  /** The repository of `cwd` as the caller opened it already (openRepoAt(cwd)): not asked of git again. */
+  repo?: Repo;
 }
 
 /** A session's lock context: the store plus who is asking (`offhost run` holds claims through it). */
@@ -137,15 +140,24 @@ export interface LifecycleContext {
  * Opens the store of the repository at `cwd` (else the configured monorepo root, POLICY R6), where the
  * repository's locks are shared (src/locks/hub.ts): `push` is this call's --push (true) / --no-push (false).
  */
-export async function storeFor(io: Io, cwd: string, settings: LockSettings, clock: Clock, push: boolean | undefined): Promise<LockStore> {
+/**
+ * How long a lock command uses the answer "the remote holds no locks of this repository" (or "could not be
+ * asked") before asking again: a network round trip (`git ls-remote`, 0.2-1 s to a hosted remote) is not
+ * paid by every run for a change another machine makes once (docs/LOCKS.md "Which clones share a lock").
+ */
+export const REMOTE_PROBE_KEEP_MS = 60_000;
+
+export async function storeFor(io: Io, cwd: string, settings: LockSettings, clock: Clock, push: boolean | undefined, repo?: Repo): Promise<LockStore> {
   const opts = (dir: string) => ({
     repoDir: dir,
+    ...(repo && dir === cwd ? { repo } : {}),
     clock,
     env: io.env,
     log: (line: string) => io.stderr(`offhost lock: ${line}\n`),
     ...(settings.noticesDir ? { noticesDir: settings.noticesDir } : {}),
     ...(settings.skewSeconds !== undefined ? { skewSeconds: settings.skewSeconds } : {}),
-    share: { remoteName: settings.remote ?? 'origin', configPush: settings.push, probeRemote: true, ...(push !== undefined ? { flag: push } : {}) },
+    // Whether the remote holds the locks already is asked at most once a minute (REMOTE_PROBE_KEEP_MS).
+    share: { remoteName: settings.remote ?? 'origin', configPush: settings.push, probeRemote: true, probeKeepMs: REMOTE_PROBE_KEEP_MS, ...(push !== undefined ? { flag: push } : {}) },
   });
   let store: LockStore;
   try {
@@ -172,7 +184,7 @@ export async function contextFor(io: Io, o: CommonOpts, needSession: boolean, op
   let ai = o.ai ?? io.env.OFFHOST_AI;
   if (needSession) ({ session, ai } = checkSession(session, ai));
   const clock = clockFor(o.now, io);
-  const store = await storeFor(io, cwd, settings, clock, o.push);
+  const store = await storeFor(io, cwd, settings, clock, o.push, o.repo);
   // Runs of this host whose process is gone free their VM now (src/locks/end-runs.ts, issue 24).
   // Freeing this host's ended runs is a courtesy to the next session: when it cannot be done now (the remote
   // unreachable, the store broken) the VM simply stays held, and the command itself says what is wrong.

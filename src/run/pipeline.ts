@@ -42,6 +42,7 @@ import {
 import type { ResolvedConfig } from '../config/resolve.js';
 import { heartbeatIntervalMs } from '../locks/schedule.js';
 import { DEFAULT_TTL_MINUTES } from '../locks/schema.js';
+import { openRepoAt } from '../git/ref-tree.js';
 import { contextFor, settingsFrom } from './lock-context.js';
 import { runSession, startSession, type SessionResult, type StartedSession } from './execute.js';
 import { acquireHold, type Hold, type HoldResult } from './hold.js';
@@ -267,7 +268,10 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
 
   // The source: the repository holding cwd (else the configured monorepo root).
   const realCwd = realpathSync(cwd);
-  const repo = (await findRepo(realCwd)) ?? (config.root ? await findRepo(config.root) : null);
+  // One rev-parse for the source and the lock store, when cwd is its own real path (the lock store opens the
+  // repository of cwd as given: src/run/lock-context.ts storeFor).
+  const opened = realCwd === cwd ? await openRepoAt(cwd, io.env).catch(() => null) : null;
+  const repo = (opened?.root ? { root: opened.root, gitDir: opened.gitDir } : null) ?? (await findRepo(realCwd)) ?? (config.root ? await findRepo(config.root) : null);
   if (!repo) throw new RunStop('config-error', `${cwd} is in no git repository (and no configured root is one): offhost run syncs and verifies a repository's tree`);
   // A shared-mount VM that cannot see this checkout (a worktree or clone elsewhere) is no candidate (src/run/checkout.ts).
   let unseen: string | null = null;
@@ -323,7 +327,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   const runId = newRunId(new Date());
   const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
   const takeHold = async (): Promise<HoldResult> => {
-    const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true);
+    const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(opened ? { repo: opened } : {}), ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true);
     mark('lock store opened');
     fault(io, 'hold');
     return acquireHold(ctx, {

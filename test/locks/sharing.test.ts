@@ -3,7 +3,7 @@
 // the built CLI as concurrent processes; every mix of --push, plain and --no-push calls.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ACTIVE, REF, VM, bareWithClones, cleanEnv, configure, cliInProcess, ensureBuilt, g, offhost, sessionEnv, tempRepo } from './lifecycle-helpers.js';
 import { sampling } from '../helpers/sample.js';
@@ -140,6 +140,44 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
     const noPush = await offhost(['lock', 'acquire', VM, '--reason', 'b', '--no-push'], { cwd: clones[1]!, env: { ...sessionEnv('machine-c'), HOME: otherHome } });
     expect(noPush.code).toBe(2);
   }, 300_000);
+
+  it('another machine asks the remote at most once a minute: its answer "holds none" stands for 60 s, then it goes through the remote', async () => {
+    const { bare, clones } = bareWithClones(2);
+    const otherHome = join(dirname(bare), 'other-home');
+    mkdirSync(otherHome);
+    const b = { ...sessionEnv('machine-b'), HOME: otherHome };
+    const at = (s: number) => new Date(Date.now() + s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    // Machine b's first call asks the remote (it holds nothing): its locks stay in b's user store.
+    const first = await offhost(['lock', 'acquire', VM, '--reason', 'b'], { cwd: clones[1]!, env: b });
+    expect(first.code, first.stderr).toBe(0);
+    expect((await offhost(['lock', 'release', VM], { cwd: clones[1]!, env: b })).code).toBe(0);
+    expect(holderIn(bare)).toBeNull();
+    // Machine a shares its locks through the remote and holds the VM there.
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'a', '--push'], { cwd: clones[0]!, env: sessionEnv('machine-a') })).code).toBe(0);
+    expect(holderIn(bare)).toBe('machine-a');
+    // Within the minute b uses its answer (no ls-remote): the window docs/LOCKS.md states.
+    const within = await offhost(['lock', 'acquire', VM, '--reason', 'b', '--now', at(30)], { cwd: clones[1]!, env: b });
+    expect(within.code, within.stderr).toBe(0);
+    expect((await offhost(['lock', 'release', VM, '--now', at(31)], { cwd: clones[1]!, env: b })).code).toBe(0);
+    // After it, b asks again, finds the remote's locks and goes through them: a's hold is seen.
+    const after = await offhost(['lock', 'acquire', VM, '--reason', 'b', '--now', at(75)], { cwd: clones[1]!, env: b });
+    expect(after.code, after.stderr).toBe(1);
+    expect(after.stderr).toContain('held by session machine-a');
+  }, 300_000);
+
+  it('an answer kept for another URL, a clock that went back, or an unreadable file is not used', async () => {
+    const { keptProbe, keepProbe } = await import('../../src/locks/hub.js');
+    const dir = dirname(tempRepo('probe'));
+    keepProbe(dir, 'git@host:a.git', 1_000_000, null);
+    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_030_000)).toEqual({ note: null });
+    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_060_000)).toBeNull();
+    expect(keptProbe(dir, 'git@host:b.git', 60_000, 1_030_000)).toBeNull();
+    expect(keptProbe(dir, 'git@host:a.git', 60_000, 999_000)).toBeNull();
+    keepProbe(dir, 'git@host:a.git', 1_000_000, 'could not ask the remote origin');
+    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_012_000)).toEqual({ note: 'could not ask the remote origin (asked 12 s ago)' });
+    writeFileSync(join(dir, 'offhost-remote-probe.json'), '{"url": "git@host:a.git", "at": "soon"');
+    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_012_000)).toBeNull();
+  });
 
   sample.fullOnly('races of every mix (plain, --push, --no-push) across two clones: never two holders', async () => {
     const mixes: string[][] = [
