@@ -93,15 +93,22 @@ export function strayFunctions(job: string, graceSeconds: number): string[] {
   const ticks = Math.max(1, Math.round(graceSeconds)) * 10;
   return [
     `J=${quote(job)}`,
-    'strays() { [ -d /proc/self ] || return 0; grep -lzxF "OFFHOST_JOB=$J" /proc/[0-9]*/environ 2>/dev/null | sed -e "s|^/proc/||" -e "s|/environ\$||" | grep -vx -e "$$" -e self; }',
-    'stop_strays() { LEFT=; s=$(strays | tr "\n" " "); [ -n "${s% }" ] || return 0; n=; for p in $s; do c=$(cat /proc/$p/comm 2>/dev/null); n="$n,$p:$(printf %s "$c" | tr -c "A-Za-z0-9._-" _)"; done; ' +
+    // One grep; the pids are cut out of its paths by the shell (this runs after every command).
+    'strays() { [ -d /proc/self ] || return 0; for f in $(grep -lzxF "OFFHOST_JOB=$J" /proc/[0-9]*/environ 2>/dev/null); do f=${f#/proc/}; f=${f%/environ}; [ "$f" = "$$" ] || echo "$f"; done; }',
+    'stop_strays() { LEFT=; s=$(strays); [ -n "$s" ] || return 0; n=; for p in $s; do c=$(cat /proc/$p/comm 2>/dev/null); n="$n,$p:$(printf %s "$c" | tr -c "A-Za-z0-9._-" _)"; done; ' +
       `kill -s TERM $s 2>/dev/null; i=0; while [ -n "$(strays)" ] && [ $i -lt ${ticks} ]; do sleep 0.1; i=$((i+1)); done; ` +
       'l=$(strays | tr "\n" " "); if [ -n "${l% }" ]; then kill -s KILL $l 2>/dev/null; sleep 0.3; l=$(strays | tr "\n" ","); fi; LEFT="stray=${n#,} unstopped=${l%,}"; LEFT=${LEFT% }; }',
   ];
 }
 
-/** The `find -L` stat line of every listed file, in the list's order, into $T/stat. */
-const STAT1 = `xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$T/list" > "$T/stat"`;
+/**
+ * The stat line of a file, followed through symlinks as sha256sum follows them: its mode in hex (`8…` for a
+ * regular file), device, inode, size, permission bits in octal, mtime and ctime in whole seconds, and the
+ * path as listed. `stat -c` (GNU coreutils or busybox); a path that cannot be stat'ed has no line.
+ */
+const STAT_ARGS = `stat -L -c '%f %d:%i:%s:%a:%Y:%Z %n' --`;
+/** The stat line of every listed file, in the list's order, into $T/stat. */
+const STAT1 = `xargs -0 -r ${STAT_ARGS} < "$T/list" > "$T/stat" 2>/dev/null`;
 /** From this many bytes of file list (about 2,000 files) the VM stats the list in parts, side by side. */
 export const PARALLEL_STAT_BYTES = 64 * 1024;
 
@@ -113,7 +120,7 @@ function statCommand(listBytes: number): string {
   if (listBytes < PARALLEL_STAT_BYTES) return STAT1;
   return [
     'P=$(nproc 2>/dev/null) || P=1; [ "$P" -gt 4 ] && P=4;',
-    `if [ "$P" -gt 1 ] && rm -f "$T"/part.* && split -t '\\0' -n l/$P -d "$T/list" "$T/part." 2>/dev/null; then pids=; for f in "$T"/part.*; do xargs -0 -r sh -c 'find -L "$@" -prune -printf "%Y %D:%i:%s:%m:%T@:%C@ %p\\n" 2>/dev/null' sh < "$f" > "$f.stat" & pids="$pids $!"; done; wait $pids; cat "$T"/part.*.stat > "$T/stat"; else ${STAT1}; fi`,
+    `if [ "$P" -gt 1 ] && rm -f "$T"/part.* && split -t '\\0' -n l/$P -d "$T/list" "$T/part." 2>/dev/null; then pids=; for f in "$T"/part.*; do xargs -0 -r ${STAT_ARGS} < "$f" > "$f.stat" 2>/dev/null & pids="$pids $!"; done; wait $pids; cat "$T"/part.*.stat > "$T/stat"; else ${STAT1}; fi`,
   ].join(' ');
 }
 
@@ -123,11 +130,12 @@ function statCommand(listBytes: number): string {
  *
  * Without a cache every file is hashed. With one (`cache`: a file on the VM's disk beside the copy), a
  * file is hashed again unless its stat line is the one recorded with its hash: type, device, inode, size,
- * mode, mtime and ctime (followed through symlinks as sha256sum follows them) and path, as `find -L`
- * prints them. A hash is recorded only when the file's times are more than 3 s (wider than any
- * filesystem's timestamp tick) older than the stamp of the run that hashed it: a file written in the same
- * tick as it was hashed can change again without its times changing (git's "racy" entry), so it is hashed
- * again next time. A write to a file always sets its ctime to the current time, which no one can set back,
+ * mode, mtime and ctime (followed through symlinks as sha256sum follows them) and path, as `stat -L -c`
+ * prints them (STAT_ARGS; times in whole seconds). A hash is recorded only when the file's times are more
+ * than 3 s (wider than any filesystem's timestamp tick; 4 s on the whole seconds, so a fraction cut off
+ * never narrows it) older than the stamp of the run that hashed it: a file written in the same tick as it
+ * was hashed can change again without its times changing (git's "racy" entry), so it is hashed again next
+ * time; a write after that lands at least 3 s later, in another second. A write to a file always sets its ctime to the current time, which no one can set back,
  * so an unchanged stat line means unchanged content. The stamp is a file touched beside the cache before
  * anything is listed (the time of the filesystem the copy lives on), or for a shared tree the laptop's
  * stamp of its own read (`stamp`: the files' times are the laptop's). A cache that cannot be read or written
@@ -150,26 +158,27 @@ export function verifyLines(cache: string | undefined, stamp?: string, listBytes
   if (cache === undefined) {
     return [`fp=$( { xargs -0 -r sha256sum -- < "$T/list" 2>/dev/null; echo --exec--; xargs -0 -r sh -c 'find -L "$@" -prune -perm -100 -print 2>/dev/null' sh < "$T/list"; } | tee "$T/manifest" | sha256sum)`, 'fp=${fp%% *}; M="$T/manifest"'];
   }
-  // The cache: `offhost-vm-hashes 2`, then `HASH X<TAB>STATLINE` (X: 1 when the owner may execute it).
+  // The cache: `offhost-vm-hashes 3` (3: whole-second stat lines from `stat -c`; 2 held find's), then `HASH X<TAB>STATLINE` (X: 1 when the owner may execute it).
   // New records are appended (an edit between runs writes a line, not the whole cache); the lines that no
   // longer hold (a file changed or gone) stay unused until they are over a third of the cache, when it is
   // written again whole, without them, under a name of its own and renamed over the old one.
   const manifest = [
     'BEGIN { nc = 0; ok = 0',
-    '  if ((getline h < C) > 0 && h == "offhost-vm-hashes 2") { ok = 1; while ((getline l < C) > 0) if (index(l, "\\t") == 67) { c[substr(l, 68)] = substr(l, 1, 66); nc++ } }',
-    '  close(C); trust = (S == "") ? -1 : S - 3 }',
+    '  if ((getline h < C) > 0 && h == "offhost-vm-hashes 3") { ok = 1; while ((getline l < C) > 0) if (index(l, "\\t") == 67) { c[substr(l, 68)] = substr(l, 1, 66); nc++ } }',
+    '  close(C); trust = (S == "") ? -1 : S - 4 }',
     '{ n++; L[n] = $0',
-    '  if (substr($0, 1, 1) == "f" && ($0 in c)) { H[n] = c[$0]; hit++ }',
-    '  else { H[n] = ""; if (substr($0, 1, 1) == "f") { r = substr($0, 3); i = index(r, " "); print substr(r, i + 1) > TODO; nt++',
+    '  reg = (substr($0, 1, 1) == "8" && substr($0, 5, 1) == " ")',
+    '  if (reg && ($0 in c)) { H[n] = c[$0]; hit++ }',
+    '  else { H[n] = ""; if (reg) { r = substr($0, 6); i = index(r, " "); print substr(r, i + 1) > TODO; nt++',
     '    split(substr(r, 1, i - 1), f, ":"); if (f[5] + 0 < trust && f[6] + 0 < trust) nk++ } } }',
     'END {',
     '  if (nt > 0) { close(TODO); system(ENVIRON["OFFHOST_HASH"]); while ((getline l < NEWF) > 0) if (length(l) > 66) s[substr(l, 67)] = substr(l, 1, 64) }',
     '  dead = nc - hit; full = (S != "" && ((!ok && nk > 0) || (ok && dead > 16 && dead * 3 > nc))); app = (S != "" && ok && !full && nk > 0)',
-    '  if (full) print "offhost-vm-hashes 2" > NEXT',
-    '  all = (S != ""); for (k = 1; k <= n; k++) { r = substr(L[k], 3); i = index(r, " "); key = substr(r, 1, i - 1); p = substr(r, i + 1); keep = 0',
+    '  if (full) print "offhost-vm-hashes 3" > NEXT',
+    '  all = (S != ""); for (k = 1; k <= n; k++) { r = substr(L[k], 6); i = index(r, " "); key = substr(r, 1, i - 1); p = substr(r, i + 1); keep = 0',
     '    if (H[k] != "") { h = substr(H[k], 1, 64); x = substr(H[k], 66, 1); keep = 1 }',
     '    else { split(key, f, ":"); m = f[4]; x = (length(m) >= 3 && substr(m, length(m) - 2, 1) ~ /[1357]/) ? 1 : 0; h = ""',
-    '      if (substr(L[k], 1, 1) == "f" && (p in s)) { h = s[p]; keep = (f[5] + 0 < trust && f[6] + 0 < trust) ? 2 : 0 } }',
+    '      if (substr(L[k], 1, 1) == "8" && substr(L[k], 5, 1) == " " && (p in s)) { h = s[p]; keep = (f[5] + 0 < trust && f[6] + 0 < trust) ? 2 : 0 } }',
     '    if (!keep || h == "") all = 0',
     '    if (h != "") { print h "  " p; if (full && keep) printf "%s %s\\t%s\\n", h, x, L[k] > NEXT; else if (app && keep == 2) printf "%s %s\\t%s\\n", h, x, L[k] >> C }',
     '    if (x == "1") e[++ne] = p }',
@@ -180,7 +189,9 @@ export function verifyLines(cache: string | undefined, stamp?: string, listBytes
     `C=${quote(cache)}`,
     stamp !== undefined
       ? `S=${quote(stamp)}; [ -d "\${C%/*}" ] || mkdir -p "\${C%/*}" 2>/dev/null`
-      : 'S=$( { : > "$C.stamp" && find "$C.stamp" -maxdepth 0 -printf "%T@"; } 2>/dev/null ) || S=',
+      : // Touched before anything is stat'ed; its time is read only when the records are (below). `true`, not
+        // `:`: a redirection a special builtin cannot make ends a POSIX shell.
+        '{ true > "$C.stamp"; } 2>/dev/null && S=stamp || S=',
     // Unless the git checkout's check stat'ed the copy already (above, in supervisorScript).
     `[ -f "$T/stat" ] || { ${statCommand(listBytes)}; }`,
     // The next cache (and the last run's pair) is written under a name of this session's own, then renamed
@@ -188,6 +199,8 @@ export function verifyLines(cache: string | undefined, stamp?: string, listBytes
     'for f in "$C".next.* "$C".last-*.*; do [ -e "$f" ] && rm -f -- "$C".next.* "$C".last-*.* 2>/dev/null; break; done',
     // Every stat line as the last fully recorded run saw it: that run's manifest.
     'if [ -f "$C.last-stat" ] && [ -f "$C.last-manifest" ] && cmp -s "$T/stat" "$C.last-stat" 2>/dev/null; then M="$C.last-manifest"; fp=$(sha256sum < "$M"); else',
+    // The stamp's time (find's %T@: seconds and their fraction).
+    '[ "$S" = stamp ] && { S=$(find "$C.stamp" -maxdepth 0 -printf "%T@" 2>/dev/null) || S=; }',
     // A folder the cache cannot be written in: no cache written (awk would stop at the first line it cannot write).
     '[ -n "$S" ] && [ -w "${C%/*}" ] && { [ ! -e "$C" ] || [ -w "$C" ]; } || S=',
     `fp=$(OFFHOST_HASH='tr "\\n" "\\0" < "$T/todo" | xargs -0 -r sha256sum -- > "$T/new" 2>/dev/null' T="$T" awk -v C="$C" -v S="$S" -v NEXT="$C.next.$$" -v TODO="$T/todo" -v NEWF="$T/new" -v ALL="$T/all" ${quote(manifest)} "$T/stat" | tee "$T/manifest" | sha256sum)`,

@@ -3,7 +3,7 @@
 // binary input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configure, g } from '../locks/lifecycle-helpers.js';
@@ -161,19 +161,19 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
   /** The cache's records: `HASH X<TAB>STATLINE`, STATLINE ending in the path. */
   const records = (cache: string): string[] => {
     const [head, ...lines] = readFileSync(cache, 'utf8').split('\n');
-    expect(head).toBe('offhost-vm-hashes 2');
+    expect(head).toBe('offhost-vm-hashes 3');
     return lines.filter(Boolean);
   };
   const pathOf = (record: string) => record.slice(record.indexOf('\t') + 1).split(' ').slice(2).join(' ');
-  // A hash is recorded only for a file whose times are more than 3 s older than the run's stamp, and a
-  // file's ctime cannot be set back: the repositories the tests record are made first, then aged once.
+  // A hash is recorded only for a file whose times are more than 3 s older than the run's stamp (4 s on the
+  // whole seconds the VM's stat lines hold), and a file's ctime cannot be set back: the repositories the tests record are made first, then aged once.
   const aged: { repo: string; st: Awaited<ReturnType<typeof readSourceState>> }[] = [];
   beforeAll(async () => {
     for (let i = 0; i < 10; i++) {
       const repo = repoWithOddNames();
       aged.push({ repo, st: await readSourceState({ root: repo, gitDir: join(repo, '.git') }) });
     }
-    await new Promise((r) => setTimeout(r, 3_200));
+    await new Promise((r) => setTimeout(r, 4_200));
   }, 60_000);
   /** An aged repository, its source state, and the cache its first verification wrote. */
   const verifiedOnce = () => {
@@ -201,7 +201,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     // Without the last run's stat lines, the records are what the VM reads (the next test: with them).
     rmSync(`${cache}.last-stat`);
     const bogus = '0'.repeat(64);
-    writeFileSync(cache, ['offhost-vm-hashes 2', ...records(cache).map((l) => (pathOf(l) === './plain.txt' ? `${bogus}${l.slice(64)}` : l))].join('\n') + '\n');
+    writeFileSync(cache, ['offhost-vm-hashes 3', ...records(cache).map((l) => (pathOf(l) === './plain.txt' ? `${bogus}${l.slice(64)}` : l))].join('\n') + '\n');
     const r = verify(repo, st, cache);
     expect(r.preamble.end).toBe('mismatch');
     expect(diffManifests(st.manifest, r.manifestText).differ).toEqual(['./plain.txt']);
@@ -359,6 +359,22 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     expect(existsSync(early) ? records(early) : []).toEqual([]);
   });
 
+  it('the margin holds to the nanosecond though the stat lines hold whole seconds: a file exactly 3 s older than the stamp is not recorded', async () => {
+    const fresh = repoWithOddNames();
+    const fst = await readSourceState({ root: fresh, gitDir: join(fresh, '.git') });
+    // Only the ctimes decide here (the mtimes are put far back); the stamp is the oldest ctime plus 3 s exactly.
+    for (const f of fst.files) utimesSync(join(fresh, f), 1_000_000, 1_000_000);
+    const ctimes = fst.files.map((f) => statSync(join(fresh, f), { bigint: true }).ctimeNs);
+    const oldest = ctimes.reduce((a, b) => (b < a ? b : a));
+    expect(oldest % 1_000_000_000n).not.toBe(0n); // a fraction of a second for the whole seconds to cut off
+    const at = oldest + 3_000_000_000n;
+    const stamp = `${at / 1_000_000_000n}.${String(at % 1_000_000_000n).padStart(9, '0')}`;
+    const st2 = await readSourceState({ root: fresh, gitDir: join(fresh, '.git') });
+    const cache = join(tmp, `margin-${Math.random().toString(36).slice(2)}`, 'hashes');
+    expect(verify(fresh, st2, cache, stamp).preamble.fingerprint).toBe(st2.fingerprint);
+    expect(existsSync(cache) ? records(cache) : []).toEqual([]);
+  });
+
   it('a long list is stat\'ed in parts side by side, its lines put back in the order of one find (and with one CPU, or a split without -n, by one find)', async () => {
     const repo = mkdtempSync(join(tmp, 'long-'));
     g(repo, 'init', '-q');
@@ -400,7 +416,7 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
 
   it('removes what a killed session left half-written beside the cache', () => {
     const { repo, st, cache } = verifiedOnce();
-    writeFileSync(`${cache}.next.99999`, 'offhost-vm-hashes 2\nhalf');
+    writeFileSync(`${cache}.next.99999`, 'offhost-vm-hashes 3\nhalf');
     writeFileSync(`${cache}.last-stat.99999`, 'half');
     writeFileSync(`${cache}.last-manifest.99999`, 'half');
     const r = verify(repo, st, cache);
@@ -433,7 +449,7 @@ describe('git mode: the checkout of the commit last verified there', () => {
       copies.push(dir);
     }
     // Past the VM cache's racy margin: a run then keeps its stat lines.
-    await new Promise((r) => setTimeout(r, 3_200));
+    await new Promise((r) => setTimeout(r, 4_200));
   }, 60_000);
   /** Runs the script in `dir` with a git that logs its subcommands; the preamble and the subcommands. */
   const run = (dir: string, verified: boolean) => {
