@@ -11,7 +11,7 @@
 // - a process whose snapshot is no longer the ref's tip leaves the view to the newer one;
 // - files are written whole (temporary file + rename) and left read-only (0444).
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { splitZ } from '../git/plumbing.js';
 import { runGit } from '../git/run.js';
@@ -92,11 +92,34 @@ function ensureExcluded(repo: Repo, paths: string[]): void {
   writeWhole(file, `${text}${text && !text.endsWith('\n') ? '\n' : ''}${[...head, ...add].join('\n')}\n`);
 }
 
+/**
+ * The last answer of `tracked`, with the index file it was read from: a process that refreshes the view
+ * twice (a run: when it takes the lock and when it gives it back) asks git once while the index is the same
+ * file. Git writes an index whole, under a new name renamed over the old one, so the same inode, size and
+ * times are the same index.
+ */
+let trackedSeen: { key: string; index: string; paths: Set<string> } | null = null;
+
+function indexIdentity(repo: Repo): string | null {
+  try {
+    const st = statSync(join(repo.gitDir, 'index'), { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
 /** Paths under `dirs` that the index tracks (the branch's own files: never written over). */
 async function tracked(repo: Repo, dirs: string[]): Promise<Set<string>> {
   if (!repo.root) return new Set();
+  const key = [repo.root, repo.gitDir, ...dirs].join('\0');
+  const index = indexIdentity(repo);
+  if (index !== null && trackedSeen?.key === key && trackedSeen.index === index) return new Set(trackedSeen.paths);
   const r = await runGit(['ls-files', '-z', '--cached', '--', ...dirs], { cwd: repo.root, ...(repo.env ? { env: repo.env } : {}) });
-  return new Set(r.code === 0 ? splitZ(r.stdout) : []);
+  const paths = new Set(r.code === 0 ? splitZ(r.stdout) : []);
+  // Kept only when the index is the one stat'ed before git read it, and is still that one now.
+  trackedSeen = r.code === 0 && index !== null && indexIdentity(repo) === index ? { key, index, paths: new Set(paths) } : null;
+  return paths;
 }
 
 export function handEditProblem(path: string, what: string): ViewProblem {
