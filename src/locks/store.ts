@@ -602,16 +602,20 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
   const early: string[] = [];
   if (share) {
     const env = opts.env ?? process.env;
+    // The remote's URL is asked while the user store's marker is read (a --push without a remote is refused
+    // before anything is made).
+    const urlAsked = remoteUrl(repo, share.remoteName);
+    urlAsked.catch(() => undefined);
+    if (share.flag === true && (await urlAsked) === null) throw new LockError(`--push: this clone has no remote '${share.remoteName}' to share its locks through (\`git remote -v\`; config locks.remote names another); nothing was changed`);
     const identity = await repoIdentity(repo);
-    const url = await remoteUrl(repo, share.remoteName);
-    const hasRemote = url !== null;
-    if (share.flag === true && !hasRemote) throw new LockError(`--push: this clone has no remote '${share.remoteName}' to share its locks through (\`git remote -v\`; config locks.remote names another); nothing was changed`);
     let want = share.flag === true || share.configPush;
     if (identity) {
       const userStore = await ensureUserStore(env, identity);
       o.sightingsDir ??= sightingsDir(env);
       o.remote = userStore;
       const m = await blobAt({ cwd: userStore, env }, `${LOCK_REF}:${SHARED_THROUGH}`);
+      const url = await urlAsked;
+      const hasRemote = url !== null;
       const marker = m !== null ? parseMarker(m) : null;
       const marked = marker !== null;
       // A recent answer that the remote holds no locks of this repository (or could not be asked) stands
@@ -654,7 +658,7 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
         }
         o.remote = await remoteNamed(repo, marker.url, marker.name);
       }
-    } else if (want && hasRemote) {
+    } else if (want && (await urlAsked) !== null) {
       o.remote = share.remoteName;
     }
   }

@@ -219,6 +219,15 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
       throw new RunStop(stop.outcome, stop.message);
     }
   }
+  // The repository is opened while the VMs are checked: a read, nothing is taken (used below, where cwd is
+  // its own real path; a cwd that cannot be resolved is said there, at its place).
+  let realEarly: string | null = null;
+  try {
+    realEarly = realpathSync(cwd);
+  } catch {
+    realEarly = null;
+  }
+  const openedEarly = realEarly === cwd ? openRepoAt(cwd, io.env).catch(() => null) : Promise.resolve(null);
   // The ssh options of every connection of the run, the preflight's included (one shared master:
   // src/routes/multiplex.ts; the pinned host key checked from the first connection on).
   for (const spec of specs.values()) {
@@ -270,7 +279,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   const realCwd = realpathSync(cwd);
   // One rev-parse for the source and the lock store, when cwd is its own real path (the lock store opens the
   // repository of cwd as given: src/run/lock-context.ts storeFor).
-  const opened = realCwd === cwd ? await openRepoAt(cwd, io.env).catch(() => null) : null;
+  const opened = realCwd === cwd ? await openedEarly : null;
   const repo = (opened?.root ? { root: opened.root, gitDir: opened.gitDir } : null) ?? (await findRepo(realCwd)) ?? (config.root ? await findRepo(config.root) : null);
   if (!repo) throw new RunStop('config-error', `${cwd} is in no git repository (and no configured root is one): offhost run syncs and verifies a repository's tree`);
   // A shared-mount VM that cannot see this checkout (a worktree or clone elsewhere) is no candidate (src/run/checkout.ts).
