@@ -28,6 +28,7 @@ import { guestCopy } from './guest-copy.js';
 import { gitEnv, gitText, type SourceState } from './source.js';
 import type { VmSpec } from './types.js';
 import { INLINE_MAX_BYTES } from './tar.js';
+import { keepSnapshot, keptSnapshot, snapshotKey } from './snapshot-reuse.js';
 
 export type SyncMode = 'shared' | 'rsync' | 'git';
 export const DEFAULT_GUEST_DIR = '/var/tmp/offhost';
@@ -220,6 +221,15 @@ export async function snapshotCommit(
   skipDirs: readonly string[] = [],
 ): Promise<string> {
   if (state.clean && state.head) return state.head;
+  // The paths git status named (the only ones `add -A` reads below), and the commit the last run made from
+  // exactly these (./snapshot-reuse.ts): an unchanged dirty tree is the same commit, without four processes.
+  const changedNamed = state.changed !== null ? state.changed.filter((p) => !skipDirs.some((d) => p.startsWith(d))) : null;
+  const small = changedNamed !== null && changedNamed.length <= 500 && changedNamed.reduce((n, p) => n + p.length + 1, 0) < 64 * 1024;
+  const reuse = small ? snapshotKey(state, skipDirs, changedNamed!) : null;
+  if (reuse) {
+    const kept = await keptSnapshot(state.gitDir, reuse.key, async (sha) => (await gitText(state.root, ['cat-file', '-t', sha]).catch(() => '')) === 'commit');
+    if (kept) return kept;
+  }
   const index = join(state.gitDir, `offhost-snapshot-${process.pid}.index`);
   const env = gitEnv({ GIT_INDEX_FILE: index });
   try {
@@ -256,7 +266,10 @@ export async function snapshotCommit(
     let date = '@0 +0000';
     if (state.head) date = await gitText(state.root, ['log', '-1', '--format=@%ct +0000', state.head]);
     const who = { GIT_AUTHOR_NAME: 'offhost', GIT_AUTHOR_EMAIL: 'offhost@localhost', GIT_COMMITTER_NAME: 'offhost', GIT_COMMITTER_EMAIL: 'offhost@localhost', GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
-    return await gitText(state.root, ['commit-tree', tree, ...(state.head ? ['-p', state.head] : []), '-m', `offhost run: snapshot of the working tree on ${state.branch ?? 'a detached HEAD'}`], gitEnv(who));
+    const commit = await gitText(state.root, ['commit-tree', tree, ...(state.head ? ['-p', state.head] : []), '-m', `offhost run: snapshot of the working tree on ${state.branch ?? 'a detached HEAD'}`], gitEnv(who));
+    // Kept only when made from the index copy and the named paths alone, none of them racy.
+    if (reuse && !reuse.racy && copied && named !== null) keepSnapshot(state.gitDir, reuse.key, commit);
+    return commit;
   } finally {
     rmSync(index, { force: true });
   }

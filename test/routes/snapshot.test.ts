@@ -3,7 +3,7 @@
 // hashed again): its tree must be the working tree's tracked and not-ignored files, whatever the index
 // held, and the user's index, HEAD and files must be as they were.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -136,4 +136,98 @@ describe('snapshotCommit (git mode)', () => {
     const commit = await snapshotCommit(state);
     expect([...treeOf(repo, commit)]).toEqual([['a.txt', '100644 a\n']]);
   });
+});
+
+describe('an unchanged dirty tree keeps its snapshot commit (src/routes/snapshot-reuse.ts)', () => {
+  const WHOLE = Math.floor(Date.now() / 1000) - 60;
+  /** A dirty repository: one file edited, one deleted, one new. */
+  function dirty(name: string): string {
+    const repo = newRepo(name);
+    write(repo, 'a.txt', 'a\n');
+    write(repo, 'b.txt', 'b\n');
+    write(repo, 'gone.txt', 'gone\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'base');
+    write(repo, 'a.txt', 'a edited\n');
+    // A whole-second mtime, so that a test can put it back exactly (to the nanosecond).
+    utimesSync(join(repo, 'a.txt'), WHOLE, WHOLE);
+    rmSync(join(repo, 'gone.txt'));
+    write(repo, 'new.txt', 'new\n');
+    return repo;
+  }
+  /** Dirty repositories whose changed files are past the racy margin, with the state read from each. */
+  async function aged(...names: string[]) {
+    const repos = names.map(dirty);
+    await new Promise((r) => setTimeout(r, 3_200)); // the edits' ctimes past the racy margin
+    return Promise.all(repos.map(async (repo) => ({ repo, state: await readSourceState({ root: repo, gitDir: join(repo, '.git') }) })));
+  }
+  /** Puts another commit in the record, so that the next snapshot shows whether the record was used. */
+  const lie = (repo: string) => {
+    const rec = JSON.parse(readFileSync(join(repo, '.git', 'offhost-snapshot.json'), 'utf8')) as { key: string; commit: string };
+    const other = git(repo, 'rev-parse', 'HEAD').trim();
+    writeFileSync(join(repo, '.git', 'offhost-snapshot.json'), JSON.stringify({ key: rec.key, commit: other }));
+    return other;
+  };
+
+  it('the same commit again, from the record; and a record that lies is what the next snapshot says (so it is read)', async () => {
+    const [{ repo, state }] = (await aged('keep')) as [{ repo: string; state: Awaited<ReturnType<typeof readSourceState>> }];
+    const first = await snapshotCommit(state);
+    expect(await snapshotCommit(await readSourceState({ root: repo, gitDir: join(repo, '.git') }))).toBe(first);
+    const other = lie(repo);
+    expect(await snapshotCommit(await readSourceState({ root: repo, gitDir: join(repo, '.git') }))).toBe(other);
+  }, 30_000);
+
+  it('is not used once a changed file is written again (its size and mtime put back), the index is written, a path appears, or HEAD moves', async () => {
+    const cases: [string, (repo: string) => void][] = [
+      ['rewritten, size and mtime kept', (repo) => {
+        write(repo, 'a.txt', 'A EDITED\n');
+        utimesSync(join(repo, 'a.txt'), WHOLE, WHOLE);
+        expect(statSync(join(repo, 'a.txt'), { bigint: true }).mtimeNs).toBe(BigInt(WHOLE) * 1_000_000_000n);
+      }],
+      ['the changed file staged (the index is written; the named paths and their files as they were)', (repo) => git(repo, 'add', 'a.txt')],
+      ['a new untracked file', (repo) => write(repo, 'another.txt', 'x\n')],
+      ['a commit (HEAD moves)', (repo) => { git(repo, 'add', '-A'); git(repo, 'commit', '-q', '-m', 'next'); write(repo, 'a.txt', 'dirty again\n'); }],
+    ];
+    const made = await aged(...cases.map((_, i) => `change-${i}`));
+    for (const [i, [what, change]] of cases.entries()) {
+      const { repo, state } = made[i]!;
+      await snapshotCommit(state);
+      const other = lie(repo);
+      change(repo);
+      const now = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+      const again = await snapshotCommit(now);
+      expect(again, what).not.toBe(other);
+      // And it is the working tree as it is now.
+      const tree = treeOf(repo, again);
+      expect([...tree.keys()].map((p) => `./${p}`).sort(), what).toEqual([...now.files].sort());
+      expect(tree.get('a.txt'), what).toBe(`100644 ${readFileSync(join(repo, 'a.txt'), 'utf8')}`);
+    }
+  }, 60_000);
+
+  it('is not used once the index changes where git status does not look (a tracked file in a folder left out, staged anew)', async () => {
+    const dirs = ['meta/context/notices/vm-active/'];
+    const lock = 'meta/context/notices/vm-active/lock-by-hand.md';
+    const repo = dirty('left-out');
+    write(repo, lock, 'committed by hand\n');
+    git(repo, 'add', '-f', lock);
+    git(repo, 'commit', '-q', '-m', 'a lock the old way');
+    await new Promise((r) => setTimeout(r, 3_200));
+    await snapshotCommit(await readSourceState({ root: repo, gitDir: join(repo, '.git') }), dirs);
+    const other = lie(repo);
+    write(repo, lock, 'staged anew\n');
+    git(repo, 'add', '-f', lock);
+    const again = await snapshotCommit(await readSourceState({ root: repo, gitDir: join(repo, '.git') }), dirs);
+    expect(again).not.toBe(other);
+    expect(treeOf(repo, again).get(lock)).toBe('100644 staged anew\n');
+  }, 30_000);
+
+  it('a snapshot of files written within the racy margin is not kept', async () => {
+    const repo = newRepo('racy-not-kept');
+    write(repo, 'a.txt', 'a\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'base');
+    write(repo, 'a.txt', 'just written\n');
+    await snapshotCommit(await readSourceState({ root: repo, gitDir: join(repo, '.git') }));
+    expect(() => statSync(join(repo, '.git', 'offhost-snapshot.json'))).toThrow();
+  }, 30_000);
 });
