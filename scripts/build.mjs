@@ -198,6 +198,16 @@ for (const door of [...ownBundles.map((name) => [name]), []]) {
 // through the loader), holding what that command compiled: a whole `offhost run` on this machine
 // (scripts/warm-cold.mjs), so that the package ships a cache with the run's pipeline in it.
 {
-  const note = warmColdCache(dist);
+  let note;
+  try {
+    note = warmColdCache(dist);
+  } catch (err) {
+    note = `the cold bundle's warm-up could not run (${err.message.split('\n')[0]})`;
+  }
   if (note) console.log(`build: ${note}`);
+  // Whatever the warm-up did, the package ships a cache: one cold command writes it when it is missing.
+  if (!existsSync(join(dist, 'cold.cjs.cache'))) {
+    const warm = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), 'lock', '--help'], { cwd: dist, env: { ...process.env, HOME: '/home/koder' }, encoding: 'utf8' });
+    if (warm.status !== 0 || !existsSync(join(dist, 'cold.cjs.cache'))) throw new Error(`warming the code cache (cold.cjs) wrote no dist/cold.cjs.cache: ${warm.stderr}`);
+  }
 }

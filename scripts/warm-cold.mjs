@@ -41,7 +41,7 @@ export function warmColdCache(dist) {
       if (r.status !== 0) return `the cold bundle's warm-up could not make its repository (git ${args[0]}: ${(r.stderr || r.error?.message || '').trim()}); its cache holds less`;
     }
     const r = spawnSync(process.execPath, [join(dist, 'offhost.cjs'), 'run', '--', 'bash -c true'], { cwd: repo, env, encoding: 'utf8' });
-    if (!existsSync(join(dist, 'cold.cjs.cache'))) throw new Error(`warming the code cache (cold.cjs) wrote no dist/cold.cjs.cache: ${r.stderr}`);
+    if (!existsSync(join(dist, 'cold.cjs.cache'))) return `the cold bundle's warm-up run wrote no cache (${(r.stderr || r.error?.message || '').trim().split('\n').pop()})`;
     if (r.status !== 0) return `the cold bundle's warm-up run ended ${r.status} (${(r.stderr || '').trim().split('\n').pop()}); its cache holds what that run compiled`;
     return null;
   } finally {
