@@ -214,8 +214,9 @@ const HUNG = (agent: AgentName) => `offhost hook ${agent} gave no answer within 
  * under macOS's /bin/sh and bash 3.2, dash, bash, zsh (no GNU `timeout`, no `setsid`):
  *
  *   exec 3<&0; LAUNCH <&3 3<&- & p=$!;                       offhost in the background, on the hook's stdin
- *   ( trap 'kill $k; exit 0' TERM; sleep N 4>&- & k=$!;      the watchdog: stops offhost after N s,
- *     wait $k && { kill -9 $p; echo HUNG >&4; } )            saying so on the hook's stderr (fd 4)
+ *   ( f=; trap '[ -n "$f" ] || { kill $k; exit 0; }' TERM;   the watchdog: stops offhost after N s,
+ *     sleep N 4>&- & k=$!;
+ *     wait $k && { f=1; kill -9 $p; echo HUNG >&4; } )       saying so on the hook's stderr (fd 4)
  *     4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!;           and holding none of the agent's pipes open
  *   wait $p; s=$?; kill $w;                                  offhost's status; the watchdog ends (and its sleep)
  *   [ $s -eq 0 ] && exit 0; …                                0 (and 2) are offhost's answers; anything else blocks
@@ -227,10 +228,13 @@ const HUNG = (agent: AgentName) => `offhost hook ${agent} gave no answer within 
  * the sleep and before `k=$!`, its trap kills nothing, and a sleep holding the hook's stderr kept the
  * agent waiting N s on one call in five. And it kills before it speaks: an agent that stopped reading (quit,
  * or killed the hook itself) makes the echo die of SIGPIPE, which would leave the hung offhost running.
+ * Once it has fired (`f`), the TERM the script sends it when offhost is gone (`kill $w`) no longer ends
+ * it: that TERM could come between the kill and the echo, and under load the reason was lost (the agent
+ * was told offhost "could not run" instead).
  */
 function guarded(agent: AgentName, launch: string): string {
   const n = watchdogSeconds(agent);
-  const watchdog = `( trap 'kill $k 2>/dev/null; exit 0' TERM; sleep ${n} 4>&- & k=$!; wait $k && { kill -9 $p; echo "${HUNG(agent)}" >&4; } ) 4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!`;
+  const watchdog = `( f=; trap '[ -n "$f" ] || { kill $k 2>/dev/null; exit 0; }' TERM; sleep ${n} 4>&- & k=$!; wait $k && { f=1; kill -9 $p; echo "${HUNG(agent)}" >&4; } ) 4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!`;
   const head = `exec 3<&0; ${launch} <&3 3<&- & p=$!; ${watchdog}; wait $p; s=$?; kill $w 2>/dev/null; [ $s -eq 0 ] && exit 0; `;
   const msg = CANNOT_RUN(agent);
   if (agent === 'copilot') {

@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { WAIT_MS } from '../helpers/hang-guard.js';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +37,7 @@ const POSIX = (script: string) => `/bin/sh -c '${script.replace(/'/g, `'\\''`)}'
 const CANNOT = (agent: string) => `offhost hook ${agent} could not run (status $s), so the tool call is refused; fix: npm ci (reinstall offhost) in the project, or offhost init --agent ${agent} again`;
 /** `launch` under the watchdog (27 s), then the block for any status but 0 (and 2): the spec of the written script. */
 const GUARDED = (agent: string, launch: string, tail = `[ $s -eq 2 ] || echo "${CANNOT(agent)}" >&2; exit 2`) =>
-  `exec 3<&0; ${launch} <&3 3<&- & p=$!; ( trap 'kill $k 2>/dev/null; exit 0' TERM; sleep 27 4>&- & k=$!; wait $k && { kill -9 $p; echo "offhost hook ${agent} gave no answer within 27 s and was stopped, so the tool call is refused; see why with: offhost doctor (a NODE_OPTIONS preload, a config file that cannot be read)" >&4; } ) 4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!; wait $p; s=$?; kill $w 2>/dev/null; [ $s -eq 0 ] && exit 0; ${tail}`;
+  `exec 3<&0; ${launch} <&3 3<&- & p=$!; ( f=; trap '[ -n "$f" ] || { kill $k 2>/dev/null; exit 0; }' TERM; sleep 27 4>&- & k=$!; wait $k && { f=1; kill -9 $p; echo "offhost hook ${agent} gave no answer within 27 s and was stopped, so the tool call is refused; see why with: offhost doctor (a NODE_OPTIONS preload, a config file that cannot be read)" >&4; } ) 4>&2 </dev/null >/dev/null 2>&1 3<&- & w=$!; wait $p; s=$?; kill $w 2>/dev/null; [ $s -eq 0 ] && exit 0; ${tail}`;
 
 describe('initAgent: committed settings hold no machine path', () => {
   it('claude-code: "$CLAUDE_PROJECT_DIR"/node_modules/.bin/offhost, with a fallback that blocks (exit 2)', async () => {
@@ -255,7 +257,7 @@ describe('guardIsCurrent: the watchdog this version writes, whatever the launch'
   it('fails for an older watchdog (speaks before it kills; sleep holding fd 4), another agent\'s, a bare call, and the frame alone', () => {
     for (const agent of agents) {
       const cmd = hookCommand(agent, '/p', [], { projectBin: '/p/node_modules/.bin/offhost' }).command;
-      const speaksFirst = cmd.replace(/\{ kill -9 \$p; (echo "[^"]*" >&4); \}/, (_m, echo: string) => `{ ${echo}; kill -9 $p; }`);
+      const speaksFirst = cmd.replace(/\{ f=1; kill -9 \$p; (echo "[^"]*" >&4); \}/, (_m, echo: string) => `{ f=1; ${echo}; kill -9 $p; }`);
       expect(speaksFirst).not.toBe(cmd);
       expect(guardIsCurrent(agent, speaksFirst), agent).toBe(false);
       expect(guardIsCurrent(agent, cmd.replace(' 4>&- & k=$!', ' & k=$!')), agent).toBe(false);
@@ -266,5 +268,23 @@ describe('guardIsCurrent: the watchdog this version writes, whatever the launch'
     // The frame around an empty launch is not a command.
     const frame = hookCommand('claude-code', '/p', [], { projectBin: '/p/node_modules/.bin/offhost' }).command.replace(/"\$CLAUDE_PROJECT_DIR"\/node_modules\/\.bin\/offhost hook claude-code/, '');
     expect(guardIsCurrent('claude-code', frame)).toBe(false);
+  });
+});
+
+describe('the watchdog says why it stopped offhost, whenever the script ends it', () => {
+  it('a TERM from the script (offhost is gone) between the kill and the reason does not swallow the reason', () => {
+    // The race, made certain: the watchdog fires after 1 s, then waits 1 s between its kill and its echo;
+    // the script sees offhost gone at once and sends the watchdog its TERM inside that second.
+    const dir = mkdtempSync(join(tmpdir(), 'offhost-watchdog-'));
+    mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+    writeFileSync(join(dir, 'node_modules', '.bin', 'offhost'), '#!/bin/sh\nexec sleep 60\n', { mode: 0o755 });
+    const cmd = hookCommand('claude-code', dir, [], { projectBin: join(dir, 'node_modules', '.bin', 'offhost') }).command;
+    const raced = cmd.replace('sleep 27 4>&-', 'sleep 1 4>&-').replace('kill -9 $p;', 'kill -9 $p; sleep 1;');
+    expect(raced).not.toBe(cmd);
+    expect(raced).toContain('sleep 1 4>&-');
+    const r = spawnSync('/bin/sh', ['-c', raced], { env: { ...process.env, CLAUDE_PROJECT_DIR: dir }, input: '{}', encoding: 'utf8', timeout: WAIT_MS });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('offhost hook claude-code gave no answer within 27 s and was stopped');
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -120,7 +120,7 @@ const doors: Door[] = [
   fileDoor('copilot: an option offhost refuses (every call is then refused)', '.github/hooks/offhost.json', replaceOnce('hook copilot', 'hook copilot --mode nonsense'), /FIX\s+agents\s+copilot: .*`ls` was refused through it/, 'agents', 'copilot'),
   // Still blocks when asked: what is wrong is the watchdog of an older offhost (it spoke before it killed).
   fileDoor('gemini: a hook command an older offhost wrote', '.gemini/settings.json', (t) => {
-    const older = t.replace(/\{ kill -9 \$p; (echo \\"offhost hook gemini gave no answer[^}]*?>&4); \}/, (_m, echo: string) => `{ ${echo}; kill -9 $p; }`);
+    const older = t.replace(/\{ f=1; kill -9 \$p; (echo \\"offhost hook gemini gave no answer[^}]*?>&4); \}/, (_m, echo: string) => `{ f=1; ${echo}; kill -9 $p; }`);
     if (older === t) throw new Error('the watchdog was not found in the gemini settings');
     return older;
   }, /FIX\s+agents\s+gemini: .gemini\/settings.json holds a hook command written by another version of offhost/, 'agents', 'gemini'),
