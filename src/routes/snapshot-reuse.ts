@@ -75,3 +75,12 @@ export function keepSnapshot(gitDir: string, key: string, commit: string): void 
     rmSync(tmp, { force: true });
   }
 }
+
+/**
+ * Forgets the kept commit: the VM found the copy checked out from it not to be the laptop's tree. The key
+ * held, so a file changed without its lstat moving (a file system whose ctime does not follow writes):
+ * the next run makes its snapshot again, instead of being refused with the same commit for ever.
+ */
+export function forgetSnapshot(gitDir: string): void {
+  rmSync(snapshotRecordFile(gitDir), { force: true });
+}

@@ -29,6 +29,7 @@ import { gitEnv, gitText, type SourceState } from './source.js';
 import type { VmSpec } from './types.js';
 import { INLINE_MAX_BYTES } from './tar.js';
 import { keepSnapshot, keptSnapshot, snapshotKey } from './snapshot-reuse.js';
+export { forgetSnapshot } from './snapshot-reuse.js';
 
 export type SyncMode = 'shared' | 'rsync' | 'git';
 export const DEFAULT_GUEST_DIR = '/var/tmp/offhost';

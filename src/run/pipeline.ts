@@ -35,6 +35,7 @@ import {
   packSince,
   runRef,
   snapshotCommit,
+  forgetSnapshot,
   SyncError,
   syncMode,
   type SyncMode,
@@ -552,6 +553,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
       }
       r = await attempt();
     }
+    // A snapshot commit the last run kept, which the VM found not to be this tree: made again next time.
+    if (mode === 'git' && r.preamble.end === 'mismatch') forgetSnapshot(state.gitDir);
     if (r.preamble.end === 'mismatch' && mode === 'rsync' && !signals.interrupted) {
       // The copy is ours to keep right: send what differs (by content, whatever the times say), once.
       const d = diffManifests(state.manifest, r.manifest);

@@ -221,6 +221,24 @@ describe('an unchanged dirty tree keeps its snapshot commit (src/routes/snapshot
     expect(treeOf(repo, again).get(lock)).toBe('100644 staged anew\n');
   }, 30_000);
 
+  it('in a worktree beside the checkout: kept in the worktree\'s own git dir, its objects found in the common one', async () => {
+    const main = dirty('wt-main');
+    git(main, 'add', '-A');
+    git(main, 'commit', '-q', '-m', 'all');
+    const wt = join(tmp, 'wt-beside');
+    git(main, 'worktree', 'add', '-q', '-b', 'task', wt);
+    write(wt, 'a.txt', 'edited in the worktree\n');
+    await new Promise((r) => setTimeout(r, 3_200));
+    const gitDir = git(wt, 'rev-parse', '--absolute-git-dir').trim();
+    const first = await snapshotCommit(await readSourceState({ root: wt, gitDir }));
+    const kept = JSON.parse(readFileSync(join(gitDir, 'offhost-snapshot.json'), 'utf8')) as { key: string; commit: string };
+    expect(kept.commit).toBe(first);
+    expect(() => statSync(join(main, '.git', 'offhost-snapshot.json'))).toThrow(); // not the main checkout's
+    const other = git(wt, 'rev-parse', 'HEAD').trim();
+    writeFileSync(join(gitDir, 'offhost-snapshot.json'), JSON.stringify({ key: kept.key, commit: other }));
+    expect(await snapshotCommit(await readSourceState({ root: wt, gitDir }))).toBe(other);
+  }, 30_000);
+
   it('a snapshot of files written within the racy margin is not kept', async () => {
     const repo = newRepo('racy-not-kept');
     write(repo, 'a.txt', 'a\n');

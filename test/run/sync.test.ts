@@ -122,6 +122,33 @@ describe.skipIf(without)(titled('sync over a real sshd', without), () => {
     expect(g(bare, 'rev-parse', 'refs/offhost/run/main').trim()).toBe(rec.source!.ranCommit);
   });
 
+  it('git: an unchanged dirty tree runs the snapshot commit the last run kept; a kept commit the VM finds wrong is refused once, then made again', async () => {
+    const l = mk((v) => ({ sync: 'git', guest_dir: join(v.vm, 'git') }));
+    edit(l);
+    await new Promise((r) => setTimeout(r, 3_200)); // the edits past the racy margin: the snapshot is kept
+    const guest = join(l.vm, 'git', 'koder', 'main');
+    const built = `built v2-uncommitted in ${guest}/engines/lang/koda\nuntracked but not ignored\n`;
+    const first = await runOn(l, ['--', PROBE]);
+    expect(first.code, first.stderr).toBe(0);
+    const kept = join(l.repo, '.git', 'offhost-snapshot.json');
+    const rec = JSON.parse(readFileSync(kept, 'utf8')) as { key: string; commit: string };
+    expect(rec.commit).toBe(records(l).at(-1)!.source!.ranCommit);
+    const again = await runOn(l, ['--', PROBE]);
+    expect(again.stdout).toBe(built);
+    expect(records(l).at(-1)!.source!.ranCommit).toBe(rec.commit);
+    // A kept commit that is not this tree (HEAD, without the edits): the VM's check refuses it, nothing runs,
+    // and the record is dropped, so the next run makes its snapshot again and runs.
+    writeFileSync(kept, JSON.stringify({ key: rec.key, commit: g(l.repo, 'rev-parse', 'HEAD').trim() }));
+    const lied = await runOn(l, ['--', PROBE]);
+    expect(lied.code, lied.stderr).toBe(RUN_EXIT.sourceMismatch);
+    expect(lied.stdout).not.toContain('built');
+    expect(existsSync(kept)).toBe(false);
+    const after = await runOn(l, ['--', PROBE]);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toBe(built);
+    expect(records(l).at(-1)!.source!.ranCommit).toBe(rec.commit);
+  });
+
   sample.fullOnly('git: --commit REF runs that clean commit; a dirty tree is refused unless --allow-dirty', async () => {
     const l = mk((v) => ({ sync: 'git', guest_dir: join(v.vm, 'git') }));
     const v1 = g(l.repo, 'rev-parse', 'HEAD').trim();
