@@ -29,6 +29,16 @@ function newRepo(name: string): string {
   return repo;
 }
 
+/** A repository with `a.txt` committed ("a"), then edited in the tree to `edited`. */
+function committedThenEdited(name: string, edited: string): string {
+  const repo = newRepo(name);
+  write(repo, 'a.txt', 'a\n');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-q', '-m', 'base');
+  write(repo, 'a.txt', edited);
+  return repo;
+}
+
 /** path -> "mode blob-content" of a commit's tree. */
 function treeOf(repo: string, commit: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -92,11 +102,7 @@ describe('snapshotCommit (git mode)', () => {
   });
 
   it("leaves out offhost's own lock files (the lock's view in the tree): the same source is the same commit, whatever they say", async () => {
-    const repo = newRepo('with-locks');
-    write(repo, 'a.txt', 'a\n');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'base');
-    write(repo, 'a.txt', 'edited\n');
+    const repo = committedThenEdited('with-locks', 'edited\n');
     const dirs = ['meta/context/notices/vm-active/', 'meta/context/notices/active/'];
     const snap = async (claim: string) => {
       write(repo, 'meta/context/notices/vm-active/lock-s.khost1.dev-linux-x.md', claim);
@@ -240,11 +246,7 @@ describe('an unchanged dirty tree keeps its snapshot commit (src/routes/snapshot
   }, 30_000);
 
   it('a snapshot of files written within the racy margin is not kept', async () => {
-    const repo = newRepo('racy-not-kept');
-    write(repo, 'a.txt', 'a\n');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'base');
-    write(repo, 'a.txt', 'just written\n');
+    const repo = committedThenEdited('racy-not-kept', 'just written\n');
     await snapshotCommit(await readSourceState({ root: repo, gitDir: join(repo, '.git') }));
     expect(() => statSync(join(repo, '.git', 'offhost-snapshot.json'))).toThrow();
   }, 30_000);
