@@ -149,7 +149,9 @@ export function keptProbe(userStore: string, url: string, keepMs: number, now: n
     return null; // none yet, or unreadable: ask
   }
   if (typeof k !== 'object' || k === null || k.url !== url || typeof k.at !== 'number' || !(now - k.at >= 0 && now - k.at < keepMs)) return null;
-  return { note: typeof k.note === 'string' ? `${k.note} (asked ${Math.round((now - k.at) / 1000)} s ago)` : null };
+  // Said on stderr again: only offhost's own sentence, without control characters (a file edited by hand).
+  const note = typeof k.note === 'string' && k.note.startsWith('could not ask the remote ') ? k.note.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 500) : null;
+  return { note: note !== null ? `${note} (asked ${Math.round((now - k.at) / 1000)} s ago)` : null };
 }
 
 /** Keeps a negative answer (written whole; one that cannot be written only costs the next call a probe). */

@@ -175,6 +175,12 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
     expect(keptProbe(dir, 'git@host:a.git', 60_000, 999_000)).toBeNull();
     keepProbe(dir, 'git@host:a.git', 1_000_000, 'could not ask the remote origin');
     expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_012_000)).toEqual({ note: 'could not ask the remote origin (asked 12 s ago)' });
+    // A note edited by hand is not said as it is: control characters (a terminal's escapes) are blanked out,
+    // and a sentence that is not offhost's is not said at all.
+    writeFileSync(join(dir, 'offhost-remote-probe.json'), JSON.stringify({ url: 'git@host:a.git', at: 1_000_000, note: 'could not ask the remote origin \u001b]0;owned\u0007 x' }));
+    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_001_000)?.note).toBe('could not ask the remote origin  ]0;owned  x (asked 1 s ago)');
+    writeFileSync(join(dir, 'offhost-remote-probe.json'), JSON.stringify({ url: 'git@host:a.git', at: 1_000_000, note: 'anything else' }));
+    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_001_000)).toEqual({ note: null });
     writeFileSync(join(dir, 'offhost-remote-probe.json'), '{"url": "git@host:a.git", "at": "soon"');
     expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_012_000)).toBeNull();
   });
