@@ -3,11 +3,11 @@
 // binary input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configure, g } from '../locks/lifecycle-helpers.js';
-import { bootstrapScript, framedScript, HANDSHAKE, newNonce, PARALLEL_STAT_BYTES, StreamReader, supervisorScript } from '../../src/run/remote.js';
+import { bootstrapScript, framedScript, HANDSHAKE, LAST_STAT_SKIP, newNonce, PARALLEL_STAT_BYTES, StreamReader, supervisorScript } from '../../src/run/remote.js';
 import { diffManifests, readSourceState } from '../../src/routes/source.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'offhost-remote-'));
@@ -208,17 +208,28 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
     expect(r.manifestText).toContain(`${bogus}  ./plain.txt`);
   });
 
-  it('a run whose every file was recorded keeps its stat lines and manifest; stat lines the same byte for byte are that manifest (a wrong hash in it is what the VM reports), any other is read through the records', () => {
+  it('a run whose every file was recorded keeps its stat lines and manifest, the manifest\'s fingerprint first; stat lines the same byte for byte are that fingerprint (a wrong one is what the VM reports), any other is read through the records', () => {
     const { repo, st, cache } = verifiedOnce();
     expect(readFileSync(`${cache}.last-manifest`, 'utf8')).toBe(st.manifest);
-    const bogus = '0'.repeat(64);
-    const lied = st.manifest.replace(/^\w{64}(?= {2}\.\/plain\.txt$)/m, bogus);
-    expect(lied).not.toBe(st.manifest);
-    writeFileSync(`${cache}.last-manifest`, lied);
+    const lastStat = readFileSync(`${cache}.last-stat`, 'utf8');
+    expect(lastStat.split('\n')[0]).toBe(st.fingerprint);
+    const bogus = 'f'.repeat(64);
+    writeFileSync(`${cache}.last-stat`, `${bogus}\n${lastStat.slice(LAST_STAT_SKIP)}`);
     const r = verify(repo, st, cache);
+    expect(r.preamble.fingerprint).toBe(bogus);
     expect(r.preamble.end).toBe('mismatch');
-    expect(diffManifests(st.manifest, r.manifestText).differ).toEqual(['./plain.txt']);
+    // A first line that is no fingerprint (the older format held stat lines only): the records are read.
+    for (const first of ['', 'f'.repeat(63), `${'F'.repeat(64)}`, `${'f'.repeat(63)}-`]) {
+      writeFileSync(`${cache}.last-stat`, `${first.padEnd(64, ' ').slice(0, 64)}\n${lastStat.slice(LAST_STAT_SKIP)}`);
+      const w = verify(repo, st, cache);
+      expect(w.preamble.fingerprint).toBe(st.fingerprint);
+      expect(w.preamble.end).toBe('go');
+      writeFileSync(`${cache}.last-stat`, lastStat);
+    }
+    writeFileSync(`${cache}.last-stat`, lastStat.slice(LAST_STAT_SKIP));
+    expect(verify(repo, st, cache).preamble.fingerprint).toBe(st.fingerprint);
     // One stat line moves (another file's ctime): the records are read, and they hold the truth.
+    writeFileSync(`${cache}.last-stat`, `${bogus}\n${lastStat.slice(LAST_STAT_SKIP)}`);
     chmodSync(join(repo, 'run.sh'), 0o755);
     const v = verify(repo, st, cache);
     expect(v.preamble.fingerprint).toBe(st.fingerprint);
@@ -398,7 +409,8 @@ describe("the VM's hash cache (rsync and git copies), run by /bin/sh here", () =
       return readFileSync(`${cache}.last-stat`, 'utf8');
     };
     const parts = statOf(null);
-    const paths = parts.split('\n').filter(Boolean).map((l) => l.split(' ').slice(2).join(' '));
+    expect(parts.split('\n')[0]).toBe(st.fingerprint);
+    const paths = parts.slice(LAST_STAT_SKIP).split('\n').filter(Boolean).map((l) => l.split(' ').slice(2).join(' '));
     expect(paths).toEqual(st.files);
     // One CPU: one find; a split that refuses -n (busybox's): one find. The same lines.
     const one = mkdtempSync(join(tmp, 'one-cpu-'));
@@ -510,6 +522,43 @@ describe('the session bootstrap (a session opened before its script is ready), r
     });
   });
 
+  it('reads the kernel, disk, CPU count, signal launcher and temporary folder once, while it waits: the script it runs uses them; no temporary folder is left, however the session ends', async () => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const bin = mkdtempSync(join(tmp, 'counted-'));
+    const calls = join(bin, 'calls');
+    for (const name of ['uname', 'df', 'nproc', 'mktemp', 'env']) {
+      const real = execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
+      writeFileSync(join(bin, name), `#!/bin/sh\necho "${name} $*" >> '${calls}'\nexec '${real}' "$@"\n`);
+      chmodSync(join(bin, name), 0o755);
+    }
+    const temp = mkdtempSync(join(tmp, 'vm-tmp-'));
+    const nonce = newNonce();
+    // Over PARALLEL_STAT_BYTES of list would read nproc; the odd-names tree is small, so the CPU count is read but not used.
+    const s = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['sh', '-c', 'echo "ran with $X"'], env: { X: '1' }, stdin: false, graceSeconds: 1, diskFloorKb: 1 });
+    const boot = `PATH='${bin}':$PATH; TMPDIR='${temp}'; export TMPDIR\n${bootstrapScript(nonce)}`;
+    const r = runScript(boot, Buffer.concat([framedScript(s, nonce), Buffer.from(`${HANDSHAKE}\n`), st.list]));
+    const reader = new StreamReader(nonce, () => undefined);
+    reader.push(Buffer.from(r.stdout));
+    expect(reader.preamble.end).toBe('go');
+    expect(reader.preamble.uname).toBe(execFileSync('uname', ['-srm'], { encoding: 'utf8' }).trim());
+    expect(reader.preamble.df).toMatch(/^\S+\s+\d+\s+\d+\s+\d+/);
+    expect(r.stdout).toContain('ran with 1\n');
+    const made = readFileSync(calls, 'utf8').split('\n').filter(Boolean);
+    expect(made.filter((l) => l.startsWith('uname '))).toEqual(['uname -srm']);
+    expect(made.filter((l) => l.startsWith('df '))).toEqual(['df -Pk /tmp']);
+    expect(made.filter((l) => l.startsWith('nproc'))).toHaveLength(1);
+    expect(made.filter((l) => l.startsWith('mktemp '))).toEqual(['mktemp -d']);
+    expect(made.filter((l) => l === 'env --default-signal=INT,QUIT')).toHaveLength(1);
+    expect(readdirSync(temp)).toEqual([]);
+    // No script (nostdin), a script cut short (fail): the folder made while waiting is removed too.
+    for (const input of [Buffer.alloc(0), framedScript(s, nonce).subarray(0, 40)]) {
+      const e = spawnSync('/bin/sh', ['-c', boot], { input, encoding: 'utf8' });
+      expect(e.stdout).toMatch(/ (nostdin|fail)/);
+      expect(readdirSync(temp)).toEqual([]);
+    }
+  });
+
   it('at end of input before any script (a backend that passes no input on, or the run stopped before its lock): says nostdin, runs nothing', () => {
     const nonce = newNonce();
     const r = spawnSync('/bin/sh', ['-c', bootstrapScript(nonce)], { input: '', encoding: 'utf8' });
@@ -571,15 +620,48 @@ describe('the stream reader', () => {
 });
 
 describe('the signal-default launcher', () => {
-  // On a VM whose env(1) has no --default-signal (coreutils before 8.31) the script falls back to perl: the
-  // perl code must reach perl intact (a `$` the script's own double quotes expand would break it).
-  it('falls back to perl with working code when env has no --default-signal', () => {
-    const script = supervisorScript({ nonce: newNonce(), mode: 'shared', dir: tmp, cwd: tmp, listBytes: 0, fingerprint: 'x', argv: ['bash', '-c', 'true'], env: {}, stdin: false, graceSeconds: 1 });
-    const launcher = script.split('\n').find((l) => l.includes('if env --default-signal=INT,QUIT >/dev/null 2>&1;'));
-    expect(launcher).toBeDefined();
-    const forced = launcher!.replace('if env --default-signal=INT,QUIT >/dev/null 2>&1', 'if false').replace(/say missing [^;]*;/, 'echo missing;');
-    const r = spawnSync('/bin/sh', ['-c', `${forced}\n$DS sh -c 'echo launched "$0"' arg`], { encoding: 'utf8' });
-    expect(r.stderr).toBe('');
-    expect(r.stdout).toBe('launched arg\n');
+  // A command started with & by a non-interactive sh has INT and QUIT ignored; the script gives them back,
+  // with GNU env (--default-signal, which also sets the run's variables) or, on a VM whose env has no
+  // --default-signal (coreutils before 8.31), with perl: its code must reach perl intact. The command prints
+  // its own ignored-signal mask (SigIgn), so each way is checked by what the command got.
+  const launched = async (envWithout: boolean, perlGone = false) => {
+    const repo = repoWithOddNames();
+    const st = await readSourceState({ root: repo, gitDir: join(repo, '.git') });
+    const bin = mkdtempSync(join(tmp, 'launcher-bin-'));
+    if (envWithout) {
+      writeFileSync(join(bin, 'env'), '#!/bin/sh\ncase "$1" in --default-signal*) echo "env: unrecognized option \'$1\'" >&2; exit 125;; esac\nexec /usr/bin/env "$@"\n');
+      chmodSync(join(bin, 'env'), 0o755);
+    }
+    // No perl: PATH is a folder of links to every program of /usr/bin and /bin but perl's.
+    const only = perlGone ? mkdtempSync(join(tmp, 'no-perl-')) : null;
+    if (only) {
+      for (const d of ['/bin', '/usr/bin']) {
+        for (const name of readdirSync(d)) if (!name.startsWith('perl') && !existsSync(join(only, name))) symlinkSync(join(d, name), join(only, name));
+      }
+    }
+    const nonce = newNonce();
+    const script = supervisorScript({ nonce, mode: 'shared', dir: repo, cwd: repo, listBytes: st.list.length, fingerprint: st.fingerprint, argv: ['sh', '-c', 'echo "launched $0 $X"; grep SigIgn /proc/self/status', 'arg'], env: { X: 'x y' }, stdin: false, graceSeconds: 1 });
+    const r = runScript(`PATH='${bin}':${only ? `'${only}'` : '$PATH'}\n${script}`, Buffer.concat([Buffer.from(`${HANDSHAKE}\n`), st.list]));
+    const reader = new StreamReader(nonce, () => undefined);
+    reader.push(Buffer.from(r.stdout));
+    return { stdout: r.stdout, reader };
+  };
+  // SIGINT is signal 2 (mask bit 0x2), SIGQUIT 3 (0x4).
+  const ignoresIntOrQuit = (stdout: string) => (BigInt(`0x${/SigIgn:\s*([0-9a-f]+)/.exec(stdout)![1]}`) & 0x6n) !== 0n;
+
+  it.skipIf(!existsSync('/proc/self/status'))('gives INT and QUIT back with env --default-signal, and with perl when env has none', async () => {
+    for (const envWithout of [false, true]) {
+      const { stdout, reader } = await launched(envWithout);
+      expect(reader.preamble.end).toBe('go');
+      expect(stdout).toContain('launched arg x y\n');
+      expect(ignoresIntOrQuit(stdout)).toBe(false);
+    }
+  });
+
+  it('says what is missing, and runs nothing, when there is neither', async () => {
+    const { stdout, reader } = await launched(true, true);
+    expect(reader.preamble.end).toBe('missing');
+    expect(reader.preamble.failure).toMatch(/--default-signal.*perl/);
+    expect(stdout).not.toContain('launched');
   });
 });
