@@ -7,7 +7,8 @@
 // remote work has stopped) and still leaves a record.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createWriteStream, fstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, type WriteStream } from 'node:fs';
+import { fstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { OutputLog } from './output-log.js';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -395,7 +396,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   const dir = runDir(io.env, runId);
   mkdirSync(dir, { recursive: true });
   const logFile = join(dir, 'output.log');
-  const log = createWriteStream(logFile);
+  const log = new OutputLog(logFile);
   const started = new Date();
   const rec: RunRecord = {
     version: 1,
@@ -442,6 +443,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
       verdict = { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: verdict.status, detail: `the run's record could not be written (${(err as Error).message}); the run itself: ${verdict.outcome}, ${verdict.detail}` };
     }
     await new Promise<void>((r) => log.end(r));
+    if (log.failure !== null) say(io, `the output log ${logFile} stops short: ${log.failure} (the run itself is not affected)`);
     if (commitDir) rmSync(commitDir, { recursive: true, force: true });
     if (hold) {
       if (!remoteStopped) say(io, `NOT releasing ${hold.vm}: the remote work could not be confirmed stopped; the lock stays until its ttl (check the VM, then \`offhost lock release ${hold.vm}\`)`);
@@ -652,7 +654,7 @@ async function execute(
   state: SourceState,
   signals: SignalHub,
   hold: Hold,
-  log: WriteStream,
+  log: OutputLog,
   timeoutS: number | undefined,
   graceS: number,
   git: { bare: string; commit: string } | undefined,
