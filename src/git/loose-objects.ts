@@ -12,7 +12,7 @@
 // GIT_AUTHOR_DATE/GIT_COMMITTER_DATE (git's date parsing is git's), a base commit to build on. Otherwise
 // the caller uses git's way (ref-tree.ts buildCommit).
 import { createHash, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { runGit, type GitCall } from './run.js';
@@ -222,11 +222,14 @@ export function writeLoose(objectsDir: string, objects: readonly LooseObject[]):
   for (const o of objects) {
     const dir = join(objectsDir, o.id.slice(0, 2));
     const file = join(dir, o.id.slice(2));
-    try {
-      // Not recursive: the objects folder is there, and a recursive mkdir reports a read-only disk as ENOENT.
-      mkdirSync(dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Not recursive: the objects folder is there, and a recursive mkdir reports a read-only disk as ENOENT.
+    // Looked up first: most fan-out folders exist, and a thrown EEXIST costs an Error with its stack each time.
+    if (!existsSync(dir)) {
+      try {
+        mkdirSync(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
     }
     const tmp = join(dir, `tmp_obj_offhost_${process.pid}_${randomBytes(4).toString('hex')}`);
     try {
