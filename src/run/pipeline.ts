@@ -230,6 +230,28 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     realEarly = null;
   }
   const openedEarly = realEarly === cwd ? openRepoAt(cwd, io.env).catch(() => null) : Promise.resolve(null);
+  const settings = settingsFrom(config, io.env);
+  const session = o.session ?? io.env.OFFHOST_SESSION ?? processTreeSession('run', io.env);
+  const ai = o.ai ?? io.env.OFFHOST_AI ?? 'human';
+  // The lock store is opened while the VMs are checked too: reads, and the sweep of this host's ended runs
+  // that every lock command makes; nothing is taken before the preflight passed (takeHold, below). On the
+  // bench's 10,000-file tree the lock's path was the run's longest (docs/RUN.md, "Figures"). Its failure is
+  // said where the lock is taken, as before (a run that stops earlier never looks at it).
+  const contextEarly = o.fresh
+    ? null
+    : openedEarly.then((opened) => contextFor(io, { settings, session, ai, cwd, ...(opened ? { repo: opened } : {}), ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true));
+  contextEarly?.catch(() => undefined);
+  // Lock files live in the tree under the notices directory and change under other sessions' feet
+  // (their heartbeats): they are the lock store's, not the source.
+  const nd = (settings.noticesDir ?? 'meta/context/notices').replace(/\/+$/, '');
+  const lockDirs = [`${nd}/vm-active/`, `${nd}/vm-active-archive/`, `${nd}/active/`, `${nd}/archive/`];
+  // With one VM and no --wait, the source is read while the VM is checked as well (git's stat of every
+  // file is the other long path of a run); used below when the run goes on with that repository.
+  const sourceEarly =
+    specs.size === 1 && o.wait === undefined && !o.fresh
+      ? openedEarly.then((opened) => (opened?.root ? { root: opened.root, state: readSourceState({ root: opened.root, gitDir: opened.gitDir }, [...specs.values()][0]!.sync_exclude ?? DEFAULT_SYNC_EXCLUDE, lockDirs) } : null))
+      : null;
+  void sourceEarly?.then((e) => e?.state.catch(() => undefined));
   // The ssh options of every connection of the run, the preflight's included (one shared master:
   // src/routes/multiplex.ts; the pinned host key checked from the first connection on).
   for (const spec of specs.values()) {
@@ -321,14 +343,10 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   const modes = new Set([...specs.values()].map(syncMode));
   const exclude = [...specs.values()][0]!.sync_exclude ?? DEFAULT_SYNC_EXCLUDE;
   let commitDir: string | null = null;
-  // Lock files live in the tree under the notices directory and change under other sessions' feet
-  // (their heartbeats): they are the lock store's, not the source.
-  const settings = settingsFrom(config, io.env);
-  const nd = (settings.noticesDir ?? 'meta/context/notices').replace(/\/+$/, '');
-  const lockDirs = [`${nd}/vm-active/`, `${nd}/vm-active-archive/`, `${nd}/active/`, `${nd}/archive/`];
   const readSource = async (): Promise<SourceState> => {
     fault(io, 'source');
-    const working = await readSourceState(repo, exclude, lockDirs);
+    const early = await sourceEarly;
+    const working = early && early.root === repo.root && specs.size === 1 ? await early.state : await readSourceState(repo, exclude, lockDirs);
     if (o.commit === undefined) return working;
     if (modes.has('shared')) throw new RunStop('config-error', `--commit needs a VM with sync: git or rsync; ${[...specs.keys()].join(', ')} share the laptop's working tree`);
     if (!working.clean && !o.allowDirty) {
@@ -338,12 +356,10 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     commitDir = mkdtempSync(join(tmpdir(), 'offhost-commit-'));
     return commitSourceState(repo, sha, commitDir, exclude, lockDirs);
   };
-  const session = o.session ?? io.env.OFFHOST_SESSION ?? processTreeSession('run', io.env);
-  const ai = o.ai ?? io.env.OFFHOST_AI ?? 'human';
   const runId = newRunId(new Date());
   const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
   const takeHold = async (): Promise<HoldResult> => {
-    const { ctx } = await contextFor(io, { settings, session, ai, cwd, ...(opened ? { repo: opened } : {}), ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true);
+    const { ctx } = await contextEarly!;
     mark('lock store opened');
     fault(io, 'hold');
     return acquireHold(ctx, {
