@@ -76,11 +76,35 @@ function describe(args: string[]): string {
   return `git ${args.slice(0, 3).join(' ')}${args.length > 3 ? ' ...' : ''}`;
 }
 
+/** The git commands that only read over the network: ./stopNetworkReads may end them. */
+const NETWORK_READS = new Set(['ls-remote', 'fetch']);
+/** The process groups of the network reads running now (runGit starts each git in a group of its own). */
+const networkReads = new Set<number>();
+
+/**
+ * Ends the network reads this process is running (`git ls-remote`, `git fetch`) with what they started
+ * (ssh), for a process about to exit without their answer: started in groups of their own, they would
+ * otherwise outlive it, for as long as an unreachable remote holds them. Nothing else is stopped: a local
+ * git finishes on its own in moments, and a ref write must not be cut short.
+ */
+export function stopNetworkReads(): void {
+  for (const pgid of networkReads) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // ended meanwhile
+    }
+  }
+  networkReads.clear();
+}
+
 /** Runs git and collects its output; never throws for a non-zero exit (GitError when git cannot start). */
 export function runGit(args: string[], call: GitCall): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
     // Its own process group, so that a timeout also stops what git started (ssh for a push, an alias).
     const child = spawn('git', args, { cwd: call.cwd, env: gitEnv(call), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const network = NETWORK_READS.has(args[0] ?? '') && child.pid !== undefined ? child.pid : null;
+    if (network !== null) networkReads.add(network);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;
@@ -103,6 +127,7 @@ export function runGit(args: string[], call: GitCall): Promise<GitOutput> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      if (network !== null) networkReads.delete(network);
       let stderr = Buffer.concat(err).toString('utf8');
       if (timedOut) stderr = `${describe(args)} did not finish within ${Math.round((call.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS) / 1000)} s and was stopped\n${stderr}`;
       resolve({ code: timedOut ? 124 : (code ?? 1), stdout: Buffer.concat(out), stderr });

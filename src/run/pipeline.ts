@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { OutputLog } from './output-log.js';
+import { stopNetworkReads } from '../git/run.js';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -112,6 +113,21 @@ function num(name: string, v: string | undefined, ok: (n: number) => boolean): n
   return n;
 }
 
+/** The work a run starts beside its preflight, and how much of it has not ended yet. */
+interface EarlyWork {
+  unsettled: number;
+}
+
+/** `p`, counted in `beside` until it settles (a rejection is kept for whoever awaits `p`). */
+function counted<T>(beside: EarlyWork, p: Promise<T>): Promise<T> {
+  beside.unsettled++;
+  p.then(
+    () => beside.unsettled--,
+    () => beside.unsettled--,
+  );
+  return p;
+}
+
 export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
   const signals = new SignalHub((l) => say(io, l));
   // A step that waits for something that can no longer happen would let Node exit with 0: never that.
@@ -130,11 +146,24 @@ export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
   // Only as the offhost executable: a test calling run() in its own process keeps its own handler.
   if (ownExecutable() !== null) process.once('uncaughtException', crashed);
   const cleanups: (() => void)[] = [];
+  const beside: EarlyWork = { unsettled: 0 };
+  // A run that stops while the work it started beside the preflight is still going (the lock store's open,
+  // which may be asking a remote; the source read) does not wait for it: as the offhost executable, it
+  // exits once its verdict is said (all output is written synchronously). That work only reads, and the
+  // sweep it may be making is one any later command redoes.
+  const ended = (code: number): number => {
+    if (beside.unsettled > 0 && ownExecutable() !== null) {
+      for (const c of cleanups.splice(0)) c();
+      stopNetworkReads();
+      process.exit(code);
+    }
+    return code;
+  };
   try {
-    return await steps(io, o, signals, cleanups);
+    return ended(await steps(io, o, signals, cleanups, beside));
   } catch (err) {
-    if (err instanceof RunStop) return finish(io, o, { outcome: err.outcome, exit: err.exit, status: null, detail: err.message });
-    if (isOffhostError(err)) return finish(io, o, { outcome: 'config-error', exit: OUTCOME_EXIT['config-error'], status: null, detail: (err as Error).message });
+    if (err instanceof RunStop) return ended(finish(io, o, { outcome: err.outcome, exit: err.exit, status: null, detail: err.message }));
+    if (isOffhostError(err)) return ended(finish(io, o, { outcome: 'config-error', exit: OUTCOME_EXIT['config-error'], status: null, detail: (err as Error).message }));
     return finish(io, o, { outcome: 'internal-error', exit: OUTCOME_EXIT['internal-error'], status: null, detail: (err as Error).stack ?? String(err) });
   } finally {
     for (const c of cleanups) c();
@@ -160,7 +189,7 @@ function fault(io: Io, step: (typeof FAULT_STEPS)[number]): void {
   throw new Error(`injected fault at step ${step} (OFFHOST_TEST_FAULT)`);
 }
 
-async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() => void)[]): Promise<number> {
+async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() => void)[], beside: EarlyWork): Promise<number> {
   const mark: Trace = o.debug ? timedTrace(io) : () => undefined;
   mark('started');
   fault(io, 'classify');
@@ -239,7 +268,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   // said where the lock is taken, as before (a run that stops earlier never looks at it).
   const contextEarly = o.fresh
     ? null
-    : openedEarly.then((opened) => contextFor(io, { settings, session, ai, cwd, ...(opened ? { repo: opened } : {}), ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true));
+    : counted(beside, openedEarly.then((opened) => contextFor(io, { settings, session, ai, cwd, ...(opened ? { repo: opened } : {}), ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true)));
   contextEarly?.catch(() => undefined);
   // Lock files live in the tree under the notices directory and change under other sessions' feet
   // (their heartbeats): they are the lock store's, not the source.
@@ -249,7 +278,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   // file is the other long path of a run); used below when the run goes on with that repository.
   const sourceEarly =
     specs.size === 1 && o.wait === undefined && !o.fresh
-      ? openedEarly.then((opened) => (opened?.root ? { root: opened.root, state: readSourceState({ root: opened.root, gitDir: opened.gitDir }, [...specs.values()][0]!.sync_exclude ?? DEFAULT_SYNC_EXCLUDE, lockDirs) } : null))
+      ? openedEarly.then((opened) => (opened?.root ? { root: opened.root, state: counted(beside, readSourceState({ root: opened.root, gitDir: opened.gitDir }, [...specs.values()][0]!.sync_exclude ?? DEFAULT_SYNC_EXCLUDE, lockDirs)) } : null))
       : null;
   void sourceEarly?.then((e) => e?.state.catch(() => undefined));
   // The ssh options of every connection of the run, the preflight's included (one shared master:

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
 import { missing, onPath, titled } from '../helpers/tools.js';
 import { BIN, ensureBuilt, type Result } from '../locks/lifecycle-helpers.js';
-import { kodaDir, laptop, LOOP_ACTIVE, onVm, records, runOn, until, verdict, type Laptop } from './loopback.js';
+import { alive, kodaDir, laptop, LOOP_ACTIVE, onVm, records, runOn, until, verdict, type Laptop } from './loopback.js';
+import { g } from '../locks/lifecycle-helpers.js';
 
 let s: Sshd;
 let ctl: string;
@@ -104,4 +105,43 @@ describe.skipIf(noSshd)(titled('offhost run: a signal during the preflight', noS
       expect(readFileSync(join(l.out, 'next'), 'utf8')).toBe('');
     });
   }
+});
+
+describe.skipIf(noSshd)(titled('offhost run: stopped during the preflight while its lock store asks the remote', noSshd), () => {
+  // The run opens its lock store while the VM is checked; that open may ask the repository's remote whether
+  // it holds the locks (`git ls-remote`, up to 60 s against an unreachable host). A run stopped in its
+  // preflight must not wait for that answer, nor leave the question running: here the remote's ssh never
+  // answers (it says its pid, then sleeps), the guest's df stalls, and offhost alone gets SIGINT.
+  it('exits at once, interrupted (130), with the remote question ended and nothing run', async () => {
+    const l = laptop(s, { sync: 'shared' });
+    made.push(l);
+    const pidFile = join(l.base, 'remote-ssh.pid');
+    const slowSsh = join(l.base, 'slow-ssh');
+    writeFileSync(slowSsh, `#!/bin/sh\necho $$ > '${pidFile}'\nexec sleep 600\n`);
+    chmodSync(slowSsh, 0o755);
+    g(l.repo, 'remote', 'add', 'origin', 'ssh://remote.invalid/locks.git');
+    g(l.repo, 'config', 'core.sshCommand', slowSsh);
+    rmSync(join(ctl, 'started'), { force: true });
+    writeFileSync(join(ctl, 'stall'), '');
+    let pid = 0;
+    try {
+      const run = startGroup(l, ['--json', '--', onVm(`touch ${l.out}/ran`)]);
+      await until(() => existsSync(join(ctl, 'started')) && existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+      pid = Number(readFileSync(pidFile, 'utf8').trim());
+      expect(alive(pid)).toBe(true);
+      process.kill(run.pid, 'SIGINT');
+      // Hang guard only: waiting for the question would take the probe's 60 s timeout.
+      const r = await run.done;
+      expect(r.code, r.stderr).toBe(130);
+      expect(verdict(r).outcome).toBe('interrupted');
+      expect(existsSync(join(l.out, 'ran'))).toBe(false);
+      expect(records(l)).toEqual([]);
+      // The remote question (git ls-remote and the ssh it started) ended with offhost.
+      await until(() => !alive(pid));
+      expect(existsSync(join(l.repo, LOOP_ACTIVE))).toBe(false);
+    } finally {
+      if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+      await release();
+    }
+  }, 45_000);
 });
