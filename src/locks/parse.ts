@@ -26,6 +26,8 @@ export interface ParseResult {
    */
   lock: Lock | null;
   findings: Finding[];
+  /** Every field of the frontmatter as YAML read it (offhost's own among them), when it could be read. */
+  fields?: Record<string, unknown>;
 }
 
 interface FieldPos {
@@ -325,7 +327,7 @@ export function parseLockText(text: string, file: string): ParseResult {
     positions,
   };
   if (heartbeat) lock.heartbeat = heartbeat;
-  return { lock, findings };
+  return { lock, findings, fields: data };
 }
 
 function nearestField(key: string): string | null {

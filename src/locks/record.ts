@@ -86,9 +86,10 @@ export function bodyOf(text: string): string {
 export function parseRecord(data: Buffer | string, target: LockTarget, file: string, shownAs: string): LockRecord {
   const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const text = buf.toString('utf8');
-  const fm = readFrontmatterLoose(text);
   if (target.kind === 'vm') {
-    const { lock, findings } = parseLockBuffer(buf, file);
+    // offhost's own fields (explicit, claims, host) from the same reading of the frontmatter (one YAML
+    // parse a record: a run reads each lock it meets, on its path).
+    const { lock, findings, fields: fm } = parseLockBuffer(buf, file);
     const err = findings.find((f) => f.severity === 'error');
     if (!lock || err) {
       const f = err ?? findings[0];
@@ -112,7 +113,7 @@ export function parseRecord(data: Buffer | string, target: LockTarget, file: str
     if (typeof fm?.host === 'string' && fm.host) r.host = fm.host;
     return r;
   }
-  return parseComponentRecord(fm, target as Extract<LockTarget, { kind: 'component' }>, bodyOf(text), shownAs);
+  return parseComponentRecord(readFrontmatterLoose(text), target as Extract<LockTarget, { kind: 'component' }>, bodyOf(text), shownAs);
 }
 
 /** `date` without its milliseconds (lock timestamps are written to the second). */
