@@ -42,7 +42,7 @@ export const DEFAULT_DISK_FLOOR_MB = 1024;
 /** A recent answer of the cheap probe, kept by the caller (src/vms/probe-reuse.ts). */
 export interface ProbeReuse {
   /** The free space (KB) a probe or run saw on a shared connection that is still up, recently enough; else null. */
-  recent(vm: VmSpec): number | null;
+  recent(vm: VmSpec): Promise<number | null>;
   /** What a probe or a run's session just read of the guest's /tmp. */
   remember(vm: VmSpec, availKb: number): void;
   /** The laptop's rsync, as probeRsync says, asked again only when the program on PATH is another file. */
@@ -310,7 +310,7 @@ export async function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full
   // Any other backend: the probe runs in the guest through the route's own command. A Lima or Tart guest
   // mounts the laptop's tree (the home, by default): the copy's checks look at it.
   const hostTree = guestCopy(vm) && syncMode(vm) === 'rsync' ? (vm.mount?.path ?? env.HOME ?? '/Users') : undefined;
-  const reused = !opts.full && hostTree === undefined ? (opts.reuse?.recent(vm) ?? null) : null;
+  const reused = !opts.full && hostTree === undefined ? ((await opts.reuse?.recent(vm)) ?? null) : null;
   if (reused !== null) {
     checks.push({ name: 'guest', ok: true, detail: `${vm.id} answered on this laptop's open connection to ${vm.host} within the last minute` });
     checks.push({ name: 'disk', ok: true, detail: `${Math.floor(reused / 1024)} MB free on ${SCRATCH} within the last minute (floor ${vm.disk_floor_mb ?? DEFAULT_DISK_FLOOR_MB} MB; the run's session checks it again before it builds)` });

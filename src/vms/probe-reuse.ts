@@ -8,7 +8,7 @@
 // Anything else (another backend, no master, an old or low reading) runs the probe as before.
 // The laptop's rsync (src/routes/rsync-probe.ts: two rsync processes) is asked again only when the program
 // `rsync` on PATH is another file (path, inode, size, times), or after a day.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -44,10 +44,30 @@ export function aboveFloor(vm: VmSpec, availKb: number): boolean {
   return Math.floor(availKb / 1024) >= (vm.disk_floor_mb ?? DEFAULT_DISK_FLOOR_MB);
 }
 
-/** Whether the shared master for this VM's options answers (`ssh -O check`, local: no round trip to the host). */
-function masterUp(vm: VmSpec, env: NodeJS.ProcessEnv): boolean {
-  const r = spawnSync('ssh', [...(vm.sshOptions ?? []), '-O', 'check', vm.host!], { env, stdio: 'ignore', timeout: 5_000 });
-  return r.status === 0;
+/**
+ * Whether the shared master for this VM's options answers (`ssh -O check`, local: no round trip to the
+ * host). Asynchronous: what the run does beside its preflight (its lock store, its source) goes on meanwhile,
+ * and a signal is handled at once. An answer that does not come within 5 s is no.
+ */
+function masterUp(vm: VmSpec, env: NodeJS.ProcessEnv): Promise<boolean> {
+  return new Promise((resolve) => {
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn('ssh', [...(vm.sshOptions ?? []), '-O', 'check', vm.host!], { env, stdio: 'ignore' });
+    } catch {
+      resolve(false);
+      return;
+    }
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(code === 0);
+    });
+  });
 }
 
 function writeAtomic(f: string, text: string): void {
@@ -59,7 +79,7 @@ function writeAtomic(f: string, text: string): void {
 /** Readings kept under the state directory (`probe/`), one small JSON file per VM. */
 export function probeReuse(stateDir: string, env: NodeJS.ProcessEnv, now: () => number = Date.now): ProbeReuse {
   return {
-    recent(vm) {
+    async recent(vm) {
       if (!reusable(vm) || env.OFFHOST_SSH_MULTIPLEX === '0') return null;
       let r: Reading;
       try {
@@ -69,7 +89,7 @@ export function probeReuse(stateDir: string, env: NodeJS.ProcessEnv, now: () => 
       }
       const age = now() - r.at;
       if (!(age >= 0 && age <= PROBE_REUSE_MS) || r.options !== optionsKey(vm) || !Number.isFinite(r.availKb) || !aboveFloor(vm, r.availKb)) return null;
-      return masterUp(vm, env) ? r.availKb : null;
+      return (await masterUp(vm, env)) ? r.availKb : null;
     },
     remember(vm, availKb) {
       if (!reusable(vm) || !Number.isFinite(availKb)) return;

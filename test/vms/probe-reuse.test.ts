@@ -68,13 +68,13 @@ describe("the laptop's rsync, asked once per program", () => {
 
 describe('a reading of the guest disk', () => {
   const ssh: VmSpec = { id: 's.h.dev-linux-a', backend: 'ssh', host: 'h', sshOptions: ['-o', 'ControlMaster=auto', '-o', 'ControlPath=/nonexistent/offhost-ssh/%C-x'] } as VmSpec;
-  it('is never used without a master that answers (here: none), however young', () => {
+  it('is never used without a master that answers (here: none), however young', async () => {
     const state = join(tmp, 'state3');
     const reuse = probeReuse(state, { PATH: process.env.PATH });
     reuse.remember(ssh, 50 * 1024 * 1024);
-    expect(reuse.recent(ssh)).toBeNull();
+    expect(await reuse.recent(ssh)).toBeNull();
   });
-  it('is not kept for another backend or without a control path', () => {
+  it('is not kept for another backend or without a control path', async () => {
     const state = join(tmp, 'state4');
     const reuse = probeReuse(state, { PATH: process.env.PATH });
     const incus = { ...ssh, backend: 'incus' } as VmSpec;
@@ -82,7 +82,7 @@ describe('a reading of the guest disk', () => {
     reuse.remember(incus, 50 * 1024 * 1024);
     reuse.remember(plain, 50 * 1024 * 1024);
     expect(existsSync(join(state, 'probe'))).toBe(false);
-    expect(reuse.recent(incus)).toBeNull();
-    expect(reuse.recent(plain)).toBeNull();
+    expect(await reuse.recent(incus)).toBeNull();
+    expect(await reuse.recent(plain)).toBeNull();
   });
 });
