@@ -109,16 +109,58 @@ function indexIdentity(repo: Repo): string | null {
   }
 }
 
+/**
+ * The same answer kept between processes, beside the index it was read from (`<gitDir>/offhost/view-tracked.json`):
+ * the next run asks git only once the index is another file. A record that cannot be read, or names another
+ * index, is not used; one that cannot be written only costs the next process a `git ls-files`.
+ */
+function trackedFile(repo: Repo): string {
+  return join(repo.gitDir, 'offhost', 'view-tracked.json');
+}
+
+function keptTracked(repo: Repo, key: string, index: string): Set<string> | null {
+  try {
+    const k = JSON.parse(readFileSync(trackedFile(repo), 'utf8')) as { key?: unknown; index?: unknown; paths?: unknown };
+    if (k.key !== key || k.index !== index || !Array.isArray(k.paths) || !k.paths.every((p) => typeof p === 'string')) return null;
+    return new Set(k.paths as string[]);
+  } catch {
+    return null;
+  }
+}
+
+function keepTracked(repo: Repo, seen: { key: string; index: string; paths: Set<string> }): void {
+  const f = trackedFile(repo);
+  const tmp = `${f}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(f), { recursive: true });
+    writeFileSync(tmp, JSON.stringify({ key: seen.key, index: seen.index, paths: [...seen.paths] }));
+    renameSync(tmp, f);
+  } catch {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** For tests: this process forgets its answer, as a new process would start without it. */
+export function forgetTrackedInProcess(): void {
+  trackedSeen = null;
+}
+
 /** Paths under `dirs` that the index tracks (the branch's own files: never written over). */
 async function tracked(repo: Repo, dirs: string[]): Promise<Set<string>> {
   if (!repo.root) return new Set();
   const key = [repo.root, repo.gitDir, ...dirs].join('\0');
   const index = indexIdentity(repo);
   if (index !== null && trackedSeen?.key === key && trackedSeen.index === index) return new Set(trackedSeen.paths);
+  const kept = index !== null ? keptTracked(repo, key, index) : null;
+  if (kept !== null) {
+    trackedSeen = { key, index: index!, paths: new Set(kept) };
+    return kept;
+  }
   const r = await runGit(['ls-files', '-z', '--cached', '--', ...dirs], { cwd: repo.root, ...(repo.env ? { env: repo.env } : {}) });
   const paths = new Set(r.code === 0 ? splitZ(r.stdout) : []);
   // Kept only when the index is the one stat'ed before git read it, and is still that one now.
   trackedSeen = r.code === 0 && index !== null && indexIdentity(repo) === index ? { key, index, paths: new Set(paths) } : null;
+  if (trackedSeen) keepTracked(repo, trackedSeen);
   return paths;
 }
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openRepoAt } from '../../src/git/ref-tree.js';
-import { refreshView } from '../../src/locks/view.js';
+import { forgetTrackedInProcess, refreshView } from '../../src/locks/view.js';
 import { cleanEnv, g, tempRepo } from './lifecycle-helpers.js';
 
 const DIR = 'meta/context/notices/vm-active';
@@ -35,5 +35,35 @@ describe('the view and the paths the index tracks', () => {
     // Its bytes are a blob the repository holds (the commit's), which the view takes for its own: written.
     expect(after).toEqual([]);
     expect(readFileSync(join(dir, b), 'utf8')).toBe('view b\n');
+  });
+
+  it('the answer is kept between processes for the same index file: a record made to lie is what the next process believes, until the index is another file', async () => {
+    const dir = tempRepo('view-tracked-kept');
+    const repo = await openRepoAt(dir, cleanEnv());
+    const a = lockAt('s.khost1.dev-linux-a');
+    const b = lockAt('s.khost1.dev-linux-b');
+    expect(await refreshView(repo, [DIR], new Map([[a, Buffer.from('view a\n')]]))).toEqual([]);
+    const file = join(repo.gitDir, 'offhost', 'view-tracked.json');
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { paths: string[] };
+    expect(kept.paths).toEqual([]);
+    // A new process (its memo empty) reads the record: one that says b is tracked is believed, so b's view is
+    // not written (the record is read, not asked again).
+    forgetTrackedInProcess();
+    writeFileSync(file, JSON.stringify({ ...kept, paths: [b] }));
+    const lied = await refreshView(repo, [DIR], new Map([[a, Buffer.from('view a\n')], [b, Buffer.from('view b\n')]]));
+    expect(lied.map((p) => p.path)).toEqual([b]);
+    expect(existsSync(join(dir, b))).toBe(false);
+    // The index becomes another file (any commit): the record is not used, git is asked, b is written.
+    forgetTrackedInProcess();
+    writeFileSync(join(dir, 'other.txt'), 'x\n');
+    g(dir, 'add', 'other.txt');
+    g(dir, 'commit', '-q', '-m', 'another index');
+    expect(await refreshView(repo, [DIR], new Map([[a, Buffer.from('view a\n')], [b, Buffer.from('view b\n')]]))).toEqual([]);
+    expect(readFileSync(join(dir, b), 'utf8')).toBe('view b\n');
+    // An unreadable record is not used either.
+    forgetTrackedInProcess();
+    writeFileSync(file, '{"key": ');
+    expect(await refreshView(repo, [DIR], new Map([[a, Buffer.from('view a\n')], [b, Buffer.from('view b\n')]]))).toEqual([]);
+    expect(JSON.parse(readFileSync(file, 'utf8')).paths).toEqual([]);
   });
 });
