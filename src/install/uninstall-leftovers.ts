@@ -2,13 +2,15 @@
 //   - the `.git/info/exclude` block the lock views add (src/locks/view.ts: a header line, then one `/path`
 //     line per view file) and the view files themselves (read-only copies of refs/offhost/locks, written
 //     0444): removed, since with the entries gone git would show them as untracked files;
+//   - offhost's caches inside the git directory (`.git/offhost/`, `.git/offhost-snapshot.json`, and the same in
+//     each worktree's git directory): removed, caches;
 //   - ~/.cache/offhost (the compiled config layers, src/config/layer-cache.ts): removed, a cache (another
 //     repository still using offhost rebuilds it at its next call); a folder named by OFFHOST_CACHE_DIR is the
 //     user's: only said;
 // and what it keeps, saying why: refs/offhost/locks (the lock history is the audit trail POLICY R4 asks
 // for: never deleted) and the audit log of refusals and reroutes (an audit trail too; per user, shared by
 // every repository), each with the command that removes it for whoever really wants it gone.
-import { existsSync, lstatSync, readFileSync, rmSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { runGitSync } from '../git/run.js';
 import { cacheDir } from '../config/layer-cache.js';
@@ -73,6 +75,24 @@ export function planLeftovers(root: string, env: NodeJS.ProcessEnv, show: (p: st
         if (st.isFile() && (st.mode & 0o222) === 0) {
           plans.push({ path: abs, text: null, what: `${show(abs)}: removed (a read-only view of refs/offhost/locks)`, apply: () => removeWithEmptyParents(abs, root) });
         } else kept.push(`not touched: ${show(abs)} (listed as a lock view, but it is not offhost's read-only file: edited by hand?)`);
+      }
+    }
+    // offhost's caches inside the git directory (never seen by git or the tree): the repository's (store id,
+    // private temporary files) and each checkout's (index snapshot, hash caches, the view's tracked paths, the
+    // git-mode snapshot record), for this checkout and every worktree of it. Caches: the next run rebuilds them.
+    const gitDirs = [commonDir];
+    try {
+      for (const name of readdirSync(join(commonDir, 'worktrees'))) gitDirs.push(join(commonDir, 'worktrees', name));
+    } catch {
+      /* no worktrees */
+    }
+    for (const g of gitDirs) {
+      for (const [p, what] of [
+        [join(g, 'offhost'), "offhost's caches of this checkout and repository (index snapshot, hashes, store id): the next run rebuilds them"],
+        [join(g, 'offhost-snapshot.json'), "offhost's record of the last git-mode snapshot: a cache"],
+      ] as const) {
+        if (!existsSync(p)) continue;
+        plans.push({ path: p, text: null, what: `${show(p)}: removed (${what})`, apply: () => rmSync(p, { recursive: true, force: true }) });
       }
     }
     const locks = runGitSync(['rev-parse', '--verify', '--quiet', 'refs/offhost/locks'], { cwd: root, env });

@@ -1,6 +1,6 @@
 // `offhost uninstall` against real files written by the real `offhost init` (built CLI, real git): it takes
 // out exactly what init put in, keeps everything of the user's around it, and says what it removed.
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, initRepo, offhost as run, tempDir, write } from '../lint/helpers.js';
@@ -205,5 +205,28 @@ describe('offhost uninstall: what else of offhost it finds, and what it keeps', 
     expect(existsSync(join(other, '.github', 'hooks'))).toBe(false);
     expect(readFileSync(join(other, '.github/workflows/ci.yml'), 'utf8')).toBe('on: push\n');
     expect(existsSync(join(other, '.opencode'))).toBe(false);
+  });
+
+  it("offhost's caches inside the git directory go, this checkout's and every worktree's (index snapshot, hashes, store id, snapshot record); the lock ref stays", () => {
+    const dir = repo();
+    git(dir, 'commit', '-q', '--allow-empty', '-m', 'x');
+    git(dir, 'update-ref', 'refs/offhost/locks', 'HEAD');
+    const wt = `${dir}-wt`;
+    git(dir, 'worktree', 'add', '-q', '--detach', wt);
+    const wtGit = git(wt, 'rev-parse', '--absolute-git-dir').trim();
+    write(dir, '.git/offhost/index-snapshot', 'x');
+    write(dir, '.git/offhost/store-id', 'y');
+    write(dir, '.git/offhost-snapshot.json', '{}');
+    writeFileSync(join(wtGit, 'offhost-snapshot.json'), '{}');
+    mkdirSync(join(wtGit, 'offhost'));
+    writeFileSync(join(wtGit, 'offhost', 'view-tracked.json'), '{}');
+    const r = offhost(['uninstall'], dir);
+    expect(r.status, r.stderr).toBe(0);
+    for (const p of [join(dir, '.git', 'offhost'), join(dir, '.git', 'offhost-snapshot.json'), join(wtGit, 'offhost'), join(wtGit, 'offhost-snapshot.json')]) expect(existsSync(p), p).toBe(false);
+    expect(r.stdout).toMatch(/\.git\/offhost: removed \(offhost's caches/);
+    expect(git(dir, 'rev-parse', '--verify', 'refs/offhost/locks')).toMatch(/^[0-9a-f]{40}/);
+    expect(existsSync(join(wtGit, 'HEAD'))).toBe(true);
+    // Run again: nothing of this kind is left to remove.
+    expect(offhost(['uninstall'], dir).stdout).not.toContain('offhost: removed (offhost');
   });
 });
