@@ -11,13 +11,19 @@ import { cleanEnv, g, tempRepo } from './lifecycle-helpers.js';
 const DIR = 'meta/context/notices/vm-active';
 const lockAt = (name: string) => `${DIR}/lock-${name}.md`;
 
+/** A repository whose view has been refreshed once, with lock a's view in it (b: another VM's lock path). */
+async function viewedOnce(name: string) {
+  const dir = tempRepo(name);
+  const repo = await openRepoAt(dir, cleanEnv());
+  const a = lockAt('s.khost1.dev-linux-a');
+  const b = lockAt('s.khost1.dev-linux-b');
+  expect(await refreshView(repo, [DIR], new Map([[a, Buffer.from('view a\n')]]))).toEqual([]);
+  return { dir, repo, a, b };
+}
+
 describe('the view and the paths the index tracks', () => {
   it('a lock file tracked between two refreshes of one process is seen as tracked by the second (not written over)', async () => {
-    const dir = tempRepo('view-tracked');
-    const repo = await openRepoAt(dir, cleanEnv());
-    const a = lockAt('s.khost1.dev-linux-a');
-    const b = lockAt('s.khost1.dev-linux-b');
-    expect(await refreshView(repo, [DIR], new Map([[a, Buffer.from('view a\n')]]))).toEqual([]);
+    const { dir, repo, a, b } = await viewedOnce('view-tracked');
     expect(readFileSync(join(dir, a), 'utf8')).toBe('view a\n');
     // Someone commits b by hand the old way: the index is a new file now.
     mkdirSync(join(dir, DIR), { recursive: true });
@@ -38,11 +44,7 @@ describe('the view and the paths the index tracks', () => {
   });
 
   it('the answer is kept between processes for the same index file: a record made to lie is what the next process believes, until the index is another file', async () => {
-    const dir = tempRepo('view-tracked-kept');
-    const repo = await openRepoAt(dir, cleanEnv());
-    const a = lockAt('s.khost1.dev-linux-a');
-    const b = lockAt('s.khost1.dev-linux-b');
-    expect(await refreshView(repo, [DIR], new Map([[a, Buffer.from('view a\n')]]))).toEqual([]);
+    const { dir, repo, a, b } = await viewedOnce('view-tracked-kept');
     const file = join(repo.gitDir, 'offhost', 'view-tracked.json');
     const kept = JSON.parse(readFileSync(file, 'utf8')) as { paths: string[] };
     expect(kept.paths).toEqual([]);
