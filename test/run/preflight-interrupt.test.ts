@@ -1,10 +1,11 @@
 // Ctrl-C during the preflight (issue 24): `offhost run` is interrupted (130 for SIGINT, 143 for SIGTERM),
 // not "preflight failed" (232), runs nothing and leaves the VM free. Against a real sshd on 127.0.0.1 whose
-// guest `df` (the preflight's disk probe) stalls on a FIFO while a flag file exists, as a hung NFS mount
-// would: the test knows the run is inside its preflight (the stand-in says so), then signals it, with no
-// timer to race.
+// guest `df` (the preflight's disk probe) stalls while a flag file exists, as a hung NFS mount would: the
+// test knows the run is inside its preflight (the stand-in says so), then signals it, with no timer to
+// race. The stand-in waits by looking at the flag (not on a FIFO: a reader that came late would wait for
+// ever once the test had let the others go), so every stalled probe ends once the flag is gone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,10 +26,9 @@ beforeAll(async () => {
   ctl = mkdtempSync(join(tmpdir(), 'offhost-stall-'));
   const bin = join(ctl, 'bin');
   mkdirSync(bin);
-  execFileSync('mkfifo', [join(ctl, 'fifo')]);
   writeFileSync(
     join(bin, 'df'),
-    `#!/bin/sh\n# The guest's df: while ${ctl}/stall exists it says it started, then blocks until the FIFO is opened for writing.\nif [ -e '${ctl}/stall' ]; then : > '${ctl}/started'; cat '${ctl}/fifo' > /dev/null; fi\nexec '${REAL_DF}' "$@"\n`,
+    `#!/bin/sh\n# The guest's df: while ${ctl}/stall exists it says it started, then waits until the flag is gone.\nif [ -e '${ctl}/stall' ]; then : > '${ctl}/started'; while [ -e '${ctl}/stall' ]; do sleep 0.05; done; fi\nexec '${REAL_DF}' "$@"\n`,
   );
   chmodSync(join(bin, 'df'), 0o755);
   s = await startSshd({ remoteEnv: { PATH: `${bin}:/usr/local/bin:/usr/bin:/bin` } });
@@ -39,17 +39,9 @@ afterAll(async () => {
   if (ctl) rmSync(ctl, { recursive: true, force: true });
 });
 
-/**
- * Lets the stalled df go and stops stalling the next ones. Once the stand-in said it started, its `cat`
- * opens the FIFO (now or in a moment): a writer that opens it blocking meets it either way.
- */
-function release(): Promise<void> {
+/** Lets every stalled df go (each sees the flag gone within 50 ms) and stops stalling the next ones. */
+async function release(): Promise<void> {
   rmSync(join(ctl, 'stall'), { force: true });
-  return new Promise((res, rej) => {
-    const w = spawn('sh', ['-c', ': > "$1"', 'sh', join(ctl, 'fifo')], { stdio: 'ignore' });
-    w.on('error', rej);
-    w.on('close', () => res());
-  });
 }
 
 /** `offhost run` in its own process group, as a shell's foreground job is. */
