@@ -129,14 +129,10 @@ function keptTracked(repo: Repo, key: string, index: string): Set<string> | null
 }
 
 function keepTracked(repo: Repo, seen: { key: string; index: string; paths: Set<string> }): void {
-  const f = trackedFile(repo);
-  const tmp = `${f}.${process.pid}.tmp`;
   try {
-    mkdirSync(dirname(f), { recursive: true });
-    writeFileSync(tmp, JSON.stringify({ key: seen.key, index: seen.index, paths: [...seen.paths] }));
-    renameSync(tmp, f);
+    writeWhole(trackedFile(repo), JSON.stringify({ key: seen.key, index: seen.index, paths: [...seen.paths] }));
   } catch {
-    rmSync(tmp, { force: true });
+    /* not kept: the next process asks git */
   }
 }
 
