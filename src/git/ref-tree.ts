@@ -468,8 +468,8 @@ export async function casRef(
 const NET_TIMEOUT_MS = 60_000;
 
 /** Where `ref` is on `remote` (one `ls-remote`), or null when the remote has no such ref. */
-export async function remoteRef(repo: Repo, remote: string, ref: string): Promise<string | null> {
-  const r = await runGit(['ls-remote', '--refs', remote, ref], call(repo, { timeoutMs: NET_TIMEOUT_MS }));
+export async function remoteRef(repo: Repo, remote: string, ref: string, opts: { background?: boolean } = {}): Promise<string | null> {
+  const r = await runGit(['ls-remote', '--refs', remote, ref], call(repo, { timeoutMs: NET_TIMEOUT_MS, ...(opts.background ? { background: true } : {}) }));
   if (r.code !== 0) throw new GitError(`cannot read ${ref} from the remote ${remote}: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`}`);
   for (const line of r.stdout.toString('utf8').split('\n')) {
     const [sha, name] = line.split('\t');

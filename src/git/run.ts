@@ -44,6 +44,11 @@ export interface GitCall {
   input?: string | Buffer;
   /** Killed after this long (default 120 s; network commands pass their own). */
   timeoutMs?: number;
+  /**
+   * An answer this process uses if it comes in time, and does not wait for: git holds neither the event loop
+   * nor the process's exit, and a network read still running when the process exits is ended then.
+   */
+  background?: boolean;
 }
 
 export interface GitOutput {
@@ -80,6 +85,8 @@ function describe(args: string[]): string {
 const NETWORK_READS = new Set(['ls-remote', 'fetch']);
 /** The process groups of the network reads running now (runGit starts each git in a group of its own). */
 const networkReads = new Set<number>();
+/** Whether stopNetworkReads runs when this process exits (set by the first background read). */
+let stopAtExit = false;
 
 /**
  * Ends the network reads this process is running (`git ls-remote`, `git fetch`) with what they started
@@ -88,6 +95,7 @@ const networkReads = new Set<number>();
  * git finishes on its own in moments, and a ref write must not be cut short.
  */
 export function stopNetworkReads(): void {
+  if (networkReads.size === 0) return;
   for (const pgid of networkReads) {
     try {
       process.kill(-pgid, 'SIGKILL');
@@ -105,6 +113,13 @@ export function runGit(args: string[], call: GitCall): Promise<GitOutput> {
     const child = spawn('git', args, { cwd: call.cwd, env: gitEnv(call), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const network = NETWORK_READS.has(args[0] ?? '') && child.pid !== undefined ? child.pid : null;
     if (network !== null) networkReads.add(network);
+    if (call.background) {
+      child.unref();
+      for (const s of [child.stdin, child.stdout, child.stderr] as unknown as { unref?: () => void }[]) s.unref?.();
+      // A process that exits while its answer is still coming ends the question with it (never left running).
+      if (!stopAtExit) process.once('exit', stopNetworkReads);
+      stopAtExit = true;
+    }
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;
@@ -117,6 +132,7 @@ export function runGit(args: string[], call: GitCall): Promise<GitOutput> {
         child.kill('SIGKILL');
       }
     }, call.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS);
+    if (call.background) timer.unref();
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e) => {

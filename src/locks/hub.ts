@@ -140,8 +140,11 @@ interface KeptProbe {
 
 const probeFile = (userStore: string) => join(userStore, 'offhost-remote-probe.json');
 
-/** The kept answer for `url`, when it is younger than `keepMs` (a clock that went back: none); else null. */
-export function keptProbe(userStore: string, url: string, keepMs: number, now: number): { note: string | null } | null {
+/**
+ * The kept answer for `url`, when it is younger than `keepMs` (a clock that went back: none), with its age;
+ * else null.
+ */
+export function keptProbe(userStore: string, url: string, keepMs: number, now: number): { note: string | null; ageMs: number } | null {
   let k: KeptProbe;
   try {
     k = JSON.parse(readFileSync(probeFile(userStore), 'utf8')) as KeptProbe;
@@ -151,7 +154,12 @@ export function keptProbe(userStore: string, url: string, keepMs: number, now: n
   if (typeof k !== 'object' || k === null || k.url !== url || typeof k.at !== 'number' || !(now - k.at >= 0 && now - k.at < keepMs)) return null;
   // Said on stderr again: only offhost's own sentence, without control characters (a file edited by hand).
   const note = typeof k.note === 'string' && k.note.startsWith('could not ask the remote ') ? k.note.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 500) : null;
-  return { note: note !== null ? `${note} (asked ${Math.round((now - k.at) / 1000)} s ago)` : null };
+  return { note: note !== null ? `${note} (asked ${Math.round((now - k.at) / 1000)} s ago)` : null, ageMs: now - k.at };
+}
+
+/** Drops the kept answer (the remote holds the locks now: the next call asks it, and joins). */
+export function forgetProbe(userStore: string): void {
+  rmSync(probeFile(userStore), { force: true });
 }
 
 /** Keeps a negative answer (written whole; one that cannot be written only costs the next call a probe). */

@@ -34,7 +34,7 @@ import {
 import { runGit } from '../git/run.js';
 import { ACTIVE_DIR, ARCHIVE_DIR, COMPONENT_DIR, DEFAULT_NOTICES_DIR } from './paths.js';
 import { refreshView, type ViewProblem } from './view.js';
-import { ensureUserStore, keepProbe, keptProbe, markerText, parseMarker, remoteNamed, remoteUrl, repoIdentity, SHARED_THROUGH, sightingsDir, type HubMode } from './hub.js';
+import { ensureUserStore, forgetProbe, keepProbe, keptProbe, markerText, parseMarker, remoteNamed, remoteUrl, repoIdentity, SHARED_THROUGH, sightingsDir, type HubMode } from './hub.js';
 import { systemMonotonic, type Monotonic } from './sightings.js';
 import type { LockRecord } from './lock-types.js';
 
@@ -136,6 +136,8 @@ export class LockStore {
   /** Notes for `lock status` on how the locks are shared (a switch to a remote, a join). */
   readonly sharing: string[] = [];
   viewProblems: ViewProblem[] = [];
+  /** Set by openLockStore when it used a kept answer about the remote past its minute (refreshRemoteProbe). */
+  staleRefresh: (() => Promise<void>) | null = null;
 
   constructor(
     readonly repo: Repo,
@@ -146,6 +148,17 @@ export class LockStore {
     this.nd = nd;
     const at = (d: string) => (nd ? `${nd}/${d}` : d);
     this.dirs = { active: at(ACTIVE_DIR), archive: at(ARCHIVE_DIR), components: at(COMPONENT_DIR), componentArchive: at('archive') };
+  }
+
+  /**
+   * Asks the remote again whether it holds the locks, without waiting for the answer, when this store was
+   * opened on a kept answer past its minute (ShareRequest.probeStaleMs); the answer is kept for the next
+   * call. Once per store; resolves when the answer is kept (at once when there is nothing to ask).
+   */
+  refreshRemoteProbe(): Promise<void> {
+    const r = this.staleRefresh;
+    this.staleRefresh = null;
+    return r ? r() : Promise.resolve();
   }
 
   get clock(): Clock {
@@ -573,6 +586,25 @@ export class LockStore {
   }
 }
 
+/**
+ * Asks the remote again whether it holds the locks, in the background (the answer this call used was past
+ * its minute), and keeps the answer for the next call: "holds none" (or only this machine's own history)
+ * is kept afresh; "holds them" drops the kept answer, so the next call asks and goes through the remote.
+ */
+async function refreshProbe(repo: Repo, remoteName: string, userStore: string, url: string, env: NodeJS.ProcessEnv, clock: Clock, log: (line: string) => void): Promise<void> {
+  try {
+    const theirs = await remoteRef(repo, remoteName, LOCK_REF, { background: true });
+    if (theirs === null || (await hasCommitAt({ cwd: userStore, env }, theirs))) {
+      keepProbe(userStore, url, clock.now().getTime(), null);
+      return;
+    }
+    forgetProbe(userStore);
+    log(`the remote ${remoteName} holds ${LOCK_REF} (asked while this command ran): this repository's locks are shared there; the next lock command goes through it (this command's lock stays in this machine's user store until it is released)`);
+  } catch (err) {
+    keepProbe(userStore, url, clock.now().getTime(), `could not ask the remote ${remoteName} whether it holds ${LOCK_REF} (${(err as Error).message.split('\n')[0]}): locks stay in the user store (this machine's clones only)`);
+  }
+}
+
 /** How a command asks for the repository's sharing mode to be found (hub.ts). */
 export interface ShareRequest {
   /** The clone's remote to share through (config `locks.remote`, default origin). */
@@ -588,6 +620,12 @@ export interface ShareRequest {
    * of this repository's locks" or "could not be asked" (same URL); unset: ask every time (doctor).
    */
   probeKeepMs?: number;
+  /**
+   * A kept answer older than `probeKeepMs` but younger than this is used too, and the store's
+   * refreshRemoteProbe asks the remote again in the background, for the next call (`offhost run`, while its
+   * command runs); unset: such an answer is not used, the remote is asked before going on.
+   */
+  probeStaleMs?: number;
 }
 
 /**
@@ -600,6 +638,7 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
   const repo = opened ?? (await openRepoAt(opts.repoDir, opts.env));
   const o: LockStoreOptions = { ...rest };
   const early: string[] = [];
+  let staleRefresh: (() => Promise<void>) | null = null;
   if (share) {
     const env = opts.env ?? process.env;
     // The remote's URL is asked while the user store's marker is read (a --push without a remote is refused
@@ -621,9 +660,12 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
       // A recent answer that the remote holds no locks of this repository (or could not be asked) stands
       // for `probeKeepMs` (hub.ts keptProbe): a network round trip per run is not paid for a change that
       // another machine makes once (docs/LOCKS.md).
-      const kept = !marked && !want && url !== null && share.probeRemote && share.probeKeepMs ? keptProbe(userStore, url, share.probeKeepMs, opts.clock.now().getTime()) : null;
+      const keepMs = share.probeKeepMs ?? 0;
+      const kept = !marked && !want && url !== null && share.probeRemote && keepMs > 0 ? keptProbe(userStore, url, Math.max(keepMs, share.probeStaleMs ?? 0), opts.clock.now().getTime()) : null;
       if (kept !== null) {
         if (kept.note) early.push(kept.note);
+        // Past its minute, the answer stands for this call while the remote is asked again for the next one.
+        if (kept.ageMs >= keepMs) staleRefresh = () => refreshProbe(repo, share.remoteName, userStore, url!, env, opts.clock, (l) => store.log(l));
       } else if (!marked && !want && url !== null && share.probeRemote) {
         try {
           const theirs = await remoteRef(repo, share.remoteName, LOCK_REF);
@@ -663,6 +705,7 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
     }
   }
   const store = new LockStore(repo, o);
+  store.staleRefresh = staleRefresh;
   for (const e of early) store.sharing.push(e);
   for (const f of removeStaleTemp(repo)) store.note(`removed ${f}, a private index of an offhost process that no longer runs`);
   if (store.mode === 'user') for (const f of removeStaleTemp(store.db())) store.note(`removed ${f}, a private index of an offhost process that no longer runs`);

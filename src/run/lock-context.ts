@@ -122,6 +122,8 @@ export interface CommonOpts {
   cwd?: string;
   /** The repository of `cwd` as the caller opened it already (openRepoAt(cwd)): not asked of git again. */
   repo?: Repo;
+  /** `offhost run`: a kept answer about the remote up to REMOTE_PROBE_STALE_MS old stands (see there). */
+  staleProbe?: boolean;
 }
 
 /** A session's lock context: the store plus who is asking (`offhost run` holds claims through it). */
@@ -146,8 +148,15 @@ export interface LifecycleContext {
  * paid by every run for a change another machine makes once (docs/LOCKS.md "Which clones share a lock").
  */
 export const REMOTE_PROBE_KEEP_MS = 60_000;
+/**
+ * `offhost run` does not wait for that round trip while the answer is less than this old: it uses the kept
+ * answer and asks again while its command runs (LockStore.refreshRemoteProbe), for the next command. Runs a
+ * few minutes apart (an agent's builds) never wait for the remote; another machine's first `--push` is seen
+ * by the second run after it, and by the first one after a pause of this length.
+ */
+export const REMOTE_PROBE_STALE_MS = 10 * 60_000;
 
-export async function storeFor(io: Io, cwd: string, settings: LockSettings, clock: Clock, push: boolean | undefined, repo?: Repo): Promise<LockStore> {
+export async function storeFor(io: Io, cwd: string, settings: LockSettings, clock: Clock, push: boolean | undefined, repo?: Repo, staleProbe = false): Promise<LockStore> {
   const opts = (dir: string) => ({
     repoDir: dir,
     ...(repo && dir === cwd ? { repo } : {}),
@@ -157,7 +166,7 @@ export async function storeFor(io: Io, cwd: string, settings: LockSettings, cloc
     ...(settings.noticesDir ? { noticesDir: settings.noticesDir } : {}),
     ...(settings.skewSeconds !== undefined ? { skewSeconds: settings.skewSeconds } : {}),
     // Whether the remote holds the locks already is asked at most once a minute (REMOTE_PROBE_KEEP_MS).
-    share: { remoteName: settings.remote ?? 'origin', configPush: settings.push, probeRemote: true, probeKeepMs: REMOTE_PROBE_KEEP_MS, ...(push !== undefined ? { flag: push } : {}) },
+    share: { remoteName: settings.remote ?? 'origin', configPush: settings.push, probeRemote: true, probeKeepMs: REMOTE_PROBE_KEEP_MS, ...(staleProbe ? { probeStaleMs: REMOTE_PROBE_STALE_MS } : {}), ...(push !== undefined ? { flag: push } : {}) },
   });
   let store: LockStore;
   try {
@@ -184,7 +193,7 @@ export async function contextFor(io: Io, o: CommonOpts, needSession: boolean, op
   let ai = o.ai ?? io.env.OFFHOST_AI;
   if (needSession) ({ session, ai } = checkSession(session, ai));
   const clock = clockFor(o.now, io);
-  const store = await storeFor(io, cwd, settings, clock, o.push, o.repo);
+  const store = await storeFor(io, cwd, settings, clock, o.push, o.repo, o.staleProbe === true);
   // Runs of this host whose process is gone free their VM now (src/locks/end-runs.ts, issue 24).
   // Freeing this host's ended runs is a courtesy to the next session: when it cannot be done now (the remote
   // unreachable, the store broken) the VM simply stays held, and the command itself says what is wrong.

@@ -49,6 +49,7 @@ import { openRepoAt } from '../git/ref-tree.js';
 import { contextFor, settingsFrom } from './lock-context.js';
 import { runSession, startSession, type SessionResult, type StartedSession } from './execute.js';
 import { acquireHold, type Hold, type HoldResult } from './hold.js';
+import type { LockStore } from '../locks/store.js';
 import { OUTCOME_EXIT, RunStop, verdictLine, type Outcome, type Verdict } from './outcome.js';
 import { toolPreflight, vmPreflight } from './preflight.js';
 import { DEFAULT_DISK_FLOOR_MB, freeKb } from '../vms/preflight.js';
@@ -268,7 +269,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   // said where the lock is taken, as before (a run that stops earlier never looks at it).
   const contextEarly = o.fresh
     ? null
-    : counted(beside, openedEarly.then((opened) => contextFor(io, { settings, session, ai, cwd, ...(opened ? { repo: opened } : {}), ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true)));
+    : counted(beside, openedEarly.then((opened) => contextFor(io, { settings, session, ai, cwd, staleProbe: true, ...(opened ? { repo: opened } : {}), ...(o.push !== undefined ? { push: o.push } : {}), ...(o.config !== undefined ? { config: o.config } : {}) }, true)));
   contextEarly?.catch(() => undefined);
   // Lock files live in the tree under the notices directory and change under other sessions' feet
   // (their heartbeats): they are the lock store's, not the source.
@@ -387,8 +388,10 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   };
   const runId = newRunId(new Date());
   const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
+  let lockStore: LockStore | null = null;
   const takeHold = async (): Promise<HoldResult> => {
     const { ctx } = await contextEarly!;
+    lockStore = ctx.store;
     mark('lock store opened');
     fault(io, 'hold');
     return acquireHold(ctx, {
@@ -573,9 +576,12 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     const attempt = (tar: Buffer | null = null) => {
       const pre = early;
       early = null;
-      return execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit, ...(tar ? { ref: runRef(state) } : {}), ...(verifiedCommit(sd, spec, placed.dir) === gitCommit ? { verified: true } : {}) } : undefined, tree, tar, pre, (what) =>
-        mark(what === 'go' ? 'the VM verified the copy: the command starts' : 'the command ended on the VM'),
-      );
+      return execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit, ...(tar ? { ref: runRef(state) } : {}), ...(verifiedCommit(sd, spec, placed.dir) === gitCommit ? { verified: true } : {}) } : undefined, tree, tar, pre, (what) => {
+        mark(what === 'go' ? 'the VM verified the copy: the command starts' : 'the command ended on the VM');
+        // The lock store used a kept answer about the remote past its minute: it is asked again while the
+        // command runs (its answer is for the next command; a command that ends first ends the question).
+        if (what === 'go') void lockStore?.refreshRemoteProbe().catch(() => undefined);
+      });
     };
     fault(io, 'execute');
     fault(io, 'async');

@@ -165,22 +165,82 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
     expect(after.stderr).toContain('held by session machine-a');
   }, 300_000);
 
+  it("offhost run's setting: an answer under 10 minutes old stands while the remote is asked again in the background; the next call sees what it said", async () => {
+    const { openLockStore } = await import('../../src/locks/store.js');
+    const { keptProbe } = await import('../../src/locks/hub.js');
+    const { bare, clones } = bareWithClones(2);
+    const otherHome = join(dirname(bare), 'other-home');
+    mkdirSync(otherHome);
+    const b = { ...sessionEnv('machine-b'), HOME: otherHome };
+    const later = (s: number) => ({ now: () => new Date(Date.now() + s * 1000) });
+    const at = (s: number) => new Date(Date.now() + s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    // b asks the remote once (it holds nothing): the answer is kept.
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'b'], { cwd: clones[1]!, env: b })).code).toBe(0);
+    expect((await offhost(['lock', 'release', VM], { cwd: clones[1]!, env: b })).code).toBe(0);
+    const lines: string[] = [];
+    const open = (s: number, staleMs?: number) =>
+      openLockStore({ repoDir: clones[1]!, env: { ...cleanEnv(), ...b }, clock: later(s), log: (l) => lines.push(l), share: { remoteName: 'origin', configPush: false, probeRemote: true, probeKeepMs: 60_000, ...(staleMs ? { probeStaleMs: staleMs } : {}) } });
+    // Five minutes on, nothing changed on the remote: the answer stands, and asking again keeps it afresh.
+    const quiet = await open(300, 600_000);
+    expect(quiet.sharing).toEqual([]);
+    const userStore = quiet.opts.hub!.userStore!;
+    expect(keptProbe(userStore, bare, 60_000, Date.now() + 300_000)).toBeNull(); // past its minute
+    await quiet.refreshRemoteProbe();
+    expect(keptProbe(userStore, bare, 60_000, Date.now() + 300_000)?.note).toBeNull(); // asked again just now
+    // Machine a shares its locks through the remote and holds the VM there.
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'a', '--push'], { cwd: clones[0]!, env: sessionEnv('machine-a') })).code).toBe(0);
+    // Four minutes later still (under ten since that answer), the run's store uses it: this machine's store.
+    const stale = await open(540, 600_000);
+    expect(stale.sharing).toEqual([]);
+    expect(stale.opts.hub!.wantRemote).toBe(false);
+    // ... and the question it asks in the background finds the remote's locks: said, and the answer dropped.
+    await stale.refreshRemoteProbe();
+    expect(lines.join('\n')).toContain(`the remote origin holds refs/offhost/locks (asked while this command ran)`);
+    expect(keptProbe(userStore, bare, 600_000, Date.now() + 540_000)).toBeNull();
+    // So the next call, a plain lock command, asks and goes through the remote: a's hold is seen.
+    const next = await offhost(['lock', 'acquire', VM, '--reason', 'b', '--now', at(545)], { cwd: clones[1]!, env: b });
+    expect(next.code, next.stderr).toBe(1);
+    expect(next.stderr).toContain('held by session machine-a');
+  }, 300_000);
+
+  it('an answer past its minute is not used by lock commands, nor by offhost run once it is 10 minutes old: the remote is asked first', async () => {
+    const { openLockStore } = await import('../../src/locks/store.js');
+    const { bare, clones } = bareWithClones(2);
+    const otherHome = join(dirname(bare), 'other-home');
+    mkdirSync(otherHome);
+    const b = { ...sessionEnv('machine-b'), HOME: otherHome };
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'b'], { cwd: clones[1]!, env: b })).code).toBe(0);
+    expect((await offhost(['lock', 'release', VM], { cwd: clones[1]!, env: b })).code).toBe(0);
+    expect((await offhost(['lock', 'acquire', VM, '--reason', 'a', '--push'], { cwd: clones[0]!, env: sessionEnv('machine-a') })).code).toBe(0);
+    const open = (s: number, staleMs?: number) =>
+      openLockStore({ repoDir: clones[1]!, env: { ...cleanEnv(), ...b }, clock: { now: () => new Date(Date.now() + s * 1000) }, share: { remoteName: 'origin', configPush: false, probeRemote: true, probeKeepMs: 60_000, ...(staleMs ? { probeStaleMs: staleMs } : {}) } });
+    const joined = /the remote origin holds refs\/offhost\/locks: this repository's locks are shared there/;
+    // Within the minute both use the answer; past it a lock command asks; past ten minutes the run asks too.
+    expect((await open(30)).sharing.join('\n')).not.toMatch(joined);
+    expect((await open(30, 600_000)).sharing.join('\n')).not.toMatch(joined);
+    expect((await open(90)).sharing.join('\n')).toMatch(joined);
+    const late = await open(601, 600_000);
+    expect(late.sharing.join('\n')).toMatch(joined);
+    expect(late.opts.hub!.wantRemote).toBe(true);
+    expect(late.staleRefresh).toBeNull(); // asked already: nothing to ask in the background
+  }, 300_000);
+
   it('an answer kept for another URL, a clock that went back, or an unreadable file is not used', async () => {
     const { keptProbe, keepProbe } = await import('../../src/locks/hub.js');
     const dir = dirname(tempRepo('probe'));
     keepProbe(dir, 'git@host:a.git', 1_000_000, null);
-    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_030_000)).toEqual({ note: null });
+    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_030_000)).toEqual({ note: null, ageMs: 30_000 });
     expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_060_000)).toBeNull();
     expect(keptProbe(dir, 'git@host:b.git', 60_000, 1_030_000)).toBeNull();
     expect(keptProbe(dir, 'git@host:a.git', 60_000, 999_000)).toBeNull();
     keepProbe(dir, 'git@host:a.git', 1_000_000, 'could not ask the remote origin');
-    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_012_000)).toEqual({ note: 'could not ask the remote origin (asked 12 s ago)' });
+    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_012_000)).toEqual({ note: 'could not ask the remote origin (asked 12 s ago)', ageMs: 12_000 });
     // A note edited by hand is not said as it is: control characters (a terminal's escapes) are blanked out,
     // and a sentence that is not offhost's is not said at all.
     writeFileSync(join(dir, 'offhost-remote-probe.json'), JSON.stringify({ url: 'git@host:a.git', at: 1_000_000, note: 'could not ask the remote origin \u001b]0;owned\u0007 x' }));
     expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_001_000)?.note).toBe('could not ask the remote origin  ]0;owned  x (asked 1 s ago)');
     writeFileSync(join(dir, 'offhost-remote-probe.json'), JSON.stringify({ url: 'git@host:a.git', at: 1_000_000, note: 'anything else' }));
-    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_001_000)).toEqual({ note: null });
+    expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_001_000)).toEqual({ note: null, ageMs: 1_000 });
     writeFileSync(join(dir, 'offhost-remote-probe.json'), '{"url": "git@host:a.git", "at": "soon"');
     expect(keptProbe(dir, 'git@host:a.git', 60_000, 1_012_000)).toBeNull();
   });
