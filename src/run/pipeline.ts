@@ -129,6 +129,9 @@ function counted<T>(beside: EarlyWork, p: Promise<T>): Promise<T> {
   return p;
 }
 
+/** How long a command runs before the remote is asked again in the background (see where it is used). */
+const ASK_AFTER_MS = 500;
+
 export async function runPipeline(io: Io, o: RunOptions): Promise<number> {
   const signals = new SignalHub((l) => say(io, l));
   // A step that waits for something that can no longer happen would let Node exit with 0: never that.
@@ -389,6 +392,7 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   const runId = newRunId(new Date());
   const wait = o.wait === undefined ? undefined : { pollMs: Number(o.poll ?? settings.pollSeconds ?? 30) * 1000, ...(o.wait === 'forever' ? {} : { limitMs: Number(o.wait) * 1000 }) };
   let lockStore: LockStore | null = null;
+  let askLater: ReturnType<typeof setTimeout> | null = null;
   const takeHold = async (): Promise<HoldResult> => {
     const { ctx } = await contextEarly!;
     lockStore = ctx.store;
@@ -579,8 +583,14 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
       return execute(io, o, nonce, spec, mode, placed, state, signals, hold, log, timeoutS, graceS, gitCommit ? { bare: guestBareRepo(spec, { root: repo.root }), commit: gitCommit, ...(tar ? { ref: runRef(state) } : {}), ...(verifiedCommit(sd, spec, placed.dir) === gitCommit ? { verified: true } : {}) } : undefined, tree, tar, pre, (what) => {
         mark(what === 'go' ? 'the VM verified the copy: the command starts' : 'the command ended on the VM');
         // The lock store used a kept answer about the remote past its minute: it is asked again while the
-        // command runs (its answer is for the next command; a command that ends first ends the question).
-        if (what === 'go') void lockStore?.refreshRemoteProbe().catch(() => undefined);
+        // command runs, for the next command. Only once the command has run for ASK_AFTER_MS: a command that
+        // ends sooner would end the question before its answer (a round trip of 0.2-1 s), and asking would
+        // only take CPU from the run's own end.
+        if (what === 'go' && lockStore?.staleRefresh) {
+          const store = lockStore;
+          askLater = setTimeout(() => void store.refreshRemoteProbe().catch(() => undefined), ASK_AFTER_MS);
+          askLater.unref();
+        } else if (what !== 'go' && askLater) clearTimeout(askLater);
       });
     };
     fault(io, 'execute');
