@@ -246,6 +246,24 @@ try {
       }
     }
   }
+  // Node's own start, which every offhost command pays before its first line: with NODE_EXTRA_CA_CERTS set
+  // (a laptop behind a TLS-inspecting proxy; this variable makes Node 20 read every certificate at start),
+  // about 40 ms more on a 2-core machine, whatever the command. Said, so that rows from machines with and
+  // without it are not compared as if they were offhost's.
+  const nodeStart = (e) => {
+    const xs = [];
+    for (let i = 0; i < 7; i++) {
+      const t = process.hrtime.bigint();
+      spawnSync(process.execPath, ['-e', '0'], { env: e, stdio: 'ignore' });
+      xs.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    return median(xs).toFixed(0);
+  };
+  if (env.NODE_EXTRA_CA_CERTS) {
+    const without = { ...env };
+    delete without.NODE_EXTRA_CA_CERTS;
+    console.log(`node -e 0: ${nodeStart(env)} ms with NODE_EXTRA_CA_CERTS=${env.NODE_EXTRA_CA_CERTS} (as in every run below), ${nodeStart(without)} ms without it`);
+  } else console.log(`node -e 0: ${nodeStart(env)} ms (NODE_EXTRA_CA_CERTS unset)`);
   console.log(`median of ${ITER} whole-process runs (ms)${FILE_BYTES ? `, files of ${FILE_BYTES} bytes` : ''}, loopback sshd, the VM's HOME ${process.env.OFFHOST_BENCH_VM_HOME ?? 'its own folder'}, its ~/.bashrc ${vmRc ?? 'a two-line non-interactive guard'}; each row's plain-ssh baseline is measured alternately with it\n`);
   const w = Math.max(...rows.map((r) => r.label.length));
   for (const r of rows) {
