@@ -85,6 +85,14 @@ function describe(args: string[]): string {
 const NETWORK_READS = new Set(['ls-remote', 'fetch']);
 /** The process groups of the network reads running now (runGit starts each git in a group of its own). */
 const networkReads = new Set<number>();
+/**
+ * How a network read starts: `git ARGS` (exec'd: the same process, the leader of its own group) beside a
+ * watchdog in that group which, once this process is gone, kills the group. A read can take as long as an
+ * unreachable remote holds it, and a process killed with SIGKILL (the OOM killer) runs no exit handler
+ * (stopNetworkReads): the question and its ssh end within a second of it instead of running on. The
+ * watchdog holds none of git's pipes, and is ended with the group when git has answered.
+ */
+const OUTLIVES_NOTHING = 'p=$PPID; (while kill -0 "$p" 2>/dev/null; do sleep 1; done; kill -9 0) </dev/null >/dev/null 2>&1 & exec git "$@"';
 /** Whether stopNetworkReads runs when this process exits (set by the first background read). */
 let stopAtExit = false;
 
@@ -110,8 +118,10 @@ export function stopNetworkReads(): void {
 export function runGit(args: string[], call: GitCall): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
     // Its own process group, so that a timeout also stops what git started (ssh for a push, an alias).
-    const child = spawn('git', args, { cwd: call.cwd, env: gitEnv(call), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-    const network = NETWORK_READS.has(args[0] ?? '') && child.pid !== undefined ? child.pid : null;
+    const reads = NETWORK_READS.has(args[0] ?? '');
+    const opts = { cwd: call.cwd, env: gitEnv(call), stdio: ['pipe', 'pipe', 'pipe'] as ('pipe')[], detached: true };
+    const child = reads ? spawn('/bin/sh', ['-c', OUTLIVES_NOTHING, 'sh', ...args], opts) : spawn('git', args, opts);
+    const network = reads && child.pid !== undefined ? child.pid : null;
     if (network !== null) networkReads.add(network);
     if (call.background) {
       child.unref();
@@ -143,7 +153,15 @@ export function runGit(args: string[], call: GitCall): Promise<GitOutput> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (network !== null) networkReads.delete(network);
+      if (network !== null) {
+        networkReads.delete(network);
+        // git has ended: its watchdog (OUTLIVES_NOTHING) goes with what is left of its group.
+        try {
+          process.kill(-network, 'SIGKILL');
+        } catch {
+          // nothing left
+        }
+      }
       let stderr = Buffer.concat(err).toString('utf8');
       if (timedOut) stderr = `${describe(args)} did not finish within ${Math.round((call.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS) / 1000)} s and was stopped\n${stderr}`;
       resolve({ code: timedOut ? 124 : (code ?? 1), stdout: Buffer.concat(out), stderr });

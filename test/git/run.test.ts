@@ -1,7 +1,7 @@
 // The one git environment policy (src/git/run.ts), checked with a real git reading its own environment.
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { WAIT_MS } from '../helpers/hang-guard.js';
 import { gitEnv, runGit, runGitSync } from '../../src/git/run.js';
 import { parseCatFileBatch, parseLsTree, parseNameStatus, parseRawEntries, splitZ } from '../../src/git/plumbing.js';
@@ -51,6 +51,41 @@ describe('gitEnv', () => {
     for (let i = 0; running() && i < WAIT_MS / 50; i++) await new Promise((res) => setTimeout(res, 50));
     expect(running()).toBe(false);
     expect(existsSync(join(dir, 'finished'))).toBe(false); // killed, not ended after its sleep
+  });
+});
+
+describe('network reads (ls-remote, fetch)', () => {
+  /** Processes whose command line holds `needle` (Linux's /proc; elsewhere the test is skipped). */
+  const holding = (needle: string): number[] =>
+    readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n))
+      .filter((n) => {
+        try {
+          return readFileSync(`/proc/${n}/cmdline`, 'utf8').includes(needle);
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+
+  it.skipIf(!existsSync('/proc/self/cmdline'))('answer as git does, and leave nothing behind: the watchdog beside git ends with it', async () => {
+    const seed = tempRepo('seed');
+    const bare = join(dirname(seed), `remote-${process.pid}-${Date.now()}.git`);
+    runGitSync(['clone', '-q', '--bare', seed, bare], { cwd: dirname(seed), env: cleanEnv() });
+    runGitSync(['update-ref', 'refs/offhost/locks', 'HEAD'], { cwd: bare, env: cleanEnv() });
+    const head = runGitSync(['rev-parse', 'HEAD'], { cwd: bare, env: cleanEnv() }).stdout.toString().trim();
+    for (const background of [false, true]) {
+      const r = await runGit(['ls-remote', '--refs', bare, 'refs/offhost/locks'], { cwd: seed, env: cleanEnv(), ...(background ? { background } : {}) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.toString()).toBe(`${head}\trefs/offhost/locks\n`);
+      // The watchdog's shell kept the arguments it was started with (the bare repository's unique path).
+      for (let i = 0; holding(bare).length > 0 && i < WAIT_MS / 50; i++) await new Promise((res) => setTimeout(res, 50));
+      expect(holding(bare)).toEqual([]);
+    }
+    // A failing read is git's failure, said as git says it.
+    const missing = await runGit(['ls-remote', join(dirname(seed), 'no-such.git')], { cwd: seed, env: cleanEnv() });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/does not appear to be a git repository|not found|No such/i);
   });
 });
 

@@ -4,12 +4,12 @@
 // Against a real sshd on 127.0.0.1 (the VM) and a remote reached through core.sshCommand: a stand-in ssh
 // that serves a real bare repository with git-upload-pack, or one that never answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
 import { missing, titled } from '../helpers/tools.js';
 import { cleanEnv, ensureBuilt, g, offhost } from '../locks/lifecycle-helpers.js';
-import { alive, laptop, LOOP_VM, onVm, runOn, until, verdict, type Laptop } from './loopback.js';
+import { alive, laptop, LOOP_VM, onVm, runOn, start, until, verdict, type Laptop } from './loopback.js';
 
 let s: Sshd;
 const made: Laptop[] = [];
@@ -80,6 +80,32 @@ describe.skipIf(noSshd)(titled('offhost run: the question about the remote, past
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     await until(() => !alive(pid), 10_000); // hang guard: it is ended before offhost exits
     expect(JSON.parse(readFileSync(kept.file, 'utf8')).at).toBe(kept.at);
+  }, 60_000);
+
+  it('killed with SIGKILL while its question hangs (the OOM killer), a run leaves no question running: it ends within a second or two', async () => {
+    const { l, hang } = withRemote();
+    const first = await runOn(l, ['--json', '--', onVm('true')]);
+    expect(first.code, first.stderr).toBe(0);
+    ageAnswer(l, 5 * 60_000);
+    const pidFile = hang();
+    const hold = join(l.base, 'hold');
+    writeFileSync(hold, '');
+    // The command waits until the remote is being asked, says so, then holds until the test lets it go.
+    const run = start(l, ['--json', '--', onVm(`while [ ! -e '${pidFile}' ]; do sleep 0.05; done; touch '${l.out}/asked'; while [ -e '${hold}' ]; do sleep 0.05; done`)]);
+    let pid = 0;
+    try {
+      await until(() => existsSync(join(l.out, 'asked')));
+      pid = Number(readFileSync(pidFile, 'utf8').trim());
+      expect(alive(pid)).toBe(true);
+      // No exit handler runs on SIGKILL: the question's own watchdog ends it (hang guard only: the stand-in
+      // remote would wait 600 s, the question's limit is 60 s).
+      run.child.kill('SIGKILL');
+      await run.done;
+      await until(() => !alive(pid), 10_000);
+    } finally {
+      rmSync(hold, { force: true });
+      if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    }
   }, 60_000);
 
   it('what the remote said while a run ran is for the next run: another machine shares its locks there, and the next run sees its hold', async () => {
