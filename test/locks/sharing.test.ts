@@ -105,6 +105,21 @@ describe('clones of one repository on one machine, no --push', () => {
   }, 300_000);
 });
 
+/**
+ * A bare remote with two clones; the second stands for another machine (its own HOME), whose first lock
+ * command asked the remote (it held nothing) and kept that answer.
+ */
+async function machineBAsked(): Promise<{ bare: string; clones: string[]; b: Record<string, string> }> {
+  const { bare, clones } = bareWithClones(2);
+  const otherHome = join(dirname(bare), 'other-home');
+  mkdirSync(otherHome);
+  const b = { ...sessionEnv('machine-b'), HOME: otherHome };
+  const first = await offhost(['lock', 'acquire', VM, '--reason', 'b'], { cwd: clones[1]!, env: b });
+  expect(first.code, first.stderr).toBe(0);
+  expect((await offhost(['lock', 'release', VM], { cwd: clones[1]!, env: b })).code).toBe(0);
+  return { bare, clones, b };
+}
+
 describe('the mode belongs to the repository: mixed --push and plain calls', () => {
   sample.fullOnly('plain then --push, and --push then plain, in one clone: the second is refused (held)', async () => {
     for (const order of [['plain', 'push'], ['push', 'plain']] as const) {
@@ -142,15 +157,9 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
   }, 300_000);
 
   it('another machine asks the remote at most once a minute: its answer "holds none" stands for 60 s, then it goes through the remote', async () => {
-    const { bare, clones } = bareWithClones(2);
-    const otherHome = join(dirname(bare), 'other-home');
-    mkdirSync(otherHome);
-    const b = { ...sessionEnv('machine-b'), HOME: otherHome };
-    const at = (s: number) => new Date(Date.now() + s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
     // Machine b's first call asks the remote (it holds nothing): its locks stay in b's user store.
-    const first = await offhost(['lock', 'acquire', VM, '--reason', 'b'], { cwd: clones[1]!, env: b });
-    expect(first.code, first.stderr).toBe(0);
-    expect((await offhost(['lock', 'release', VM], { cwd: clones[1]!, env: b })).code).toBe(0);
+    const { bare, clones, b } = await machineBAsked();
+    const at = (s: number) => new Date(Date.now() + s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
     expect(holderIn(bare)).toBeNull();
     // Machine a shares its locks through the remote and holds the VM there.
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'a', '--push'], { cwd: clones[0]!, env: sessionEnv('machine-a') })).code).toBe(0);
@@ -168,15 +177,10 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
   it("offhost run's setting: an answer under 10 minutes old stands while the remote is asked again in the background; the next call sees what it said", async () => {
     const { openLockStore } = await import('../../src/locks/store.js');
     const { keptProbe } = await import('../../src/locks/hub.js');
-    const { bare, clones } = bareWithClones(2);
-    const otherHome = join(dirname(bare), 'other-home');
-    mkdirSync(otherHome);
-    const b = { ...sessionEnv('machine-b'), HOME: otherHome };
+    // b asks the remote once (it holds nothing): the answer is kept.
+    const { bare, clones, b } = await machineBAsked();
     const later = (s: number) => ({ now: () => new Date(Date.now() + s * 1000) });
     const at = (s: number) => new Date(Date.now() + s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-    // b asks the remote once (it holds nothing): the answer is kept.
-    expect((await offhost(['lock', 'acquire', VM, '--reason', 'b'], { cwd: clones[1]!, env: b })).code).toBe(0);
-    expect((await offhost(['lock', 'release', VM], { cwd: clones[1]!, env: b })).code).toBe(0);
     const lines: string[] = [];
     const open = (s: number, staleMs?: number) =>
       openLockStore({ repoDir: clones[1]!, env: { ...cleanEnv(), ...b }, clock: later(s), log: (l) => lines.push(l), share: { remoteName: 'origin', configPush: false, probeRemote: true, probeKeepMs: 60_000, ...(staleMs ? { probeStaleMs: staleMs } : {}) } });
@@ -205,12 +209,7 @@ describe('the mode belongs to the repository: mixed --push and plain calls', () 
 
   it('an answer past its minute is not used by lock commands, nor by offhost run once it is 10 minutes old: the remote is asked first', async () => {
     const { openLockStore } = await import('../../src/locks/store.js');
-    const { bare, clones } = bareWithClones(2);
-    const otherHome = join(dirname(bare), 'other-home');
-    mkdirSync(otherHome);
-    const b = { ...sessionEnv('machine-b'), HOME: otherHome };
-    expect((await offhost(['lock', 'acquire', VM, '--reason', 'b'], { cwd: clones[1]!, env: b })).code).toBe(0);
-    expect((await offhost(['lock', 'release', VM], { cwd: clones[1]!, env: b })).code).toBe(0);
+    const { clones, b } = await machineBAsked();
     expect((await offhost(['lock', 'acquire', VM, '--reason', 'a', '--push'], { cwd: clones[0]!, env: sessionEnv('machine-a') })).code).toBe(0);
     const open = (s: number, staleMs?: number) =>
       openLockStore({ repoDir: clones[1]!, env: { ...cleanEnv(), ...b }, clock: { now: () => new Date(Date.now() + s * 1000) }, share: { remoteName: 'origin', configPush: false, probeRemote: true, probeKeepMs: 60_000, ...(staleMs ? { probeStaleMs: staleMs } : {}) } });
