@@ -4,7 +4,7 @@
 // Against a real sshd on 127.0.0.1 (the VM) and a remote reached through core.sshCommand: a stand-in ssh
 // that serves a real bare repository with git-upload-pack, or one that never answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
 import { missing, titled } from '../helpers/tools.js';
@@ -27,8 +27,8 @@ afterAll(async () => {
 const REMOTE_URL = 'ssh://remote.invalid/locks.git';
 
 /** A laptop whose origin is REMOTE_URL, served from a real bare clone of its repository by a stand-in ssh. */
-function withRemote(): { l: Laptop; bare: string; serve: () => void; hang: () => string } {
-  const l = laptop(s, { sync: 'shared' });
+function withRemote(sync: 'shared' | 'rsync' = 'shared'): { l: Laptop; bare: string; serve: () => void; hang: () => string } {
+  const l = laptop(s, sync === 'shared' ? { sync } : (vm) => ({ sync, guest_dir: join(vm, 'src') }));
   made.push(l);
   const bare = join(l.base, 'locks.git');
   g(l.base, 'clone', '-q', '--bare', l.repo, bare);
@@ -46,6 +46,42 @@ function withRemote(): { l: Laptop; bare: string; serve: () => void; hang: () =>
   chmodSync(ssh, 0o755);
   g(l.repo, 'config', 'core.sshCommand', ssh);
   return { l, bare, serve, hang };
+}
+
+/**
+ * The folder to run from in each checkout layout of the laptop's repository (the koda folder in it): the
+ * canonical checkout, a symlink to it, a worktree inside it and one beside it, a clone elsewhere (its own
+ * origin and ssh command, as the canonical checkout's).
+ */
+function checkoutOf(l: Laptop, layout: string): string {
+  const koda = (top: string) => join(top, 'engines', 'lang', 'koda');
+  switch (layout) {
+    case 'canonical':
+      return koda(l.repo);
+    case 'symlink': {
+      const link = join(l.home, 'koder-link');
+      symlinkSync(l.repo, link);
+      return koda(link);
+    }
+    case 'worktree inside': {
+      const wt = join(l.repo, '.claude', 'worktrees', 'task');
+      g(l.repo, 'worktree', 'add', '-q', '-b', 'task', wt);
+      return koda(wt);
+    }
+    case 'worktree beside': {
+      const wt = join(l.home, 'dev', 'koder-task');
+      g(l.repo, 'worktree', 'add', '-q', '-b', 'task', wt);
+      return koda(wt);
+    }
+    default: {
+      const clone = join(l.home, 'src', 'koder');
+      mkdirSync(join(l.home, 'src'), { recursive: true });
+      g(join(l.home, 'src'), 'clone', '-q', l.repo, 'koder');
+      g(clone, 'remote', 'set-url', 'origin', REMOTE_URL);
+      g(clone, 'config', 'core.sshCommand', g(l.repo, 'config', 'core.sshCommand').trim());
+      return koda(clone);
+    }
+  }
 }
 
 /** The kept answer of the laptop's user store (offhost-remote-probe.json), made `ms` older; its new time. */
@@ -81,6 +117,24 @@ describe.skipIf(noSshd)(titled('offhost run: the question about the remote, past
     await until(() => !alive(pid), 10_000); // hang guard: it is ended before offhost exits
     expect(JSON.parse(readFileSync(kept.file, 'utf8')).at).toBe(kept.at);
   }, 60_000);
+
+  const noRsync = missing('rsync');
+  for (const layout of ['symlink', 'worktree inside', 'worktree beside', 'clone elsewhere']) {
+    it.skipIf(noRsync)(titled(`from a ${layout}: the run uses the answer this machine kept and does not wait for a remote that never answers`, noRsync), async () => {
+      const { l, hang } = withRemote('rsync');
+      const cwd = checkoutOf(l, layout);
+      const first = await runOn(l, ['--json', '--', onVm('true')], { cwd });
+      expect(first.code, first.stderr).toBe(0);
+      const kept = ageAnswer(l, 5 * 60_000);
+      const pidFile = hang();
+      const r = await runOn(l, ['--json', '--', onVm(`while [ ! -e '${pidFile}' ]; do sleep 0.05; done; touch '${l.out}/ran'`)], { cwd });
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(join(l.out, 'ran'))).toBe(true);
+      const pid = Number(readFileSync(pidFile, 'utf8').trim());
+      await until(() => !alive(pid), 10_000);
+      expect(JSON.parse(readFileSync(kept.file, 'utf8')).at).toBe(kept.at);
+    }, 60_000);
+  }
 
   it('killed with SIGKILL while its question hangs (the OOM killer), a run leaves no question running: it ends within a second or two', async () => {
     const { l, hang } = withRemote();
