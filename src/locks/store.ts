@@ -138,6 +138,8 @@ export class LockStore {
   viewProblems: ViewProblem[] = [];
   /** Set by openLockStore when it used a kept answer about the remote past its minute (refreshRemoteProbe). */
   staleRefresh: (() => Promise<void>) | null = null;
+  /** Whether what the background question learns is still said (quietBackground). */
+  private backgroundHeard = true;
 
   constructor(
     readonly repo: Repo,
@@ -159,6 +161,18 @@ export class LockStore {
     const r = this.staleRefresh;
     this.staleRefresh = null;
     return r ? r() : Promise.resolve();
+  }
+
+  /**
+   * From now on the background question's answer is kept but not said: the command's verdict is about to be
+   * the last line (`--json` readers take it from there); the next command says it when it acts on it.
+   */
+  quietBackground(): void {
+    this.backgroundHeard = false;
+  }
+
+  backgroundSays(line: string): void {
+    if (this.backgroundHeard) this.log(line);
   }
 
   get clock(): Clock {
@@ -665,7 +679,7 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
       if (kept !== null) {
         if (kept.note) early.push(kept.note);
         // Past its minute, the answer stands for this call while the remote is asked again for the next one.
-        if (kept.ageMs >= keepMs) staleRefresh = () => refreshProbe(repo, share.remoteName, userStore, url!, env, opts.clock, (l) => store.log(l));
+        if (kept.ageMs >= keepMs) staleRefresh = () => refreshProbe(repo, share.remoteName, userStore, url!, env, opts.clock, (l) => store.backgroundSays(l));
       } else if (!marked && !want && url !== null && share.probeRemote) {
         try {
           const theirs = await remoteRef(repo, share.remoteName, LOCK_REF);

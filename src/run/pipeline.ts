@@ -590,7 +590,11 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
           const store = lockStore;
           askLater = setTimeout(() => void store.refreshRemoteProbe().catch(() => undefined), ASK_AFTER_MS);
           askLater.unref();
-        } else if (what !== 'go' && askLater) clearTimeout(askLater);
+        } else if (what !== 'go') {
+          // The command has ended: a question not asked yet is not; one under way is kept, not said.
+          if (askLater) clearTimeout(askLater);
+          lockStore?.quietBackground();
+        }
       });
     };
     fault(io, 'execute');
