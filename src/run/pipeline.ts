@@ -483,6 +483,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     // Called once; a failure while ending (the record, the release) is reported, and never skips the release.
     if (ending) return finish(io, o, { ...ending, run: runId });
     let verdict: Verdict = (ending = verdict0);
+    // However the run ends (an interruption included), a question to the remote still under way is kept, not said.
+    if (askLater) clearTimeout(askLater);
+    lockStore?.quietBackground();
     rec.ended = new Date().toISOString();
     rec.outcome = verdict.outcome;
     rec.status = verdict.status;
