@@ -225,8 +225,15 @@ export const configSchema = z
         push: z.boolean().optional(),
         skew_seconds: z.number().int().min(0).optional(),
         poll_seconds: z.number().positive().optional(),
-        /** The remote refs/offhost/locks is pushed to (default origin). */
-        remote: z.string().min(1).optional(),
+        /**
+         * The remote refs/offhost/locks is pushed to (default origin): a remote's name or URL, never read as
+         * one of git's options (it is passed to `git ls-remote`, `fetch` and `push`).
+         */
+        remote: z
+          .string()
+          .min(1)
+          .refine((r) => !r.startsWith('-') && !/[\u0000-\u001f\u007f]/.test(r), { message: "a remote's name or URL, not starting with '-' and without control characters" })
+          .optional(),
         /** Lock-ref commit message: {action} {target} {session} (default: conventional when commitlint is used). */
         commit_message: z.string().min(1).optional(),
       })

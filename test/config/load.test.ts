@@ -36,6 +36,8 @@ describe('schema and YAML errors carry file:line:column', () => {
     ['an empty match', RULE('    decision: deny\n').replace('match: { program: make }', 'match: {}'), 6, 12, /rules\.0\.match: a match needs at least one condition/],
     ['a rule without examples', RULE('    decision: deny\n').replace('    examples: { match: [make] }\n', ''), 2, 5, /rules\.0\.examples/],
     ['a negative skew', 'locks:\n  skew_seconds: -1\n', 2, 17, /locks\.skew_seconds: Too small/],
+    // Passed to git ls-remote/fetch/push as the repository: it must never be read as an option (--upload-pack runs a command).
+    ['a lock remote that git would read as an option', 'locks:\n  remote: "--upload-pack=touch pwned"\n', 2, 11, /locks\.remote: a remote's name or URL, not starting with '-'/],
   ] as const)('%s', (_what, text, line, column, message) => {
     const e = errorOf(text);
     expect(e.file).toBe(FILE);
