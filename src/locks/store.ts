@@ -601,22 +601,32 @@ export class LockStore {
 }
 
 /**
- * Asks the remote again whether it holds the locks, in the background (the answer this call used was past
- * its minute), and keeps the answer for the next call: "holds none" (or only this machine's own history)
- * is kept afresh; "holds them" drops the kept answer, so the next call asks and goes through the remote.
+ * Asks the remote whether it holds this repository's locks, and keeps a negative answer in the user store
+ * (hub.ts keptProbe): 'theirs' (it holds them: not kept), 'none' (it holds none, or only this machine's own
+ * history: a clone cloned from another clone here shows that clone's copy), or a note saying why it could
+ * not be asked (kept, with the note).
+ */
+async function askRemote(repo: Repo, remoteName: string, userStore: string, url: string, env: NodeJS.ProcessEnv, clock: Clock, background = false): Promise<'theirs' | 'none' | { note: string }> {
+  try {
+    const theirs = await remoteRef(repo, remoteName, LOCK_REF, background ? { background } : {});
+    if (theirs !== null && !(await hasCommitAt({ cwd: userStore, env }, theirs))) return 'theirs';
+    keepProbe(userStore, url, clock.now().getTime(), null);
+    return 'none';
+  } catch (err) {
+    const note = `could not ask the remote ${remoteName} whether it holds ${LOCK_REF} (${(err as Error).message.split('\n')[0]}): locks stay in the user store (this machine's clones only)`;
+    keepProbe(userStore, url, clock.now().getTime(), note);
+    return { note };
+  }
+}
+
+/**
+ * Asks the remote again, in the background (the answer this call used was past its minute), for the next
+ * call: "holds them" drops the kept answer, so the next call asks and goes through the remote.
  */
 async function refreshProbe(repo: Repo, remoteName: string, userStore: string, url: string, env: NodeJS.ProcessEnv, clock: Clock, log: (line: string) => void): Promise<void> {
-  try {
-    const theirs = await remoteRef(repo, remoteName, LOCK_REF, { background: true });
-    if (theirs === null || (await hasCommitAt({ cwd: userStore, env }, theirs))) {
-      keepProbe(userStore, url, clock.now().getTime(), null);
-      return;
-    }
-    forgetProbe(userStore);
-    log(`the remote ${remoteName} holds ${LOCK_REF} (asked while this command ran): this repository's locks are shared there; the next lock command goes through it (this command's lock stays in this machine's user store until it is released)`);
-  } catch (err) {
-    keepProbe(userStore, url, clock.now().getTime(), `could not ask the remote ${remoteName} whether it holds ${LOCK_REF} (${(err as Error).message.split('\n')[0]}): locks stay in the user store (this machine's clones only)`);
-  }
+  if ((await askRemote(repo, remoteName, userStore, url, env, clock, true)) !== 'theirs') return;
+  forgetProbe(userStore);
+  log(`the remote ${remoteName} holds ${LOCK_REF} (asked while this command ran): this repository's locks are shared there; the next lock command goes through it (this command's lock stays in this machine's user store until it is released)`);
 }
 
 /** How a command asks for the repository's sharing mode to be found (hub.ts). */
@@ -681,27 +691,16 @@ export async function openLockStore(opts: LockStoreOptions & { share?: ShareRequ
         // Past its minute, the answer stands for this call while the remote is asked again for the next one.
         if (kept.ageMs >= keepMs) staleRefresh = () => refreshProbe(repo, share.remoteName, userStore, url!, env, opts.clock, (l) => store.backgroundSays(l));
       } else if (!marked && !want && url !== null && share.probeRemote) {
-        try {
-          const theirs = await remoteRef(repo, share.remoteName, LOCK_REF);
-          // A version the user store holds is this machine's own history (a clone cloned from another clone
-          // on this machine shows that clone's copy): the same store, not a shared one.
-          const ours = theirs !== null && (await hasCommitAt({ cwd: userStore, env }, theirs));
-          if (theirs === null || ours) keepProbe(userStore, url, opts.clock.now().getTime(), null);
-          if (theirs !== null && !ours) {
-            if (share.flag === false) {
-              throw new LockError(
-                `the remote ${share.remoteName} holds ${LOCK_REF}: this repository's locks are shared there, and --no-push would take a lock the other clones and machines do not see; nothing was changed. Drop --no-push`,
-              );
-            }
-            want = true;
-            early.push(`the remote ${share.remoteName} holds ${LOCK_REF}: this repository's locks are shared there, so this clone's go there too`);
+        const asked = await askRemote(repo, share.remoteName, userStore, url, env, opts.clock);
+        if (asked === 'theirs') {
+          if (share.flag === false) {
+            throw new LockError(
+              `the remote ${share.remoteName} holds ${LOCK_REF}: this repository's locks are shared there, and --no-push would take a lock the other clones and machines do not see; nothing was changed. Drop --no-push`,
+            );
           }
-        } catch (err) {
-          if (err instanceof LockError) throw err;
-          const note = `could not ask the remote ${share.remoteName} whether it holds ${LOCK_REF} (${(err as Error).message.split('\n')[0]}): locks stay in the user store (this machine's clones only)`;
-          early.push(note);
-          keepProbe(userStore, url, opts.clock.now().getTime(), note);
-        }
+          want = true;
+          early.push(`the remote ${share.remoteName} holds ${LOCK_REF}: this repository's locks are shared there, so this clone's go there too`);
+        } else if (asked !== 'none') early.push(asked.note);
       }
       o.hub = { userStore, identity, ...(hasRemote ? { shareRemote: share.remoteName } : {}), wantRemote: want, forbidRemote: share.flag === false };
       // Shared through a remote, and the user store's locks copied there already: straight to the remote
