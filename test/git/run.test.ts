@@ -1,8 +1,9 @@
 // The one git environment policy (src/git/run.ts), checked with a real git reading its own environment.
 import { describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { WAIT_MS } from '../helpers/hang-guard.js';
+import { processesWhere } from '../helpers/processes.js';
 import { gitEnv, runGit, runGitSync } from '../../src/git/run.js';
 import { parseCatFileBatch, parseLsTree, parseNameStatus, parseRawEntries, splitZ } from '../../src/git/plumbing.js';
 import { tempRepo, cleanEnv } from '../locks/lifecycle-helpers.js';
@@ -55,18 +56,8 @@ describe('gitEnv', () => {
 });
 
 describe('network reads (ls-remote, fetch)', () => {
-  /** Processes whose command line holds `needle` (Linux's /proc; elsewhere the test is skipped). */
-  const holding = (needle: string): number[] =>
-    readdirSync('/proc')
-      .filter((n) => /^\d+$/.test(n))
-      .filter((n) => {
-        try {
-          return readFileSync(`/proc/${n}/cmdline`, 'utf8').includes(needle);
-        } catch {
-          return false;
-        }
-      })
-      .map(Number);
+  /** Live processes with a word of their command line holding `needle` (Linux's /proc; elsewhere skipped). */
+  const holding = (needle: string): number[] => processesWhere((argv) => argv.some((w) => w.includes(needle)));
 
   it.skipIf(!existsSync('/proc/self/cmdline'))('answer as git does, and leave nothing behind: the watchdog beside git ends with it', async () => {
     const seed = tempRepo('seed');
