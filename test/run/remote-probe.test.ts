@@ -136,7 +136,7 @@ describe.skipIf(noSshd)(titled('offhost run: the question about the remote, past
     }, 60_000);
   }
 
-  it('killed with SIGKILL while its question hangs (the OOM killer), a run leaves no question running: it ends within a second or two', async () => {
+  it('killed with SIGKILL while its question hangs (the OOM killer), a run leaves no question running (it ends within a second or two), and the VM is free for the next run', async () => {
     const { l, hang } = withRemote();
     const first = await runOn(l, ['--json', '--', onVm('true')]);
     expect(first.code, first.stderr).toBe(0);
@@ -160,6 +160,10 @@ describe.skipIf(noSshd)(titled('offhost run: the question about the remote, past
       rmSync(hold, { force: true });
       if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
     }
+    // And the VM is free again: another session's run takes it at once (no --wait) and runs.
+    const next = await runOn(l, ['--json', '--', onVm(`touch '${l.out}/next'`)], { env: { OFFHOST_SESSION: 'another-session' } });
+    expect(next.code, next.stderr).toBe(0);
+    expect(existsSync(join(l.out, 'next'))).toBe(true);
   }, 60_000);
 
   it('what the remote said while a run ran is for the next run: another machine shares its locks there, and the next run sees its hold', async () => {
