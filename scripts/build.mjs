@@ -182,7 +182,15 @@ await build({
 });
 
 // 6. The executable.
-writeFileSync(join(dist, 'offhost.cjs'), '#!/usr/bin/env node\n' + readFileSync(join(root, 'src/cli/loader.cjs'), 'utf8'));
+// Run as a program it is sh, which hides NODE_EXTRA_CA_CERTS from offhost's own Node and execs Node on this
+// same file (src/cli/launcher.sh.txt); to Node, its sh is a string and comments. The rest of the file is,
+// to sh, the body of a here-document that is never used, closed by the last line, so that the whole file
+// is a script sh (and offhost's guard, when a command runs it by its path) reads without error.
+const launcher = readFileSync(join(root, 'src/cli/launcher.sh.txt'), 'utf8');
+const shEnd = /<<'([^']+)'\n$/.exec(launcher)[1];
+const loaderText = readFileSync(join(root, 'src/cli/loader.cjs'), 'utf8');
+if (loaderText.split('\n').includes(shEnd)) throw new Error(`src/cli/loader.cjs has a line ${shEnd}, which ends the launcher's here-document early`);
+writeFileSync(join(dist, 'offhost.cjs'), `${launcher}${loaderText.replace(/\n?$/, '\n')}${shEnd}\n`);
 chmodSync(join(dist, 'offhost.cjs'), 0o755);
 // dist/offhost.mjs: the same executable for those who call it by that name.
 writeFileSync(join(dist, 'offhost.mjs'), "#!/usr/bin/env node\nimport { createRequire } from 'node:module';\ncreateRequire(import.meta.url)('./offhost.cjs');\n");

@@ -5,6 +5,17 @@
 // a cache that cannot be written (read-only install) only costs speed, never correctness. The hot bundle
 // require()s dist/cold.cjs with this file's `require` when a cold command runs.
 // Only modules Node has already loaded are required here (node:module alone costs a quarter millisecond).
+// Run as a program, this file starts as sh (its first two lines, written by scripts/build.mjs from
+// src/cli/launcher.sh.txt; to Node they are a string and a comment): sh moves NODE_EXTRA_CA_CERTS aside
+// into OFFHOST_NODE_EXTRA_CA_CERTS and execs Node on this file. With it set, Node 20 reads every
+// certificate in it before the first line of offhost (about 40 ms, docs/PERFORMANCE.md); offhost makes
+// no TLS connection of its own. It is put back here, before anything is spawned, so that every child (git,
+// ssh, rsync, the user's command) gets the environment the user set, unset stays unset and empty empty.
+// Run as `node offhost.cjs`, Node has already paid for it, and nothing changes.
+if (process.env.OFFHOST_NODE_EXTRA_CA_CERTS !== undefined) {
+  if (process.env.NODE_EXTRA_CA_CERTS === undefined) process.env.NODE_EXTRA_CA_CERTS = process.env.OFFHOST_NODE_EXTRA_CA_CERTS;
+  delete process.env.OFFHOST_NODE_EXTRA_CA_CERTS;
+}
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
