@@ -21,6 +21,7 @@ import { GitError } from '../errors.js';
 import { catFileInput, parseCatFileBatch, parseLsTree, ZERO_SHA, type TreeEntry } from './plumbing.js';
 import { gitOk, gitText, runGit, type GitCall } from './run.js';
 import { catFile } from './batch.js';
+import { moveWithWriter, prepareRefWriter } from './ref-writer.js';
 import { commitObjects, identsOf, knownIdents, parseTree, rememberIdents, writeLoose, type LooseObject } from './loose-objects.js';
 
 export interface Repo {
@@ -422,6 +423,11 @@ export function writtenInto(to: Repo, commit: string, parent: string | null): bo
   return true;
 }
 
+/** Starts, ahead of a move with `reason` in `repo`, the git that will make it (./ref-writer.ts; casRef uses it). */
+export function prepareRefMoves(repo: Repo, reason: string): void {
+  prepareRefWriter(call(repo), reason);
+}
+
 /** How long a ref's `.lock` may exist before it is taken as left by a killed git (git holds it for ms). */
 const STALE_REF_LOCK_MS = 10_000;
 
@@ -438,6 +444,11 @@ export async function casRef(
   reason: string,
   recovered?: (what: string) => void,
 ): Promise<'ok' | 'moved'> {
+  // A writer made ready for this reason (./ref-writer.ts) moves it without starting git now; when it cannot
+  // tell, the ref says whether its move was made before git is asked as below.
+  const ready = await moveWithWriter(call(repo), reason, ref, next, old ?? ZERO_SHA);
+  if (ready === 'ok' || ready === 'moved') return ready;
+  if (ready === 'unknown' && (await readRef(repo, ref)) === next) return 'ok';
   const start = Date.now();
   for (;;) {
     const r = await runGit(['update-ref', '-m', reason, ref, next, old ?? ZERO_SHA], call(repo));

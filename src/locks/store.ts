@@ -29,6 +29,7 @@ import {
   removeStaleTemp,
   blobAt,
   hasCommitAt,
+  prepareRefMoves,
   type Repo,
 } from '../git/ref-tree.js';
 import { runGit } from '../git/run.js';
@@ -169,6 +170,17 @@ export class LockStore {
    */
   quietBackground(): void {
     this.backgroundHeard = false;
+  }
+
+  /**
+   * Makes ready the ref moves the next changes with these actions will make (`lock`, `release`), so that
+   * they do not start git when they are made (git/ref-writer.ts): the store's compare-and-swap and, in the
+   * user store's mode, this clone's copy following it. A run calls it before its lock and once it holds it.
+   */
+  prepareMoves(actions: string[]): void {
+    if (this.mode === 'remote') return; // its moves are pushes; the clone's copy follows after them
+    for (const a of actions) prepareRefMoves(this.db(), `offhost: ${a}`);
+    if (this.mode === 'user') prepareRefMoves(this.repo, 'offhost: follow the hub');
   }
 
   backgroundSays(line: string): void {

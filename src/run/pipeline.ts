@@ -396,6 +396,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   const takeHold = async (): Promise<HoldResult> => {
     const { ctx } = await contextEarly!;
     lockStore = ctx.store;
+    // The lock's ref moves start their git now, while the source is read, not when the lock is written.
+    ctx.store.prepareMoves(['lock']);
     mark('lock store opened');
     fault(io, 'hold');
     return acquireHold(ctx, {
@@ -478,6 +480,8 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
   };
   writeRecord(io.env, rec);
   mark(got.kind === 'held' ? `lock ${got.hold.took ? 'taken' : 'already held by this session'}: ${got.hold.vm}` : `lock: ${got.kind}`);
+  // The release's ref moves, ready while the command runs.
+  if (got.kind === 'held') (lockStore as LockStore | null)?.prepareMoves(['release']);
   let ending: Verdict | null = null;
   const end = async (verdict0: Verdict, hold: Hold | null, remoteStopped = true): Promise<number> => {
     // Called once; a failure while ending (the record, the release) is reported, and never skips the release.

@@ -31,7 +31,7 @@ function env(extra: Record<string, string>): Record<string, string> {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, LANG: 'C.UTF-8', OFFHOST_ROLE: 'laptop', OFFHOST_AUDIT_LOG: 'off', OFFHOST_REAL_SHELL: '/bin/bash', ...extra };
 }
 function shellRun(argv: string[], extra: Record<string, string>) {
-  const r = spawnSync(argv[0], [...argv.slice(1), 'shell', '-c', SHOW], { cwd: repo, env: env(extra), encoding: 'utf8' });
+  const r = spawnSync(argv[0]!, [...argv.slice(1), 'shell', '-c', SHOW], { cwd: repo, env: env(extra), encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   return r;
 }

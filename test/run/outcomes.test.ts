@@ -9,7 +9,8 @@ import { startSshd, type Sshd } from '../helpers/sshd.js';
 import { missing, titled } from '../helpers/tools.js';
 import { standinPath, writeIncusState } from '../helpers/standins.js';
 import { execFileSync } from 'node:child_process';
-import { ARCHIVE_DIR, BIN, archives, cleanEnv, ensureBuilt, g, offhost, read } from '../locks/lifecycle-helpers.js';
+import { ARCHIVE_DIR, BIN, REF, archives, cleanEnv, ensureBuilt, g, offhost, read } from '../locks/lifecycle-helpers.js';
+import { ended } from '../helpers/processes.js';
 import { EXIT, RUN_EXIT } from '../../src/errors.js';
 import { stateDir } from '../../src/run/record.js';
 import { kodaDir, laptop, LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop } from './loopback.js';
@@ -160,6 +161,31 @@ describe.skipIf(noSshd)(titled('the hold', noSshd), () => {
     expect(existsSync(join(l.out, 'b'))).toBe(false);
     writeFileSync(join(l.out, 'release'), '');
     expect((await a).code).toBe(0);
+  });
+
+  it('its lock and release move the lock ref through gits started ahead (no git started for either move), and none is left', async () => {
+    const l = mk();
+    // A git first on PATH that logs each start (pid, arguments) and execs the real one.
+    const wrap = join(l.base, 'gitlog');
+    mkdirSync(wrap, { recursive: true });
+    const log = join(wrap, 'log');
+    writeFileSync(log, '');
+    writeFileSync(join(wrap, 'git'), `#!/bin/sh\nprintf '%s %s\\n' "$$" "$*" >> '${log}'\nexec '${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()}' "$@"\n`);
+    chmodSync(join(wrap, 'git'), 0o755);
+    const r = await runOn(l, ['--', onVm(`touch ${l.out}/ran`)], { env: { PATH: `${wrap}:${l.env.PATH}` } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(l.out, 'ran'))).toBe(true);
+    const started = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    const moves = started.filter((c) => / update-ref /.test(` ${c.slice(c.indexOf(' ') + 1)}`));
+    expect(moves.filter((c) => !c.includes('--stdin')), started.join('\n')).toEqual([]);
+    expect(moves.map((c) => c.slice(c.indexOf(' ') + 1)).sort()).toEqual(['update-ref --stdin -m offhost: follow the hub', 'update-ref --stdin -m offhost: lock', 'update-ref --stdin -m offhost: release']);
+    // The moves were made: the store's history has the lock and its release, this clone's copy follows it.
+    const store = join(l.home, '.local', 'state', 'offhost', 'lock-stores', `${readFileSync(join(l.repo, '.git', 'offhost', 'store-id'), 'utf8').trim()}.git`);
+    expect(g(store, 'log', '-2', '--format=%s', REF).split('\n').slice(0, 2).map((x) => x.split(' ')[1])).toEqual(['release', 'lock']);
+    expect(g(l.repo, 'rev-parse', REF).trim()).toBe(g(store, 'rev-parse', REF).trim());
+    expect(archives(l.repo).length).toBeGreaterThan(0);
+    // None of those gits outlives the run.
+    for (const pid of moves.map((c) => Number(c.slice(0, c.indexOf(' '))))) await until(() => ended(pid));
   });
 
   it('a run whose lock is lost stops the remote work and exits lock-lost (249); the other holder keeps the lock', async () => {
