@@ -42,8 +42,9 @@ describe('offhost run as a program hides NODE_EXTRA_CA_CERTS from its own Node o
     ['through node_modules/.bin (a relative symlink)', [dotBin]],
     ['by dash, as /bin/sh is on Debian', ['dash', bin]],
     ['by bash in POSIX mode, as /bin/sh is on macOS', ['bash', '--posix', bin]],
+    ['by busybox sh, as /bin/sh is on Alpine', ['busybox', 'sh', bin]],
   ])('%s: its Node does not read the file, the command gets it as set', (_what, argv) => {
-    if (argv[0] === 'dash' && spawnSync('dash', ['-c', 'true']).status !== 0) return void console.log('skipped: no dash here');
+    if (argv[0] !== 'bash' && spawnSync(argv[0]!, argv[0] === 'busybox' ? ['sh', '-c', 'true'] : ['-c', 'true']).status !== 0) return void console.log(`skipped: no ${argv[0]} here`);
     const r = shellRun(argv, { NODE_EXTRA_CA_CERTS: missingCa });
     expect(r.stderr).not.toContain(NODE_READ_IT);
     expect(r.stdout).toBe(`NODE_EXTRA_CA_CERTS=[${missingCa}]\nOFFHOST_NODE_EXTRA_CA_CERTS unset\n`);
@@ -68,8 +69,8 @@ describe('offhost run as a program hides NODE_EXTRA_CA_CERTS from its own Node o
   });
 
   it('the whole file is a script sh reads without error, and offhost\'s guard lets it run by its path', () => {
-    for (const sh of ['bash', 'dash']) {
-      const r = spawnSync(sh, ['-n', bin], { encoding: 'utf8' });
+    for (const sh of [['bash'], ['dash'], ['busybox', 'sh']]) {
+      const r = spawnSync(sh[0]!, [...sh.slice(1), '-n', bin], { encoding: 'utf8' });
       if (r.error) continue; // that shell is not installed here
       expect(r.status, `${sh} -n: ${r.stderr}`).toBe(0);
     }
