@@ -44,7 +44,8 @@ describe('offhost run as a program hides NODE_EXTRA_CA_CERTS from its own Node o
     ['by bash in POSIX mode, as /bin/sh is on macOS', ['bash', '--posix', bin]],
     ['by busybox sh, as /bin/sh is on Alpine', ['busybox', 'sh', bin]],
   ])('%s: its Node does not read the file, the command gets it as set', (_what, argv) => {
-    if (argv[0] !== 'bash' && spawnSync(argv[0]!, argv[0] === 'busybox' ? ['sh', '-c', 'true'] : ['-c', 'true']).status !== 0) return void console.log(`skipped: no ${argv[0]} here`);
+    const shell = argv[0] === 'dash' ? ['dash'] : argv[0] === 'busybox' ? ['busybox', 'sh'] : null;
+    if (shell && spawnSync(shell[0]!, [...shell.slice(1), '-c', 'true']).status !== 0) return void console.log(`skipped: no ${shell.join(' ')} here`);
     const r = shellRun(argv, { NODE_EXTRA_CA_CERTS: missingCa });
     expect(r.stderr).not.toContain(NODE_READ_IT);
     expect(r.stdout).toBe(`NODE_EXTRA_CA_CERTS=[${missingCa}]\nOFFHOST_NODE_EXTRA_CA_CERTS unset\n`);
