@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, sy
 import { join } from 'node:path';
 import { startSshd, type Sshd } from '../helpers/sshd.js';
 import { missing, titled } from '../helpers/tools.js';
+import { processesWhere } from '../helpers/processes.js';
 import { cleanEnv, ensureBuilt, g, offhost } from '../locks/lifecycle-helpers.js';
 import { alive, laptop, LOOP_VM, onVm, runOn, start, until, verdict, type Laptop } from './loopback.js';
 
@@ -151,11 +152,15 @@ describe.skipIf(noSshd)(titled('offhost run: the question about the remote, past
       await until(() => existsSync(join(l.out, 'asked')));
       pid = Number(readFileSync(pidFile, 'utf8').trim());
       expect(alive(pid)).toBe(true);
+      // The release's git (update-ref --stdin, started once the lock was held) is waiting on its stdin.
+      const writers = () => processesWhere((argv) => argv.includes('update-ref') && argv.includes('--stdin'), `HOME=${l.home}`);
+      expect(writers().length).toBeGreaterThan(0);
       // No exit handler runs on SIGKILL: the question's own watchdog ends it (hang guard only: the stand-in
-      // remote would wait 600 s, the question's limit is 60 s).
+      // remote would wait 600 s, the question's limit is 60 s); the writers end at EOF on their stdin.
       run.child.kill('SIGKILL');
       await run.done;
       await until(() => !alive(pid), 10_000);
+      await until(() => writers().length === 0, 10_000);
     } finally {
       rmSync(hold, { force: true });
       if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
