@@ -58,8 +58,169 @@ function sortKey(e: Entry): Buffer {
 }
 
 export function serializeTree(entries: Entry[]): Buffer {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(sortKey(a), sortKey(b)));
-  return Buffer.concat(sorted.flatMap((e) => [Buffer.from(`${e.mode} `, 'latin1'), e.name, Buffer.from([0]), e.id]));
+  return writeTree([...entries].sort((a, b) => Buffer.compare(sortKey(a), sortKey(b))));
+}
+
+/** The bytes of a tree whose entries are in git's order already. */
+function writeTree(sorted: readonly Entry[]): Buffer {
+  let size = 0;
+  for (const e of sorted) size += e.mode.length + 2 + e.name.length + e.id.length;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const e of sorted) {
+    at += out.write(e.mode, at, 'latin1');
+    out[at++] = 0x20;
+    at += e.name.copy(out, at);
+    out[at++] = 0;
+    at += e.id.copy(out, at);
+  }
+  return out;
+}
+
+/**
+ * A tree object as git wrote it, with where each entry is (no object or string per entry): a folder of
+ * thousands of archived locks is read, searched and written again in one pass over its bytes.
+ */
+interface RawTree {
+  body: Buffer;
+  count: number;
+  /** Each entry's first byte, the start and end of its name, and whether it is a folder (mode 40000). */
+  start: Int32Array;
+  nameStart: Int32Array;
+  nameEnd: Int32Array;
+  folder: Uint8Array;
+}
+
+function scanTree(body: Buffer, idLen: number): RawTree {
+  let n = 0;
+  for (let i = 0; i < body.length; n++) {
+    const nul = body.indexOf(0, i);
+    if (nul < 0 || nul + 1 + idLen > body.length) throw new Error('a tree object that does not parse');
+    i = nul + 1 + idLen;
+  }
+  const t: RawTree = { body, count: n, start: new Int32Array(n + 1), nameStart: new Int32Array(n), nameEnd: new Int32Array(n), folder: new Uint8Array(n) };
+  let i = 0;
+  for (let k = 0; k < n; k++) {
+    let sp = i;
+    while (sp < body.length && body[sp] !== 0x20 && body[sp] !== 0) sp++;
+    if (body[sp] !== 0x20) throw new Error('a tree object that does not parse');
+    const nul = body.indexOf(0, sp + 1);
+    t.start[k] = i;
+    t.nameStart[k] = sp + 1;
+    t.nameEnd[k] = nul;
+    // "40000" is the only mode git writes for a folder.
+    t.folder[k] = sp - i === 5 && body[i] === 0x34 && body[i + 1] === 0x30 ? 1 : 0;
+    i = nul + 1 + idLen;
+  }
+  t.start[n] = body.length;
+  return t;
+}
+
+/** git's order (sortKey's, without making the keys): bytes, a folder's name as if it ended in `/`. */
+function order(a: Buffer, as: number, ae: number, aFolder: boolean, b: Buffer, bs: number, be: number, bFolder: boolean): number {
+  const la = ae - as;
+  const lb = be - bs;
+  const len = la < lb ? la : lb;
+  for (let k = 0; k < len; k++) {
+    const d = a[as + k]! - b[bs + k]!;
+    if (d !== 0) return d;
+  }
+  const ac = la > len ? a[as + len]! : aFolder ? 0x2f : 0;
+  const bc = lb > len ? b[bs + len]! : bFolder ? 0x2f : 0;
+  return ac - bc;
+}
+
+const rawVsEntry = (t: RawTree, i: number, e: Entry) => order(t.body, t.nameStart[i]!, t.nameEnd[i]!, t.folder[i] === 1, e.name, 0, e.name.length, e.mode === '40000');
+const entryOrder = (a: Entry, b: Entry) => order(a.name, 0, a.name.length, a.mode === '40000', b.name, 0, b.name.length, b.mode === '40000');
+
+/** Whether the entries are strictly in git's order (a tree git wrote is; a broken one may not be). */
+function inOrder(t: RawTree): boolean {
+  for (let k = 1; k < t.count; k++) {
+    if (order(t.body, t.nameStart[k - 1]!, t.nameEnd[k - 1]!, t.folder[k - 1] === 1, t.body, t.nameStart[k]!, t.nameEnd[k]!, t.folder[k] === 1) >= 0) return false;
+  }
+  return true;
+}
+
+/** The entry named `name` in an ordered tree, as a folder or not, by binary search; -1 when there is none. */
+function indexOfName(t: RawTree, name: Buffer): number {
+  for (const mode of ['100644', '40000']) {
+    const probe = { mode, name, id: name };
+    let lo = 0;
+    let hi = t.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rawVsEntry(t, mid, probe) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < t.count && t.nameEnd[lo]! - t.nameStart[lo]! === name.length && t.body.compare(name, 0, name.length, t.nameStart[lo]!, t.nameEnd[lo]!) === 0) return lo;
+  }
+  return -1;
+}
+
+/** The entries of a raw tree, as objects (the way for a tree out of git's order). */
+function entriesOf(t: RawTree): Entry[] {
+  const out: Entry[] = [];
+  for (let k = 0; k < t.count; k++) {
+    out.push({ mode: t.body.toString('latin1', t.start[k]!, t.nameStart[k]! - 1), name: t.body.subarray(t.nameStart[k]!, t.nameEnd[k]!), id: t.body.subarray(t.nameEnd[k]! + 1, t.start[k + 1]!) });
+  }
+  return out;
+}
+
+/**
+ * A folder's tree with `changes` (name -> entry, or null to delete) applied, written from the tree as git
+ * wrote it: the changed names found by binary search, the unchanged runs of entries copied as they are,
+ * the new ones merged in at their place. Null when the tree is not in git's order (the caller then sorts
+ * every entry, as before). `count`: the entries in the result.
+ */
+function spliceTree(t: RawTree, changes: ReadonlyMap<string, Entry | null>): { body: Buffer; count: number } | null {
+  if (!inOrder(t)) return null;
+  const replaced = new Map<number, Entry | null>();
+  const added: Entry[] = [];
+  for (const [name, e] of changes) {
+    const i = indexOfName(t, Buffer.from(name, 'utf8'));
+    if (i < 0) {
+      if (e !== null) added.push(e);
+    } else if (e !== null && (e.mode === '40000') !== (t.folder[i] === 1)) {
+      // A file for a folder or a folder for a file sorts elsewhere: out of its place, into the new ones.
+      replaced.set(i, null);
+      added.push(e);
+    } else replaced.set(i, e);
+  }
+  added.sort(entryOrder);
+  const parts: Buffer[] = [];
+  let count = 0;
+  let run = 0; // the start of the run of unchanged entries not copied yet
+  let a = 0;
+  const flush = (upTo: number) => {
+    if (upTo > run) parts.push(t.body.subarray(t.start[run]!, t.start[upTo]!));
+  };
+  for (let i = 0; i < t.count; i++) {
+    const r = replaced.get(i);
+    const here = r === undefined ? null : r;
+    // New entries that sort before this one.
+    while (a < added.length && rawVsEntry(t, i, added[a]!) > 0) {
+      flush(i);
+      run = i;
+      parts.push(writeTree([added[a++]!]));
+      count++;
+    }
+    if (r === undefined) {
+      count++;
+      continue;
+    }
+    flush(i);
+    run = i + 1;
+    if (here !== null) {
+      parts.push(writeTree([here]));
+      count++;
+    }
+  }
+  flush(t.count);
+  while (a < added.length) {
+    parts.push(writeTree([added[a++]!]));
+    count++;
+  }
+  return { body: Buffer.concat(parts), count };
 }
 
 /**
@@ -154,12 +315,12 @@ export async function commitObjects(
   }
   const dirList = [...dirs];
   const read = await readObjects(call, dirList.map((d) => (d === '' ? `${base}^{tree}` : `${base}:${d}`)));
-  const trees = new Map<string, Entry[]>();
+  const trees = new Map<string, RawTree>();
   for (let i = 0; i < dirList.length; i++) {
     const o = read[i];
-    if (o === null || o === undefined) trees.set(dirList[i]!, []);
+    if (o === null || o === undefined) trees.set(dirList[i]!, scanTree(Buffer.alloc(0), idLen));
     else if (o.type !== 'tree') return null; // a file where the change needs a folder: git's way says what it says
-    else trees.set(dirList[i]!, parseTree(o.body, idLen));
+    else trees.set(dirList[i]!, scanTree(o.body, idLen));
   }
   const made: LooseObject[] = [];
   const byDir = new Map<string, Map<string, Entry | null>>();
@@ -182,19 +343,39 @@ export async function commitObjects(
   // Deepest first, so that each folder's new id is known before its parent is written.
   let rootId = '';
   for (const dir of dirList.sort((a, b) => (b === '' ? -1 : a === '' ? 1 : b.split('/').length - a.split('/').length))) {
-    const entries = new Map<string, Entry>();
-    for (const e of trees.get(dir)!) entries.set(e.name.toString('latin1'), e);
-    for (const [name, e] of byDir.get(dir) ?? []) {
-      const key = Buffer.from(name, 'utf8').toString('latin1');
-      const old = entries.get(key);
-      if (old && old.mode === '40000' && (e === null || e.mode !== '40000')) {
+    const old = trees.get(dir)!;
+    const changes = byDir.get(dir) ?? new Map<string, Entry | null>();
+    const ordered = inOrder(old);
+    const oldEntries = ordered ? null : entriesOf(old);
+    for (const [name, e] of changes) {
+      if (e !== null && e.mode === '40000') continue;
+      const nameBuf = Buffer.from(name, 'utf8');
+      const folder = ordered ? (() => {
+        const i = indexOfName(old, nameBuf);
+        return i >= 0 && old.folder[i] === 1;
+      })() : oldEntries!.some((x) => x.mode === '40000' && x.name.equals(nameBuf));
+      if (folder) {
         // A file over a folder, or a folder deleted as a file: not what these changes do; let git say.
         if (e !== null || !byDir.has(dir === '' ? name : `${dir}/${name}`)) return null;
       }
-      if (e === null) entries.delete(key);
-      else entries.set(key, e);
     }
-    const body = serializeTree([...entries.values()]);
+    const spliced = ordered ? spliceTree(old, changes) : null;
+    let count: number;
+    let body: Buffer;
+    if (spliced) {
+      ({ count, body } = spliced);
+    } else {
+      // Not in git's order as read: every entry by name, then sorted, as git's own way would leave them.
+      const byName = new Map<string, Entry>();
+      for (const e of oldEntries ?? entriesOf(old)) byName.set(e.name.toString('latin1'), e);
+      for (const [name, e] of changes) {
+        const key = Buffer.from(name, 'utf8').toString('latin1');
+        if (e === null) byName.delete(key);
+        else byName.set(key, e);
+      }
+      count = byName.size;
+      body = serializeTree([...byName.values()]);
+    }
     const tree = object('tree', body, algo);
     if (dir === '') {
       rootId = tree.id;
@@ -205,7 +386,7 @@ export async function commitObjects(
     const parent = slash < 0 ? '' : dir.slice(0, slash);
     const name = dir.slice(slash + 1);
     // git keeps no empty folder: a folder left empty disappears from its parent.
-    if (entries.size === 0) put(parent, name, null);
+    if (count === 0) put(parent, name, null);
     else {
       made.push(tree);
       put(parent, name, { mode: '40000', name: Buffer.from(name, 'utf8'), id: Buffer.from(tree.id, 'hex') });
@@ -233,7 +414,8 @@ export function writeLoose(objectsDir: string, objects: readonly LooseObject[]):
     }
     const tmp = join(dir, `tmp_obj_offhost_${process.pid}_${randomBytes(4).toString('hex')}`);
     try {
-      writeFileSync(tmp, deflateSync(Buffer.concat([Buffer.from(`${o.type} ${o.body.length}\0`), o.body])), { mode: 0o444 });
+      // Level 1: git's own for loose objects (core.looseCompression's default); the id is of the bytes inflated.
+      writeFileSync(tmp, deflateSync(Buffer.concat([Buffer.from(`${o.type} ${o.body.length}\0`), o.body]), { level: 1 }), { mode: 0o444 });
     } catch (err) {
       // A full disk leaves no half-written file behind.
       rmSync(tmp, { force: true });

@@ -202,6 +202,36 @@ async function readNamed(repo: Repo, names: string[]): Promise<Map<string, { typ
 }
 
 /**
+ * The paths in the folder `dir` of `commit` whose names start with `prefix` and that are not folders or
+ * gitlinks (the files readTree's `names` would list there), found by scanning the folder's tree object
+ * as bytes: a folder of thousands of archived locks costs no string or object per entry. An empty set
+ * when the folder does not exist; null when anything is odd (the caller lists the folder as before).
+ */
+export async function namesStartingWith(repo: Repo, commit: string, dir: string, prefix: string): Promise<Set<string> | null> {
+  const got = await catFile(call(repo), [`${commit}:${dir}`]).catch(() => null);
+  if (!got) return null;
+  const tree = got.objects[0];
+  const out = new Set<string>();
+  if (tree === null || tree === undefined) return out;
+  if (tree.type !== 'tree') return null;
+  const idLen = tree.id.length / 2;
+  const body = tree.data;
+  const want = Buffer.from(prefix, 'utf8');
+  for (let i = 0; i < body.length; ) {
+    const sp = body.indexOf(0x20, i);
+    const nul = sp < 0 ? -1 : body.indexOf(0, sp + 1);
+    if (sp < 0 || nul < 0 || nul + 1 + idLen > body.length) return null;
+    if (nul - (sp + 1) >= want.length && body.compare(want, 0, want.length, sp + 1, sp + 1 + want.length) === 0) {
+      const mode = canonMode(body.toString('latin1', i, sp));
+      if (mode === null) return null;
+      if (mode !== 0o040000 && mode !== 0o160000) out.add(`${dir}/${body.toString('utf8', sp + 1, nul)}`);
+    }
+    i = nul + 1 + idLen;
+  }
+  return out;
+}
+
+/**
  * Files under `dirs` in the tree of `commit` (every level below), with their bytes; `names` lists other
  * directories whose file names (not contents) are wanted.
  */

@@ -72,9 +72,11 @@ function recordAt(s: LockStore, snap: Snapshot, t: LockTarget, path: string): Lo
 }
 
 async function archivePath(s: LockStore, snap: Snapshot, t: LockTarget, now: Date, kind: 'released' | 'expired'): Promise<string> {
-  const names = await snap.archiveNames();
-  const taken = (p: string) => names.has(p);
-  return t.kind === 'vm' ? archiveLockPath(t.vm, now, kind, taken, s.nd) : componentArchivePath(t.slug, now, kind, taken, s.nd);
+  const pathFor = (taken: (p: string) => boolean) => (t.kind === 'vm' ? archiveLockPath(t.vm, now, kind, taken, s.nd) : componentArchivePath(t.slug, now, kind, taken, s.nd));
+  // Only the names this archive may take (its first, `-0002`, ...: the same stem) are looked up, so a release
+  // costs the same after thousands of archived locks as after ten.
+  const names = await snap.archiveNamesLike(pathFor(() => false).replace(/\.md$/, ''));
+  return pathFor((p) => names.has(p));
 }
 
 function note(kind: 'released' | 'expired', s: LockStore, who: string, now: Date, how: string, why?: string): string {

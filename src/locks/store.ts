@@ -29,6 +29,7 @@ import {
   removeStaleTemp,
   blobAt,
   hasCommitAt,
+  namesStartingWith,
   prepareRefMoves,
   type Repo,
 } from '../git/ref-tree.js';
@@ -86,6 +87,11 @@ export interface Snapshot {
   files: Map<string, Buffer>;
   /** The archive paths (VM and component) at this tip, read on first use. */
   archiveNames(): Promise<Set<string>>;
+  /**
+   * The archive paths at this tip that start with `pathPrefix` (a folder and the start of a name: the
+   * names an archive of one lock on one day may take), without listing the whole archive.
+   */
+  archiveNamesLike(pathPrefix: string): Promise<Set<string>>;
   /** Bytes of some paths at this tip (archives, for the legacy check). */
   read(paths: string[]): Promise<Map<string, Buffer>>;
   /** The blob id of each active file (a version: any heartbeat changes it). */
@@ -288,7 +294,7 @@ export class LockStore {
       m.set(p, f.data);
       versions.set(p, f.sha);
     }
-    return {
+    const snapObj: Snapshot = {
       tip,
       files: m,
       versions,
@@ -297,8 +303,17 @@ export class LockStore {
         if (!names) names = (await readTree(repo, tip, [], [this.dirs.archive, this.dirs.componentArchive])).names;
         return names;
       },
+      archiveNamesLike: async (pathPrefix: string) => {
+        const slash = pathPrefix.lastIndexOf('/');
+        const found = tip && !names && slash > 0 ? await namesStartingWith(repo, tip, pathPrefix.slice(0, slash), pathPrefix.slice(slash + 1)) : null;
+        if (found) return found;
+        // Listed already, or the folder's tree is odd: from the whole list, as every other reader.
+        const all = tip ? await snapObj.archiveNames() : new Set<string>();
+        return new Set([...all].filter((p) => p.startsWith(pathPrefix)));
+      },
       read: (paths: string[]) => readPaths(repo, tip, paths),
     };
+    return snapObj;
   }
 
   /** This clone's own copy of the lock ref: absent, a commit, or a LockStoreBrokenError. */

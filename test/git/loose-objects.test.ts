@@ -40,6 +40,11 @@ function repos(identity: boolean): { a: Repo; b: Repo; base: string; envA: NodeJ
     `100644 ${x}\tn/a.b`,
     `100644 ${x}\tn/a-b/c`,
     `100644 ${x}\tn/a0`,
+    // Files whose names start with a folder's name that a change makes (n/q/x): git puts the folder after
+    // `q.b` and before `q0`, as if its name ended in `/`.
+    `100644 ${x}\tn/q-b`,
+    `100644 ${x}\tn/q.b`,
+    `100644 ${x}\tn/q0`,
     `100644 ${x}\tsp ace/ünï.md`,
     `100644 ${x}\tkeep/deep/er/f`,
   ];
@@ -54,7 +59,7 @@ function repos(identity: boolean): { a: Repo; b: Repo; base: string; envA: NodeJ
   return { a: { root: null, gitDir: a, commonDir: a, env: envA }, b: { root: null, gitDir: b, commonDir: b, env: envA }, base, envA };
 }
 
-const PATHS = ['n/a', 'n/new', 'n/a-b/c', 'n/a-b/d', 'n/a.b', 'n/a0', 'n/deeper/x/y.md', 'keep/deep/er/f', 'keep/deep/er/g', 'top.md', 'sp ace/ünï.md', 'fresh/dir/file'];
+const PATHS = ['n/a', 'n/new', 'n/a-b/c', 'n/a-b/d', 'n/a-b.x', 'n/a.b', 'n/a0', 'n/q/x', 'n/q.b', 'n/deeper/x/y.md', 'keep/deep/er/f', 'keep/deep/er/g', 'top.md', 'sp ace/ünï.md', 'fresh/dir/file'];
 const changesArb = fc.uniqueArray(fc.record({ path: fc.constantFrom(...PATHS), body: fc.option(fc.string({ maxLength: 20 }), { nil: null }) }), { selector: (c) => c.path, minLength: 1, maxLength: 6 });
 
 function shape(repo: string, commit: string): { tree: string; parent: string; author: string; committer: string; message: string } {

@@ -81,16 +81,25 @@ describe('offhost lock acquire / release', () => {
     expect(g(dir, 'rev-parse', 'HEAD')).toBe(head);
   });
 
-  sample.fullOnly('two archives of one VM on one day do not collide, and their names sort in order', async () => {
+  it('two archives of one VM on one day do not collide, and their names sort in order (among other VMs\' and days\' archives)', async () => {
     const dir = tempRepo();
+    // Archives whose names sort around this day's (another VM, the day before and after): only the day's
+    // own names count (a release looks up names with its stem, not the whole archive).
+    for (const [vm, day] of [['s.khost2.dev-linux-koda', '2026-05-19'], [VM, '2026-05-18'], [VM, '2026-05-20']] as const) {
+      expect((await offhost(['lock', 'acquire', vm, '--reason', 'other', '--now', `${day}T08:00:00Z`], { cwd: dir, env: sessionEnv('o') })).code).toBe(0);
+      expect((await offhost(['lock', 'release', vm, '--now', `${day}T08:30:00Z`], { cwd: dir, env: sessionEnv('o') })).code).toBe(0);
+    }
     for (let i = 0; i < 3; i++) {
       expect((await offhost(['lock', 'acquire', VM, '--reason', `round ${i}`, '--now', `2026-05-19T1${i}:00:00Z`], { cwd: dir, env: sessionEnv('s') })).code).toBe(0);
       expect((await offhost(['lock', 'release', VM, '--now', `2026-05-19T1${i}:30:00Z`], { cwd: dir, env: sessionEnv('s') })).code).toBe(0);
     }
     expect(archives(dir)).toEqual([
+      'lock-s.khost1.dev-linux-koda-2026-05-18.md',
       'lock-s.khost1.dev-linux-koda-2026-05-19-0002.md',
       'lock-s.khost1.dev-linux-koda-2026-05-19-0003.md',
       'lock-s.khost1.dev-linux-koda-2026-05-19.md',
+      'lock-s.khost1.dev-linux-koda-2026-05-20.md',
+      'lock-s.khost2.dev-linux-koda-2026-05-19.md',
     ]);
     expect(read(dir, `${ARCHIVE_DIR}/lock-s.khost1.dev-linux-koda-2026-05-19-0003.md`)).toContain('round 2');
   });
