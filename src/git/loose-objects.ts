@@ -101,15 +101,17 @@ function scanTree(body: Buffer, idLen: number): RawTree {
   const t: RawTree = { body, count: n, start: new Int32Array(n + 1), nameStart: new Int32Array(n), nameEnd: new Int32Array(n), folder: new Uint8Array(n) };
   let i = 0;
   for (let k = 0; k < n; k++) {
+    // The mode, in octal digits up to the space; a folder is any mode git reads as one (`40000`, and the
+    // `040000` of old writers), as tree-walk.h's canon_mode does.
     let sp = i;
-    while (sp < body.length && body[sp] !== 0x20 && body[sp] !== 0) sp++;
-    if (body[sp] !== 0x20) throw new Error('a tree object that does not parse');
+    let mode = 0;
+    while (sp < body.length && body[sp]! >= 0x30 && body[sp]! <= 0x37) mode = mode * 8 + (body[sp++]! - 0x30);
+    if (sp === i || body[sp] !== 0x20) throw new Error('a tree object that does not parse');
     const nul = body.indexOf(0, sp + 1);
     t.start[k] = i;
     t.nameStart[k] = sp + 1;
     t.nameEnd[k] = nul;
-    // "40000" is the only mode git writes for a folder.
-    t.folder[k] = sp - i === 5 && body[i] === 0x34 && body[i + 1] === 0x30 ? 1 : 0;
+    t.folder[k] = (mode & 0o170000) === 0o040000 ? 1 : 0;
     i = nul + 1 + idLen;
   }
   t.start[n] = body.length;
@@ -169,11 +171,10 @@ function entriesOf(t: RawTree): Entry[] {
 /**
  * A folder's tree with `changes` (name -> entry, or null to delete) applied, written from the tree as git
  * wrote it: the changed names found by binary search, the unchanged runs of entries copied as they are,
- * the new ones merged in at their place. Null when the tree is not in git's order (the caller then sorts
- * every entry, as before). `count`: the entries in the result.
+ * the new ones merged in at their place. Only for a tree in git's order (inOrder: the caller checks, and
+ * sorts every entry as before when it is not). `count`: the entries in the result.
  */
-function spliceTree(t: RawTree, changes: ReadonlyMap<string, Entry | null>): { body: Buffer; count: number } | null {
-  if (!inOrder(t)) return null;
+function spliceTree(t: RawTree, changes: ReadonlyMap<string, Entry | null>): { body: Buffer; count: number } {
   const replaced = new Map<number, Entry | null>();
   const added: Entry[] = [];
   for (const [name, e] of changes) {
