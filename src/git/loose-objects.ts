@@ -81,7 +81,7 @@ function writeTree(sorted: readonly Entry[]): Buffer {
  * A tree object as git wrote it, with where each entry is (no object or string per entry): a folder of
  * thousands of archived locks is read, searched and written again in one pass over its bytes.
  */
-interface RawTree {
+export interface RawTree {
   body: Buffer;
   count: number;
   /** Each entry's first byte, the start and end of its name, and whether it is a folder (mode 40000). */
@@ -89,16 +89,19 @@ interface RawTree {
   nameStart: Int32Array;
   nameEnd: Int32Array;
   folder: Uint8Array;
+  /** Each entry's kind as tree-walk.h's canon_mode reads its mode: 0o040000, 0o100000, 0o120000 or 0o160000. */
+  kind: Int32Array;
 }
 
-function scanTree(body: Buffer, idLen: number): RawTree {
+/** The entries of a tree object, by offsets; throws on one that does not parse (a mode that is not octal). */
+export function scanTree(body: Buffer, idLen: number): RawTree {
   let n = 0;
   for (let i = 0; i < body.length; n++) {
     const nul = body.indexOf(0, i);
     if (nul < 0 || nul + 1 + idLen > body.length) throw new Error('a tree object that does not parse');
     i = nul + 1 + idLen;
   }
-  const t: RawTree = { body, count: n, start: new Int32Array(n + 1), nameStart: new Int32Array(n), nameEnd: new Int32Array(n), folder: new Uint8Array(n) };
+  const t: RawTree = { body, count: n, start: new Int32Array(n + 1), nameStart: new Int32Array(n), nameEnd: new Int32Array(n), folder: new Uint8Array(n), kind: new Int32Array(n) };
   let i = 0;
   for (let k = 0; k < n; k++) {
     // The mode, in octal digits up to the space; a folder is any mode git reads as one (`40000`, and the
@@ -111,7 +114,9 @@ function scanTree(body: Buffer, idLen: number): RawTree {
     t.start[k] = i;
     t.nameStart[k] = sp + 1;
     t.nameEnd[k] = nul;
-    t.folder[k] = (mode & 0o170000) === 0o040000 ? 1 : 0;
+    const fmt = mode & 0o170000;
+    t.kind[k] = fmt === 0o040000 || fmt === 0o100000 || fmt === 0o120000 ? fmt : 0o160000;
+    t.folder[k] = fmt === 0o040000 ? 1 : 0;
     i = nul + 1 + idLen;
   }
   t.start[n] = body.length;

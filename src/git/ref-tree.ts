@@ -22,7 +22,7 @@ import { catFileInput, parseCatFileBatch, parseLsTree, ZERO_SHA, type TreeEntry 
 import { gitOk, gitText, runGit, type GitCall } from './run.js';
 import { catFile } from './batch.js';
 import { moveWithWriter, prepareRefWriter } from './ref-writer.js';
-import { commitObjects, identsOf, knownIdents, parseTree, rememberIdents, writeLoose, type LooseObject } from './loose-objects.js';
+import { commitObjects, identsOf, knownIdents, parseTree, rememberIdents, scanTree, writeLoose, type LooseObject, type RawTree } from './loose-objects.js';
 
 export interface Repo {
   /** The working tree's top level (null for a bare repository). */
@@ -214,19 +214,18 @@ export async function namesStartingWith(repo: Repo, commit: string, dir: string,
   const out = new Set<string>();
   if (tree === null || tree === undefined) return out;
   if (tree.type !== 'tree') return null;
-  const idLen = tree.id.length / 2;
-  const body = tree.data;
+  let t: RawTree;
+  try {
+    t = scanTree(tree.data, tree.id.length / 2);
+  } catch {
+    return null;
+  }
   const want = Buffer.from(prefix, 'utf8');
-  for (let i = 0; i < body.length; ) {
-    const sp = body.indexOf(0x20, i);
-    const nul = sp < 0 ? -1 : body.indexOf(0, sp + 1);
-    if (sp < 0 || nul < 0 || nul + 1 + idLen > body.length) return null;
-    if (nul - (sp + 1) >= want.length && body.compare(want, 0, want.length, sp + 1, sp + 1 + want.length) === 0) {
-      const mode = canonMode(body.toString('latin1', i, sp));
-      if (mode === null) return null;
-      if (mode !== 0o040000 && mode !== 0o160000) out.add(`${dir}/${body.toString('utf8', sp + 1, nul)}`);
-    }
-    i = nul + 1 + idLen;
+  for (let k = 0; k < t.count; k++) {
+    const s = t.nameStart[k]!;
+    const e = t.nameEnd[k]!;
+    if (e - s < want.length || t.body.compare(want, 0, want.length, s, s + want.length) !== 0) continue;
+    if (t.kind[k] === 0o100000 || t.kind[k] === 0o120000) out.add(`${dir}/${t.body.toString('utf8', s, e)}`);
   }
   return out;
 }
