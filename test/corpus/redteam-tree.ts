@@ -110,6 +110,10 @@ export function makeLaptop(prefix = 'offhost-gt-', layout: 'plain' | 'symlinked'
   mkdirSync(join(root, 'node_modules/@playwright/test'), { recursive: true });
   // Executable with node's #! line, as the package ships it (`node_modules/@playwright/test/cli.js test` runs it by path).
   writeFileSync(join(root, 'node_modules/@playwright/test/cli.js'), "#!/usr/bin/env node\nrequire('child_process').execFileSync('playwright', process.argv.slice(2), { stdio: 'inherit' });\n", { mode: 0o755 });
+  // offhost's own executable as npm installs it (node_modules/.bin/offhost -> the package's
+  // dist/offhost.cjs): sh first (its #! line), then node on the same file (docs/BUILD.md).
+  mkdirSync(join(root, 'node_modules/.bin'), { recursive: true });
+  symlinkSync(fileURLToPath(new URL('../../dist/offhost.cjs', import.meta.url)), join(root, 'node_modules/.bin/offhost'));
   const shell = join(home, '.cache/ms-playwright/chromium_headless_shell-1148/chrome-linux');
   const app = join(home, 'Applications/Google Chrome.app/Contents/MacOS');
   for (const d of [shell, app]) mkdirSync(d, { recursive: true });
