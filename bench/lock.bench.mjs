@@ -1,7 +1,7 @@
 // `offhost lock acquire` + `offhost lock release` as whole processes (node start-up, git commits), in each
 // of the stores (docs/LOCKS.md "Which clones share a lock"): a clone's own ref (a repository with no commit
 // yet), the per-user store every clone of the machine shares (the default), and a local bare remote
-// (--push). Prints the median and spread, each as a ratio to the clone's own ref measured in the same run
+// (--push), and the user store again after 5,000 releases (the archive folder they leave). Prints the median and spread, each as a ratio to the clone's own ref measured in the same run
 // (the cost of sharing), the CPU time of each command with the git it ran (less moved by load than wall
 // time), and the number of git processes each command starts (a PATH wrapper for git that appends to a
 // log: a count, not a timing). With OFFHOST_BENCH_BEFORE=<another build's offhost.cjs> (e.g.
@@ -94,7 +94,28 @@ const modes = [
     },
     extra: ['--push'],
   },
+  // A laptop after months of runs: one archived lock per release, in the policy's flat archive folder.
+  { name: 'user store, 5,000 archived locks', make: (d) => repo(d, true), extra: [], archived: 5000 },
 ];
+
+/**
+ * Puts `n` archived locks into the archive folder of the user store of `dir` (one commit on its ref, made
+ * with git's own plumbing in a private index), as thousands of releases would have left it.
+ */
+function fillArchive(dir, n) {
+  const store = join(base, '.local', 'state', 'offhost', 'lock-stores', `${readFileSync(join(dir, '.git', 'offhost', 'store-id'), 'utf8').trim()}.git`);
+  const e = { ...env, GIT_INDEX_FILE: join(base, 'fill-index'), GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.test', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.test' };
+  const g = (args, input) => execFileSync(realGit, args, { cwd: store, env: e, input, encoding: 'utf8' }).trim();
+  const tip = g(['rev-parse', 'refs/offhost/locks']);
+  g(['read-tree', tip]);
+  const blob = g(['hash-object', '-w', '--stdin'], '# an archived lock\n');
+  const lines = [];
+  for (let i = 0; i < n; i++) lines.push(`100644 ${blob}\tmeta/context/notices/vm-active-archive/lock-${VM}-2025-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}-${String(2 + i).padStart(4, '0')}.md`);
+  g(['update-index', '--index-info'], `${lines.join('\n')}\n`);
+  const commit = g(['commit-tree', g(['write-tree']), '-p', tip, '-m', `bench: ${n} archived locks`]);
+  g(['update-ref', 'refs/offhost/locks', commit, tip]);
+  rmSync(join(base, 'fill-index'), { force: true });
+}
 
 try {
   // Per mode and build: its repository (warm: one acquire+release first), the git processes per command.
@@ -104,6 +125,10 @@ try {
       const dir = m.make(join(base, `${m.name.replace(/\W+/g, '-')}-${b.name.replace(/\W+/g, '-')}`));
       offhost(b.bin, dir, ['lock', 'acquire', VM, '--reason', 'warm-up', ...m.extra]);
       offhost(b.bin, dir, ['lock', 'release', VM, ...m.extra]);
+      if (m.archived) {
+        fillArchive(dir, m.archived);
+        offhost(b.bin, dir, ['lock', 'status']); // this clone's copy follows the store once, as after any other change
+      }
       const counts = {
         acquire: gitCount(b.bin, dir, ['lock', 'acquire', VM, '--reason', 'counted', ...m.extra]),
         status: gitCount(b.bin, dir, ['lock', 'status', ...m.extra]),
@@ -129,9 +154,12 @@ try {
     const mine = c.build === builds[0];
     const other = cells.find((x) => x.mode === c.mode && x.build !== c.build);
     const vsBefore = mine && other ? `; ${(median(c.both) / median(other.both)).toFixed(2)} x before, CPU ${(median(c.cpu) / median(other.cpu)).toFixed(2)} x before` : '';
+    // The archived-locks row against the same build's user store with its few archived locks.
+    const few = c.mode.archived ? cells.find((x) => x.mode === modes[1] && x.build === c.build) : null;
+    const vsFew = few ? `; release ${(median(c.rel) / median(few.rel)).toFixed(2)} x the user store's with a few archived` : '';
     console.log(
       `  ${c.mode.name}, ${c.build.name}: git processes acquire ${c.counts.acquire}, status ${c.counts.status}, release ${c.counts.release}; ` +
-        `acquire ${fmt(c.acq)}; release ${fmt(c.rel)}; acquire+release ${fmt(c.both)}, CPU ${fmt(c.cpu)} (${(median(c.both) / median(own.both)).toFixed(2)} x this build's clone's own ref${vsBefore})`,
+        `acquire ${fmt(c.acq)}; release ${fmt(c.rel)}; acquire+release ${fmt(c.both)}, CPU ${fmt(c.cpu)} (${(median(c.both) / median(own.both)).toFixed(2)} x this build's clone's own ref${vsBefore}${vsFew})`,
     );
   }
   const baseline = [];
