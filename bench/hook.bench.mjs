@@ -100,6 +100,31 @@ for (const [what, command] of [['reroute', 'make build-safe 2>&1 | tail -50'], [
   console.log(`  ${`hook, ${what}`.padEnd(26)}wall median ${median(h2).toFixed(1)} ms against ${median(b2).toFixed(1)} ms: ratio ${(median(h2) / median(b2)).toFixed(2)} (no target)`);
 }
 
+// The hook as a program, as the Claude Code project hook runs it (`node_modules/.bin/offhost hook ...`: the
+// executable's #! line, sh first, which hides NODE_EXTRA_CA_CERTS from offhost's own Node: docs/BUILD.md),
+// without NODE_EXTRA_CA_CERTS and, when this machine sets it, with it, against `node -e 0` in the same
+// environment. Run as `node offhost.cjs` (the rows above), Node reads that file before offhost starts.
+{
+  const spawnMs = (file, args, input, e) => {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(file, args, { input, env: e, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  const envs = [['NODE_EXTRA_CA_CERTS unset', env]];
+  if (process.env.NODE_EXTRA_CA_CERTS) envs.push([`NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS}`, { ...env, NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS }]);
+  for (const [what, e] of envs) {
+    const rows = { bare: [], program: [], node: [] };
+    for (let i = 0; i < Math.max(10, pairs >> 1); i++) {
+      rows.bare.push(spawnMs(process.execPath, ['-e', '0'], undefined, e));
+      rows.program.push(spawnMs(bin, ['hook', 'claude-code'], event, e));
+      rows.node.push(spawnMs(process.execPath, [bin, 'hook', 'claude-code'], event, e));
+    }
+    const mb3 = median(rows.bare);
+    console.log(`  hook as a program, ${what}: wall median ${median(rows.program).toFixed(1)} ms (as node offhost.cjs ${median(rows.node).toFixed(1)} ms) against node -e 0 ${mb3.toFixed(1)} ms: ratio ${(median(rows.program) / mb3).toFixed(2)} (as node offhost.cjs ${(median(rows.node) / mb3).toFixed(2)})`);
+  }
+}
+
 // A project with an offhost.config.yaml (what a team has): the compiled layer is kept between calls
 // (src/config/layer-cache.ts); without that cache every call loads the YAML reader and zod.
 {
