@@ -5,8 +5,10 @@
 //     snapshot + checkout + verify);
 //   - a small tree and a 10,000-file tree; each with no change since the last run and with a one-file edit;
 //     the 10,000-file tree also dirty (the edit row's last edit), unchanged, a minute after the last run (the
-//     kept answer about the remote is past its minute: the run uses it and asks the remote again while its
-//     command runs) and more than ten minutes after it (the run asks the remote before its lock).
+//     kept answer about the remote and the kept reading of the VM's disk are past their minute: the run
+//     probes the VM on the open ssh connection, uses the answer and asks the remote again while its command
+//     runs) and more than ten minutes after it (no open connection: the run opens one, as plain ssh does,
+//     and asks the remote before its lock).
 // offhost's own part includes node start-up, the classification, the VM lock (two git commits) and the
 // record; the rows below say what each adds over plain ssh. OFFHOST_BENCH_BIN measures another build;
 // OFFHOST_BENCH_BEFORE=<offhost.cjs> measures that build too, interleaved with this one in every row, each
@@ -90,7 +92,11 @@ for (let i = 0; ; i++) {
   await new Promise((r) => setTimeout(r, 50));
 }
 
-const env = { ...process.env, PATH: `${join(base, 'bin')}:${process.env.PATH}`, HOME: join(base, 'home'), OFFHOST_SESSION: 'bench', OFFHOST_AI: 'human', OFFHOST_ROLE: 'laptop' };
+// offhost's shared ssh connections (src/routes/multiplex.ts) in a folder of the bench's own, so that the rows
+// after a pause can close them as the pause would (ControlPersist) without touching anybody else's. Short:
+// a socket's path is limited to about 104 bytes, and ssh adds 17 to it while it opens the connection.
+const controlBase = mkdtempSync(join(tmpdir(), 'ohb-'));
+const env = { ...process.env, PATH: `${join(base, 'bin')}:${process.env.PATH}`, HOME: join(base, 'home'), OFFHOST_SESSION: 'bench', OFFHOST_AI: 'human', OFFHOST_ROLE: 'laptop', OFFHOST_SSH_CONTROL_DIR: controlBase };
 delete env.CI;
 for (const key of Object.keys(env)) if (key.startsWith('GIT_')) delete env[key];
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
@@ -152,6 +158,34 @@ function ageProbeAnswer(originName, ms) {
     }
   }
   if (aged === 0) throw new Error(`no kept remote-probe answer for ${originName}: the row would not measure what it says`);
+}
+
+/**
+ * What a pause of `ms` between runs leaves: the kept answer about the remote (for the bare repository named
+ * `originName`) and the kept reading of the VM's disk (src/vms/probe-reuse.ts) that much older, and past
+ * ten minutes (src/routes/multiplex.ts PERSIST_SECONDS) no shared ssh connection.
+ */
+function pause(originName, ms) {
+  ageProbeAnswer(originName, ms);
+  const dir = join(env.HOME, '.local', 'state', 'offhost', 'probe');
+  let aged = 0;
+  for (const f of existsSync(dir) ? readdirSync(dir) : []) {
+    const r = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    writeFileSync(join(dir, f), JSON.stringify({ ...r, at: Date.now() - ms }));
+    aged++;
+  }
+  if (aged === 0) throw new Error('no kept reading of the VM: the row would not measure what it says');
+  if (ms >= 600_000 && closeMasters() === 0) throw new Error('no shared connection to close: the row would not measure what it says');
+}
+
+/** Closes offhost's shared ssh connections, as a pause longer than their ControlPersist does. */
+function closeMasters() {
+  const dir = join(controlBase, `offhost-ssh-${process.getuid()}`);
+  let n = 0;
+  for (const f of existsSync(dir) ? readdirSync(dir) : []) {
+    if (spawnSync('ssh', ['-o', `ControlPath=${join(dir, f)}`, '-O', 'exit', 'benchvm'], { env, stdio: 'ignore' }).status === 0) n++;
+  }
+  return n;
 }
 
 function time(cmd, args, cwd) {
@@ -227,8 +261,9 @@ try {
       });
       // What a user whose runs are more than a minute apart meets: the kept answer "the remote holds none of
       // this repository's locks" is past its minute, so the run asks the remote again, while its command
-      // runs; more than ten minutes after, before its lock (docs/LOCKS.md). The record is aged before each
-      // run, as the clock would.
+      // runs, and the VM's disk is read again on the open connection; more than ten minutes after, the
+      // connection is gone (ControlPersist) and the remote is asked before the lock (docs/LOCKS.md). The
+      // records are aged and the connection closed before each run, as the clock would (pause()).
       // The tree is as the edit row left it: its last edit not committed (dirty, as an agent's tree mostly
       // is), unchanged since the last run, and, as a minute later, written more than 3 s before (the
       // snapshot's racy margin: docs/RUN.md) and out to disk.
@@ -237,7 +272,7 @@ try {
         await new Promise((r) => setTimeout(r, 4500));
         for (const [when, ms] of [['a minute', 61_000], ['ten minutes', 601_000]]) {
           measure(`offhost run, sync ${mode}, ${tname}, dirty, no change, ${when} after the last run`, (i, b) => {
-            ageProbeAnswer(`${mode}-${files}${b === bin ? '' : '-before'}.git`, ms);
+            pause(`${mode}-${files}${b === bin ? '' : '-before'}.git`, ms);
             return run(i, b);
           });
         }
@@ -248,6 +283,12 @@ try {
           if (edit) writeFileSync(join(repo, 'src', 'd0', 'f0.txt'), `edit traced ${Date.now()}\n`);
           const r = spawnSync(bin, ['run', '--debug', '--', CMD], { cwd: repo, env, encoding: 'utf8' });
           traces.push(`offhost run --debug, sync ${mode}, ${tname}, ${edit ? 'one-file edit' : 'no change'}:\n${r.stderr.split('\n').filter((l) => l.startsWith('offhost debug:')).join('\n')}`);
+        }
+        if (files === 10_000) {
+          // The run that asks the remote before its lock (ten minutes after the last), traced as well.
+          pause(`${mode}-${files}.git`, 601_000);
+          const r = spawnSync(bin, ['run', '--debug', '--', CMD], { cwd: repo, env, encoding: 'utf8' });
+          traces.push(`offhost run --debug, sync ${mode}, ${tname}, ten minutes after the last run:\n${r.stderr.split('\n').filter((l) => l.startsWith('offhost debug:')).join('\n')}`);
         }
       }
     }
@@ -278,7 +319,12 @@ try {
     console.log(`${r.label.padEnd(w)}  ${r.ms.toFixed(0).padStart(6)}  [${r.min.toFixed(0)}-${r.max.toFixed(0)}]${over}`);
   }
   for (const t of traces) console.log(`\n${t}`);
+} catch (err) {
+  console.error(err);
+  process.exitCode = 1;
 } finally {
+  closeMasters();
   sshd.kill('SIGTERM');
   rmSync(base, { recursive: true, force: true });
+  rmSync(controlBase, { recursive: true, force: true });
 }

@@ -1,22 +1,43 @@
 // One ssh connection per run (issue 24): every ssh offhost renders for a VM (the preflight, the session,
 // rsync's and git's transport, the checks from a new session) shares one master connection through
-// OpenSSH's ControlMaster, in a private socket directory, kept for a minute after the run so that the
-// next run reuses it too. The socket's name carries a hash of the host-key pinning options, so a pinned
+// OpenSSH's ControlMaster, in a private socket directory, kept for ten minutes after the run so that the
+// next runs reuse it too. The socket's name carries a hash of the host-key pinning options, so a pinned
 // connection never rides on a master that was opened without the pin. OFFHOST_SSH_MULTIPLEX=0 turns it off.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { connectionSshOptions, pinnedSshOptions } from './hostkey.js';
 import type { VmSpec } from './types.js';
 
-const PERSIST_SECONDS = 60;
+/**
+ * How long a master outlives its last client. An agent's builds are minutes apart: with a minute, most runs
+ * paid a whole ssh handshake (on loopback 2.2x plain ssh instead of 1.3x: docs/PERFORMANCE.md). Ten
+ * minutes is the window in which a run also trusts the kept answer about the remote (src/run/lock-context.ts
+ * REMOTE_PROBE_STALE_MS). A master whose connection died unseen (the laptop slept, its network changed) is
+ * replaced by the preflight (src/vms/preflight.ts, STALE_MASTER_MS).
+ */
+export const PERSIST_SECONDS = 600;
+/**
+ * A unix socket's path is limited (104 bytes on macOS, 108 on Linux), and ssh binds the master at the
+ * path plus 17 characters of its own before renaming it: a longer path fails every connection.
+ */
+const SOCKET_PATH_MAX = 103;
+/** `%C` (40 hex digits), `-`, the tag (8), ssh's temporary suffix (`.` and 16). */
+const SOCKET_NAME_LENGTH = 40 + 1 + 8 + 17;
 
-/** `/tmp/offhost-ssh-<uid>`, mode 0700 and ours, or null (then no multiplexing: nobody else may share it). */
+/**
+ * `${OFFHOST_SSH_CONTROL_DIR:-/tmp}/offhost-ssh-<uid>`, mode 0700 and ours, or null (then no multiplexing:
+ * nobody else may share it, and a path too long for a socket would fail every connection).
+ */
 export function controlDir(env: NodeJS.ProcessEnv): string | null {
   const uid = process.getuid?.();
   if (uid === undefined) return null;
   // Short on purpose: a unix socket path is limited to about 104 bytes.
-  const dir = `${env.OFFHOST_SSH_CONTROL_DIR || '/tmp'}/offhost-ssh-${uid}`;
+  const parent = env.OFFHOST_SSH_CONTROL_DIR || '/tmp';
+  const dir = `${parent}/offhost-ssh-${uid}`;
+  if (Buffer.byteLength(dir) + 1 + SOCKET_NAME_LENGTH > SOCKET_PATH_MAX) return null;
   try {
+    mkdirSync(parent, { recursive: true });
     mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return null;
@@ -60,4 +81,51 @@ export function ownConnection(vm: VmSpec): VmSpec {
     out.push(opts[i]!);
   }
   return { ...vm, sshOptions: [...out, '-o', 'ControlPath=none'] };
+}
+
+/** The control path in a VM's ssh options, or null (no shared master). */
+function controlPathOf(opts: readonly string[]): string | null {
+  for (const o of opts) if (o.startsWith('ControlPath=') && o !== 'ControlPath=none') return o.slice('ControlPath='.length);
+  return null;
+}
+
+/**
+ * Whether a master for these options may be open: a socket in the control folder with their tag (a look
+ * at the folder, no process). `%C` is not known without asking ssh (`ssh -G`), so a master to another
+ * host with the same pinning counts too: the caller only waits less for a probe (src/vms/preflight.ts).
+ */
+export function masterSocketPresent(opts: readonly string[]): boolean {
+  const path = controlPathOf(opts);
+  if (!path) return false;
+  const slash = path.lastIndexOf('/');
+  const suffix = path.slice(slash + 1).replace(/^%C/, '');
+  try {
+    return readdirSync(path.slice(0, slash)).some((f) => f.endsWith(suffix) && f.length === suffix.length + 40);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `ssh -O check` (whether the shared master for this VM's options answers: local, no round trip) or
+ * `ssh -O stop` (it takes no new clients: it removes its socket, so the next ssh opens a master of its own,
+ * and what runs on the old one goes on until it ends; never `-O exit`, which would cut the channels of other
+ * runs to the same host). True when ssh said yes. Asynchronous: a run's other work goes on meanwhile, and a
+ * signal is handled at once. An answer that does not come within 5 s is no.
+ */
+export function masterControl(vm: VmSpec, op: 'check' | 'stop', env: NodeJS.ProcessEnv): Promise<boolean> {
+  return new Promise((resolve) => {
+    const dest = vm.host ?? vm.instance;
+    if (!dest || !controlPathOf(vm.sshOptions ?? [])) return resolve(false);
+    const user = vm.user !== undefined && vm.user !== '' ? ['-l', vm.user] : [];
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn('ssh', [...(vm.sshOptions ?? []), ...user, '-O', op, dest], { env, stdio: 'ignore' });
+    } catch {
+      return resolve(false);
+    }
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.on('error', () => (clearTimeout(timer), resolve(false)));
+    child.on('close', (code) => (clearTimeout(timer), resolve(code === 0)));
+  });
 }

@@ -47,7 +47,8 @@ export async function gateCandidates(
       message: `preflight failed: ${first.checks.find((c) => !c.ok)?.detail ?? 'a check failed'} (offhost's check of the VM, not the command's result). Nothing was run; no lock was taken.\n${failed.map(formatReport).join('')}`,
     };
   }
-  return { ok: true, usable, notes: [...refusals, ...failed.map((r) => `${r.vm} skipped: ${r.checks.find((c) => !c.ok)?.detail ?? 'preflight failed'}`)] };
+  const said = reports.flatMap((r) => (r.status === EXIT.ok ? r.checks.flatMap((c) => (c.note ? [c.note] : [])) : []));
+  return { ok: true, usable, notes: [...refusals, ...said, ...failed.map((r) => `${r.vm} skipped: ${r.checks.find((c) => !c.ok)?.detail ?? 'preflight failed'}`)] };
 }
 
 /** R4 option b, offered when every VM of a pool is busy. */

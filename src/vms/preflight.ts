@@ -13,6 +13,7 @@ import { BACKENDS, probeBackend, renderJob } from '../routes/index.js';
 import { quote } from '../routes/quote.js';
 import type { VmSpec } from '../routes/types.js';
 import { HOST_KEY_FAILURE } from '../routes/hostkey.js';
+import { masterControl, masterSocketPresent } from '../routes/multiplex.js';
 import { firstLine, hostScriptArgv, runOnHostAsync, sshFailed, type HostResult } from './host.js';
 import { diskAt, findInstance, incusType } from './incus.js';
 import { describeVm } from './isolation.js';
@@ -28,6 +29,8 @@ export interface Check {
   fix?: string;
   /** Exit status of a failure. */
   status?: number;
+  /** Something a check that passed had to do, said to the user of a run (the gate's notes). */
+  note?: string;
 }
 
 export interface PreflightReport {
@@ -317,7 +320,7 @@ export async function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full
     return report(vm, checks);
   }
   const line = renderJob(vm, { argv: ['sh', '-c', guestProbe(vm, opts.full, hostTree)], cwd: '/', env: {} });
-  const r = await runOnHostAsync(['bash', '-c', line], env, 120_000, opts.abort);
+  const { r, replaced } = await probeOnMaster(vm, line, env, opts.abort);
   if (r.status !== 0) {
     if (HOST_KEY_FAILURE.test(r.stderr)) {
       checks.push(hostKeyRefused(vm, r.stderr, env));
@@ -331,7 +334,8 @@ export async function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full
     });
     return report(vm, checks);
   }
-  checks.push({ name: 'guest', ok: true, detail: `${vm.id} runs commands` });
+  const renewed = replaced ? `the open ssh connection to ${vm.host ?? vm.instance} did not answer (${replaced}): a new one was opened` : null;
+  checks.push({ name: 'guest', ok: true, detail: `${vm.id} runs commands${renewed ? ` (${renewed})` : ''}`, ...(renewed ? { note: `${vm.id}: ${renewed}` } : {}) });
   checks.push(...guestChecks(vm, r.stdout, opts.full, provision, hostTree));
   const done = report(vm, checks);
   if (done.status === EXIT.ok && opts.reuse && hostTree === undefined) {
@@ -339,6 +343,30 @@ export async function preflight(vm: VmSpec, env: NodeJS.ProcessEnv, opts: { full
     if (kb !== null) opts.reuse.remember(vm, kb);
   }
   return done;
+}
+
+/**
+ * How long a probe on an open shared master may take before the master is taken for dead. A master whose
+ * connection died unseen (the laptop slept, its network changed) takes its keepalives' 45 s to notice
+ * (hostkey.ts connectionSshOptions), and every new channel on it waits meanwhile; on a live one the probe
+ * is one round trip and a `df`.
+ */
+export const STALE_MASTER_MS = 10_000;
+
+/**
+ * The probe; when it goes through an open shared master (src/routes/multiplex.ts) and that master does not
+ * answer within STALE_MASTER_MS, or ssh ends it with 255 (not a host-key refusal: ssh's own failure, e.g.
+ * the master lost its connection), the master is asked to take no new clients (`-O stop`) and the probe
+ * runs once more, on a master of its own.
+ */
+async function probeOnMaster(vm: VmSpec, line: string, env: NodeJS.ProcessEnv, abort?: AbortSignal): Promise<{ r: HostResult; replaced: string | null }> {
+  const argv = ['bash', '-c', line];
+  if (env.OFFHOST_SSH_MULTIPLEX === '0' || !masterSocketPresent(vm.sshOptions ?? [])) return { r: await runOnHostAsync(argv, env, 120_000, abort), replaced: null };
+  const first = await runOnHostAsync(argv, env, STALE_MASTER_MS, abort);
+  if (abort?.aborted || !(first.status === 124 || (first.status === 255 && !HOST_KEY_FAILURE.test(first.stderr)))) return { r: first, replaced: null };
+  await masterControl(vm, 'stop', env);
+  const why = first.status === 124 ? `no answer within ${STALE_MASTER_MS / 1000} s` : `ssh: ${firstLine(first.stderr) || 'exit 255'}`;
+  return { r: await runOnHostAsync(argv, env, 120_000, abort), replaced: why };
 }
 
 function unreachable(vm: VmSpec, r: HostResult, env: NodeJS.ProcessEnv): Check {

@@ -2,21 +2,25 @@
 // VM reached by `backend: ssh`, a run's preflight is "the host answers with the pinned key, and the guest's
 // /tmp has room above the floor". When this laptop's shared ssh master for the VM (src/routes/multiplex.ts,
 // opened with the same host-key pinning) is still up and a probe or a run on it saw enough room within the
-// master's lifetime (ControlPersist), that answer stands: the host answered on that very connection, whose
+// minute, that answer stands: the host answered on that very connection, whose
 // key was checked when it opened. The free space is checked again by the run's own session before it
 // touches anything (src/run/remote.ts, `diskfull`), so a disk that filled meanwhile still stops the build.
 // Anything else (another backend, no master, an old or low reading) runs the probe as before.
 // The laptop's rsync (src/routes/rsync-probe.ts: two rsync processes) is asked again only when the program
 // `rsync` on PATH is another file (path, inode, size, times), or after a day.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { VmSpec } from '../routes/types.js';
 import { DEFAULT_DISK_FLOOR_MB, type ProbeReuse } from './preflight.js';
 import { probeRsyncKept } from '../routes/rsync-probe.js';
+import { masterControl } from '../routes/multiplex.js';
 
-/** As long as the shared master outlives its last client (multiplex.ts ControlPersist). */
+/**
+ * A minute, though the master lives ten (multiplex.ts PERSIST_SECONDS): past it, the probe's one round trip
+ * on the open master (about 15 ms on loopback) also shows that its connection still carries (a laptop that
+ * slept may hold a master whose connection died: src/vms/preflight.ts STALE_MASTER_MS).
+ */
 export const PROBE_REUSE_MS = 60_000;
 
 interface Reading {
@@ -44,32 +48,6 @@ export function aboveFloor(vm: VmSpec, availKb: number): boolean {
   return Math.floor(availKb / 1024) >= (vm.disk_floor_mb ?? DEFAULT_DISK_FLOOR_MB);
 }
 
-/**
- * Whether the shared master for this VM's options answers (`ssh -O check`, local: no round trip to the
- * host). Asynchronous: what the run does beside its preflight (its lock store, its source) goes on meanwhile,
- * and a signal is handled at once. An answer that does not come within 5 s is no.
- */
-function masterUp(vm: VmSpec, env: NodeJS.ProcessEnv): Promise<boolean> {
-  return new Promise((resolve) => {
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn('ssh', [...(vm.sshOptions ?? []), '-O', 'check', vm.host!], { env, stdio: 'ignore' });
-    } catch {
-      resolve(false);
-      return;
-    }
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.on('error', () => {
-      clearTimeout(timer);
-      resolve(false);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(code === 0);
-    });
-  });
-}
-
 function writeAtomic(f: string, text: string): void {
   const tmp = `${f}.${process.pid}.tmp`;
   writeFileSync(tmp, text);
@@ -89,7 +67,7 @@ export function probeReuse(stateDir: string, env: NodeJS.ProcessEnv, now: () => 
       }
       const age = now() - r.at;
       if (!(age >= 0 && age <= PROBE_REUSE_MS) || r.options !== optionsKey(vm) || !Number.isFinite(r.availKb) || !aboveFloor(vm, r.availKb)) return null;
-      return (await masterUp(vm, env)) ? r.availKb : null;
+      return (await masterControl(vm, 'check', env)) ? r.availKb : null;
     },
     remember(vm, availKb) {
       if (!reusable(vm) || !Number.isFinite(availKb)) return;

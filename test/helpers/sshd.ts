@@ -21,7 +21,7 @@
 //   execFileSync('ssh', [s.alias, '--', 'uname -srm'], { env: s.env(process.env) });
 //   await s.stop();
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -62,8 +62,39 @@ export interface Sshd {
   env(base?: NodeJS.ProcessEnv): Record<string, string>;
   /** The server's log so far. */
   log(): string;
-  /** Stops the listener (open sessions end with their clients) and removes `dir`. */
+  /** The listener's pid (each connection is served by processes it forked: `connections()`). */
+  pid: number;
+  /** The pids of the processes serving this server's open connections (Linux: /proc). */
+  connections(): number[];
+  /**
+   * Stops the listener and the processes serving its open connections (an offhost master is kept ten
+   * minutes after its last client: it ends with its connection) and removes `dir`.
+   */
   stop(opts?: { keepDir?: boolean }): Promise<void>;
+}
+
+/** Every process descended from `pid` (Linux: /proc; elsewhere none). */
+export function descendants(pid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const e of entries) {
+    try {
+      const st = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const out: number[] = [];
+  const todo = [pid];
+  while (todo.length) for (const c of children.get(todo.pop()!) ?? []) out.push(c), todo.push(c);
+  return out;
 }
 
 export interface SshdOptions {
@@ -233,11 +264,22 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
         return out;
       },
       log: readLog,
+      pid: child.pid!,
+      connections: () => descendants(child.pid!),
       stop: async ({ keepDir = false } = {}) => {
+        const serving = descendants(child.pid!);
         if (child.exitCode === null && child.signalCode === null) {
           const gone = new Promise((r) => child.once('exit', r));
           child.kill('SIGTERM');
           await gone;
+        }
+        for (const p of serving) {
+          try {
+            process.kill(p, 'SIGCONT'); // a test may have stopped one
+            process.kill(p, 'SIGTERM');
+          } catch {
+            /* ended already */
+          }
         }
         if (!keepDir) rmSync(dir, { recursive: true, force: true });
       },
