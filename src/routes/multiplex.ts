@@ -26,29 +26,46 @@ const SOCKET_PATH_MAX = 103;
 const SOCKET_NAME_LENGTH = 40 + 1 + 8 + 17;
 
 /**
- * `${OFFHOST_SSH_CONTROL_DIR:-/tmp}/offhost-ssh-<uid>`, mode 0700 and ours, or null (then no multiplexing:
- * nobody else may share it, and a path too long for a socket would fail every connection).
+ * `${OFFHOST_SSH_CONTROL_DIR:-/tmp}/offhost-ssh-<uid>`, mode 0700 and ours, or why it cannot be used (then no
+ * multiplexing: nobody else may share it, and a path too long for a socket would fail every connection).
  */
-export function controlDir(env: NodeJS.ProcessEnv): string | null {
+export function controlFolder(env: NodeJS.ProcessEnv): { dir: string } | { problem: string } {
   const uid = process.getuid?.();
-  if (uid === undefined) return null;
+  if (uid === undefined) return { problem: 'this system has no user ids' };
   // Short on purpose: a unix socket path is limited to about 104 bytes.
   const parent = env.OFFHOST_SSH_CONTROL_DIR || '/tmp';
   const dir = `${parent}/offhost-ssh-${uid}`;
-  if (Buffer.byteLength(dir) + 1 + SOCKET_NAME_LENGTH > SOCKET_PATH_MAX) return null;
+  const room = SOCKET_PATH_MAX - 1 - SOCKET_NAME_LENGTH;
+  if (Buffer.byteLength(dir) > room) return { problem: `${dir} is ${Buffer.byteLength(dir)} bytes, too long for ssh's control sockets in it (at most ${room}): set OFFHOST_SSH_CONTROL_DIR to a shorter folder` };
   try {
     mkdirSync(parent, { recursive: true });
     mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return { problem: `${dir} cannot be made (${(err as Error).message})` };
   }
   try {
     const st = lstatSync(dir);
-    if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) return null;
-  } catch {
-    return null;
+    if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) return { problem: `${dir} is not a folder of this user's alone (mode 0700): remove it, or set OFFHOST_SSH_CONTROL_DIR to another folder` };
+  } catch (err) {
+    return { problem: `${dir} cannot be read (${(err as Error).message})` };
   }
-  return dir;
+  return { dir };
+}
+
+/** The folder of controlFolder, or null. */
+export function controlDir(env: NodeJS.ProcessEnv): string | null {
+  const f = controlFolder(env);
+  return 'dir' in f ? f.dir : null;
+}
+
+/**
+ * Why a run's ssh connections are not shared, when multiplexing is on and its folder cannot be used (said
+ * once by the run: every connection then pays its own handshake); null otherwise.
+ */
+export function multiplexProblem(env: NodeJS.ProcessEnv): string | null {
+  if (env.OFFHOST_SSH_MULTIPLEX === '0') return null;
+  const f = controlFolder(env);
+  return 'problem' in f ? `ssh connections are not shared (each pays its own handshake): ${f.problem}` : null;
 }
 
 /** The ControlMaster options for a VM whose other ssh options are `pinning`; [] when turned off or unsafe. */

@@ -19,7 +19,7 @@ import type { Io } from '../io.js';
 import { loadGuard } from '../config/load-guard.js';
 import { mapPath, renderJob, type VmSpec } from '../routes/index.js';
 import { HOST_KEY_FAILURE, HostKeyError } from '../routes/hostkey.js';
-import { vmSshOptions } from '../routes/multiplex.js';
+import { multiplexProblem, vmSshOptions } from '../routes/multiplex.js';
 import { commitSourceState, DEFAULT_SYNC_EXCLUDE, diffManifests, diffText, dirtyText, findRepo, readSourceState, type SourceState } from '../routes/source.js';
 import {
   DEFAULT_GUEST_DIR,
@@ -300,6 +300,9 @@ async function steps(io: Io, o: RunOptions, signals: SignalHub, cleanups: (() =>
     }
     config.vms.set(spec.id, { ...config.vms.get(spec.id)!, sshOptions: spec.sshOptions });
   }
+  // A control folder that cannot be used costs every connection its handshake: said, never silent.
+  const unshared = [...specs.values()].some((s) => s.backend === 'ssh' || s.host !== undefined) ? multiplexProblem(io.env) : null;
+  if (unshared) say(io, unshared);
   const reuse = probeReuse(stateDir(io.env), io.env);
   // A signal during the preflight ends its probes at once and is an interruption, whatever they then said
   // (a Ctrl-C kills the probe's ssh too, which then "fails").

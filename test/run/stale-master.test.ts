@@ -109,5 +109,20 @@ describe.skipIf(!sshdAvailable() || process.platform !== 'linux')("the control f
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toBe('long\n');
     expect(readdirSync(dirname(sock))).toEqual([]);
+    // Said, not silent: every connection of such a run pays its own handshake.
+    expect(b.stderr).toContain(`ssh connections are not shared (each pays its own handshake): ${dirname(sock)} is 41 bytes, too long for ssh's control sockets in it (at most 36)`);
+    expect(a.stderr).not.toContain('not shared');
+  });
+
+  it('a control folder others can enter is not used, and the run says so', async () => {
+    const open = join(control, 'open');
+    mkdirSync(join(open, `offhost-ssh-${process.getuid!()}`), { recursive: true, mode: 0o755 });
+    const l = laptop(s!, {}, { env: { OFFHOST_SSH_CONTROL_DIR: open } });
+    made.push(l);
+    const r = await runOn(l, ['--', onVm('echo open')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('open\n');
+    expect(r.stderr).toMatch(/ssh connections are not shared .*offhost-ssh-\d+ is not a folder of this user's alone \(mode 0700\)/);
+    expect(readdirSync(join(open, `offhost-ssh-${process.getuid!()}`))).toEqual([]);
   });
 });
