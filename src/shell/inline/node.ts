@@ -3,8 +3,10 @@
 // execa's execa/execaCommand, `process.chdir` before them, and eval/`new Function` of a literal (read again
 // as JavaScript). `node -e` has the built-in modules as globals, so `child_process.execSync(…)` needs no
 // require. A child_process function used but not called directly (`const run = cp.execSync`,
-// `cp[name](…)`) is unknown. Limits: no evaluation (a variable holding a command is unknown); a regular
-// expression is told from a division by the token before it, as editors do.
+// `cp[name](…)`) is unknown, and so is the module object bound to a name and then indexed or handed to
+// other code (`Reflect.get(cp, n)`, `Object.values(cp)`), a module required or imported by a computed
+// name, and Node's own process bindings (`process.binding`). Limits: no evaluation (a variable holding a
+// command is unknown); a regular expression is told from a division by the token before it, as editors do.
 import { callArgs, closerOf, Cwd, identEnd, isDigitCode, isIdentStartCode, isSpaceAt, isTrue, mentions, option, pieceOf, positional, punct, regexEnd, regexMayStart, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
@@ -100,17 +102,45 @@ function spawnsOf(code: string, depth: number): Spawned[] {
   const alias = new Map<string, Kind>();
   const idAt = (k: number) => (toks[k]?.t === 'id' ? (toks[k] as { v: string }).v : null);
   const pAt = (k: number) => (toks[k]?.t === 'p' ? (toks[k] as { v: string }).v : null);
+  const boundName = (start: number) => boundNameIn(toks, start);
+  // Names the child_process module object itself is bound to (`const cp = require("child_process")`).
+  const moduleNames = new Set<string>();
+  const unknown = (call: string) => out.push({ kind: 'unknown', call, argvDerived: false, cwd: cwd.at() });
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
-    // require("child_process")[name](…), child_process[name]: a function chosen at run time.
-    const isModule = (t.t === 'str' && /^(node:)?child_process$/.test(t.v)) || (t.t === 'id' && t.v === 'child_process');
+    // require("child_process")[name](…), child_process[name]: a function chosen at run time; the module
+    // object bound to a name (then followed, below) or handed to other code (`Reflect.get(cp, n)`,
+    // `Object.values(cp)`): unknown.
+    const isModule = (t.t === 'str' && /^(node:)?child_process$/.test(t.v) && pAt(i - 1) === '(' && pAt(i + 1) === ')') || (t.t === 'id' && t.v === 'child_process' && pAt(i - 1) !== '.');
     if (isModule) {
       const after = t.t === 'str' ? i + 2 : i + 1;
-      if (pAt(after) === '[') out.push({ kind: 'unknown', call: 'child_process[…]', argvDerived: false, cwd: cwd.at() });
+      const start = t.t === 'str' ? i - 2 : i;
+      const next = pAt(after);
+      if (next === '[') unknown('child_process[…]');
+      else if (next !== '.') {
+        const name = boundName(start);
+        if (name !== null) moduleNames.add(name);
+        else if (next === ',' || next === ')') unknown('child_process (handed to other code)');
+      }
       continue;
     }
     if (t.t !== 'id') continue;
     const member = pAt(i - 1) === '.';
+    if (!member && moduleNames.has(t.v) && pAt(i + 1) !== '.' && pAt(i + 1) !== '=') {
+      const again = boundName(i);
+      if (again !== null) moduleNames.add(again);
+      else if (pAt(i + 1) === '[' || pAt(i + 1) === ',' || pAt(i + 1) === ')') unknown(`${t.v}[…] (child_process)`);
+      continue;
+    }
+    // A module named at run time (`require(m)`, `import(m)`), and Node's own process bindings: anything.
+    if ((t.v === 'require' || (t.v === 'import' && !member)) && pAt(i + 1) === '(' && !(toks[i + 2]?.t === 'str' && (toks[i + 2] as { known: boolean }).known && pAt(i + 3) === ')')) {
+      unknown(`${t.v}(…): a module named at run time`);
+      continue;
+    }
+    if ((member && idAt(i - 2) === 'process' && (t.v === 'binding' || t.v === '_linkedBinding')) || (!member && t.v === 'internalBinding')) {
+      unknown(`process.${t.v}: Node's own process bindings`);
+      continue;
+    }
     let kind: Kind | null = CHILD_PROCESS[t.v] ?? EXECA[t.v] ?? alias.get(t.v) ?? null;
     if (!Object.hasOwn(CHILD_PROCESS, t.v) && !Object.hasOwn(EXECA, t.v) && !alias.has(t.v)) kind = null;
     if (member && idAt(i - 2) === 'process' && t.v === 'chdir') kind = 'chdir';
@@ -138,6 +168,18 @@ function spawnsOf(code: string, depth: number): Spawned[] {
     } else out.push(spawn(kind, t.v, args, cwd));
   }
   return out;
+}
+
+/**
+ * The name an expression starting at token `start` is bound to: `const|let|var NAME = [await] EXPR` or
+ * `NAME = EXPR`, else null.
+ */
+function boundNameIn(toks: Tok[], start: number): string | null {
+  let k = start - 1;
+  if (toks[k]?.t === 'id' && (toks[k] as { v: string }).v === 'await') k--;
+  if (!(toks[k]?.t === 'p' && (toks[k] as { v: string }).v === '=')) return null;
+  const name = toks[k - 1];
+  return name?.t === 'id' && /^[A-Za-z_$][\w$]*$/.test(name.v) ? name.v : null;
 }
 
 let cpMemo: { toks: Tok[]; yes: boolean } | null = null;

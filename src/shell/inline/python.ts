@@ -1,10 +1,13 @@
 // Python's process spawns, read from its tokens: os.system/popen, the os.exec*/spawn*/posix_spawn* family,
 // subprocess.run/call/check_*/Popen/getoutput, pty.spawn, asyncio.create_subprocess_*, os.chdir before
 // them, and exec/eval of a literal (read again as Python). Imports are followed (`import subprocess as
-// sp`, `from os import system`, `__import__("os").system`). A spawn function named but not called
-// directly (`f = os.system`, `map(os.system, …)`, `getattr(os, "system")`) is unknown. Limits: no
-// evaluation (a variable holding a command is unknown), no class or function scopes.
-import { callArgs, Cwd, identEnd, isDigitCode, isIdentStartCode, isSpaceAt, isTrue, listSpawn, mentions, option, pieceOf, positional, punct, unescape, type Arg, type Tok } from './tokens.js';
+// sp`, `from os import system`, `__import__("os").system`, `importlib.import_module("os")`,
+// `sys.modules["os"]`). A spawn function named but not called directly (`f = os.system`, `map(os.system,
+// …)`, `getattr(os, "system")`) is unknown, and so is one reached by a name the code computes: a module
+// imported by a computed name, getattr on a module that spawns or runs code (os, subprocess, pty,
+// builtins…) with a computed name, its table (`vars(os)`, `os.__dict__`). Limits: no evaluation (a
+// variable holding a command is unknown), no class or function scopes.
+import { callArgs, Cwd, identEnd, matching, isDigitCode, isIdentStartCode, isSpaceAt, isTrue, listSpawn, mentions, option, pieceOf, positional, punct, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
 type Kind = 'shell' | 'popen' | 'execv' | 'execl' | 'execle' | 'spawnv' | 'spawnl' | 'spawnle' | 'posix' | 'pty' | 'asyncexec' | 'chdir' | 'code';
@@ -19,6 +22,7 @@ const MODULES: Record<string, Record<string, Kind>> = {
   os: OS, posix: OS, subprocess: SUBPROCESS, commands: { getoutput: 'shell', getstatusoutput: 'shell' }, pty: { spawn: 'pty' },
   asyncio: { create_subprocess_shell: 'shell', create_subprocess_exec: 'asyncexec' }, builtins: { exec: 'code', eval: 'code' },
 };
+MODULES.__builtins__ = MODULES.builtins!;
 /** Names distinctive enough to be a spawn whatever they are called on (`s = subprocess; s.Popen(…)`). */
 const DISTINCTIVE: Record<string, Kind> = { ...OS, Popen: 'popen', check_call: 'popen', check_output: 'popen', getoutput: 'shell', getstatusoutput: 'shell', create_subprocess_shell: 'shell', create_subprocess_exec: 'asyncexec' };
 delete DISTINCTIVE.chdir;
@@ -92,6 +96,28 @@ function str(code: string, i: number, prefix: string): { tok: Tok; end: number }
   return { tok: { t: 'str', v: value, known }, end: j + open };
 }
 
+/** Calls that return a module by its name. */
+const IMPORTERS = new Set(['__import__', 'import_module']);
+/** Modules with functions that start processes or run code; `__builtins__` is builtins. */
+const SPAWNING = new Set([...Object.keys(MODULES), '__builtins__']);
+/** builtins' functions that run code. */
+const CODE_NAMES = new Set(['exec', 'eval', 'compile', '__import__']);
+
+/** The module a local name stands for (an import's alias, else the name itself). */
+function moduleOf(name: string, modAlias: Map<string, string>): string {
+  return modAlias.get(name) ?? name;
+}
+
+/** Whether getattr's or vars's first argument is a module that starts processes, or one named at run time. */
+function spawningTarget(a: Arg | undefined, modAlias: Map<string, string>): boolean {
+  if (!a || a.k !== 'other') return false;
+  const text = a.text.trim();
+  if (/^[A-Za-z_]\w*$/.test(text)) return SPAWNING.has(moduleOf(text, modAlias));
+  const m = /^(?:[\w.]*\.)?(?:__import__|import_module)\s*\(\s*(['"])(\w+)\1\s*\)$|^sys\s*\.\s*modules\s*\[\s*(['"])(\w+)\3\s*\]$/.exec(text);
+  if (m) return SPAWNING.has(m[2] ?? m[4]!);
+  return /\b(__import__|import_module)\s*\(|\bsys\s*\.\s*modules\b/.test(text);
+}
+
 function spawnsOf(code: string, depth: number): Spawned[] {
   const toks = lex(code);
   if (toks === null) return SPAWNY.test(code) ? [{ kind: 'unknown', call: 'python code offhost cannot read', argvDerived: false }] : [];
@@ -99,6 +125,7 @@ function spawnsOf(code: string, depth: number): Spawned[] {
   const modAlias = new Map<string, string>(); // local name -> module
   const fnAlias = new Map<string, [string, string]>(); // local name -> [module, function]
   const cwd = new Cwd();
+  const pAt = (k: number) => (toks[k]?.t === 'p' ? (toks[k] as { v: string }).v : null);
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     if (t.t !== 'id') continue;
@@ -108,24 +135,52 @@ function spawnsOf(code: string, depth: number): Spawned[] {
       i = imports(toks, i, modAlias, fnAlias);
       continue;
     }
-    // The dotted name starting here, with `__import__("os")` read as the module.
-    let parts: string[];
-    let j: number;
-    if ((t.v === '__import__' || t.v === 'import_module') && toks[i + 1]?.t === 'p' && toks[i + 2]?.t === 'str' && toks[i + 3]?.t === 'p') {
-      parts = [(toks[i + 2] as { v: string }).v];
-      j = i + 4;
-    } else {
-      parts = [t.v];
-      j = i + 1;
+    // The dotted name starting here, a module reached at run time read as that module: `__import__("os")`,
+    // `importlib.import_module("os")`, `sys.modules["os"]`. One named by a computed string is unknown.
+    let parts = [t.v];
+    let j = i + 1;
+    let computed: string | null = null;
+    for (;;) {
+      while (pAt(j) === '.' && toks[j + 1]?.t === 'id') {
+        parts.push((toks[j + 1] as { v: string }).v);
+        j += 2;
+      }
+      const last = parts[parts.length - 1]!;
+      const opener = IMPORTERS.has(last) && pAt(j) === '(' ? ')' : parts.length === 2 && parts[0] === 'sys' && last === 'modules' && pAt(j) === '[' ? ']' : null;
+      if (opener === null) break;
+      const name = toks[j + 1];
+      if (name?.t === 'str' && name.known && (pAt(j + 2) === opener || (opener === ')' && pAt(j + 2) === ','))) {
+        const close = opener === ')' ? matching(toks, j) : j + 2;
+        parts = [name.v];
+        j = close + 1;
+        continue;
+      }
+      computed = `${parts.join('.')}${opener === ')' ? '(…)' : '[…]'}`;
+      break;
     }
-    while (toks[j]?.t === 'p' && (toks[j] as { v: string }).v === '.' && toks[j + 1]?.t === 'id') {
-      parts.push((toks[j + 1] as { v: string }).v);
-      j += 2;
+    if (computed !== null) {
+      out.push({ kind: 'unknown', call: `${computed}: a module named at run time`, argvDerived: false, cwd: cwd.at() });
+      continue;
+    }
+    // `os.__dict__[…]`: a module's functions by name.
+    if (parts.length > 1 && parts.includes('__dict__') && SPAWNING.has(moduleOf(parts[0]!, modAlias))) {
+      out.push({ kind: 'unknown', call: `${parts.join('.')}[…]`, argvDerived: false, cwd: cwd.at() });
+      continue;
     }
     const kind = resolve(parts, modAlias, fnAlias);
     if (kind === null) {
-      // getattr(os, "system"): a spawn function looked up by name.
-      if (t.v === 'getattr' && toks.slice(i, i + 6).some((x) => x.t === 'str' && DISTINCTIVE[x.v])) out.push({ kind: 'unknown', call: 'getattr', argvDerived: false, cwd: cwd.at() });
+      // getattr(M, NAME), vars(M): a function looked up by name. Unknown when the name is a spawn's, or when
+      // M starts processes or runs code (os, subprocess, pty, builtins…) and the name is computed or the
+      // table itself is taken.
+      if ((t.v === 'getattr' || t.v === 'vars') && pAt(i + 1) === '(') {
+        const pos = positional(callArgs(toks, i + 1, CONCAT).args);
+        const name = pos[1];
+        const literal = name?.k === 'str' && name.piece.known ? name.piece.value : null;
+        const spawning = spawningTarget(pos[0], modAlias);
+        if ((literal !== null && (DISTINCTIVE[literal] || (spawning && CODE_NAMES.has(literal)))) || (spawning && (t.v === 'vars' || literal === null))) {
+          out.push({ kind: 'unknown', call: t.v, argvDerived: false, cwd: cwd.at() });
+        }
+      }
       continue;
     }
     const name = parts.join('.');
