@@ -174,7 +174,7 @@ export function scriptFile(file: Field, args: Field[], via: string, sourced: boo
 }
 
 /** Interpreters whose script files are judged like their inline code (`python3 -c`). */
-export const CODE_INTERPRETERS = /^(python[0-9.]*|node|nodejs|perl|ruby|php|deno|bun)$/;
+export const CODE_INTERPRETERS = /^((python|pypy|ipython)[0-9.]*|node|nodejs|perl|ruby|php|deno|bun)$/;
 export const SHELL_INTERPRETERS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
 
 /** `#!/usr/bin/env -S bash -e` → ['bash', '-e']; null without a `#!` line. */
@@ -220,7 +220,7 @@ export function executableFile(fields: Field[], env: Record<string, string>, cwd
  * rule looks for a spawn call and a heavy command in one argument, and calls span lines.
  */
 export function emitCode(interpreter: string, text: string, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
-  const flag = interpreter.startsWith('python') ? '-c' : '-e';
+  const flag = /^(python|pypy|ipython)/.test(interpreter) ? '-c' : '-e';
   if (READ_CODE.test(interpreter)) {
     // Through the interpreters family, which reads what the code spawns (src/shell/inline/).
     withVia(ctx, label, () => ctx.w.runFields([{ value: interpreter, known: true }, { value: flag, known: true }, { value: text, known: true }], env, cwd, st, ctx, span, NO_STDIN, 1));
@@ -231,7 +231,7 @@ export function emitCode(interpreter: string, text: string, label: string, env: 
 }
 
 /** Interpreters whose code the inline-code readers read (src/shell/inline/). */
-const READ_CODE = /^(python[0-9.]*|node|nodejs|perl|ruby)$/;
+const READ_CODE = /^((python|pypy|ipython)[0-9.]*|node|nodejs|perl|ruby)$/;
 
 /** Options of code interpreters that take the next word as their value. */
 const INTERPRETER_VALUE_OPTS = new Set(['-W', '-X', '-Q', '-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--input-type', '-I']);

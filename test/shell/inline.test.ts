@@ -51,6 +51,9 @@ const PYTHON: Row[] = [
   ['import os; vars(os)["system"]("make")', ['unknown']],
   ['getattr(__builtins__, "ex" + "ec")("import os; os.system(\'make\')")', ['unknown']],
   ['import builtins; getattr(builtins, "exec")("print(1)")', ['unknown']],
+  ['exec(open("/tmp/build.py").read())', ['unknown']],
+  ['import runpy; runpy.run_path("/tmp/build.py")', ['unknown']],
+  ['import ctypes; ctypes.CDLL(None).system(b"make")', ['unknown']],
   ['exec("import os; os.system(\'make build\')")', ['sh: make build']],
   ['import os, sys; os.execvp(sys.argv[1], sys.argv[1:])', ['unknown (argv)']],
   ['import os; os.system(f"make {target}")', ['unknown']],
@@ -71,6 +74,20 @@ const PYTHON: Row[] = [
   ['x = getattr(obj, name)', []],
   ['import sys; print(sys.modules["os"].sep)', []],
   ['import importlib; print(importlib.import_module("json").dumps(1))', []],
+  ['print(eval("2 + 3"))', []],
+  ['import ctypes; print(ctypes.sizeof(ctypes.c_void_p))', []],
+];
+
+const IPYTHON: Row[] = [
+  ['!make build', ['sh: make build']],
+  ['x = !make kasm\nprint(x)', ['sh: make kasm']],
+  ['%system make build', ['sh: make build']],
+  ['%%bash\nmake build', ['sh: make build']],
+  ['t = "build"\n!make $t', ['unknown']],
+  ['get_ipython().system("make")', ['unknown']],
+  ['import os; os.system("make")', ['sh: make']],
+  ['print("!make build")', []],
+  ['print(1)', []],
 ];
 
 const NODE: Row[] = [
@@ -110,6 +127,16 @@ const NODE: Row[] = [
   ['console.log(require("os").cpus().length)', []],
   ['console.log("child_process")', []],
   ['console.log(require.resolve("path"))', []],
+  ['process.dlopen(module, "/tmp/addon.node")', ['unknown']],
+];
+
+/** Node code as an ES module (`node --input-type=module -e`): the module object bound by an import. */
+const NODE_ESM: Row[] = [
+  ['import cp from "node:child_process"; cp["exec" + "Sync"]("make")', ['unknown']],
+  ['import * as cp from "child_process"; cp[f]("make")', ['unknown']],
+  ['import cp, { spawn } from "child_process"; cp[f]("make")', ['unknown']],
+  ['import * as cp from "child_process"; cp.execSync("make")', ['sh: make']],
+  ['import fs from "fs"; console.log(fs.existsSync("x"))', []],
 ];
 
 const PERL: Row[] = [
@@ -136,6 +163,18 @@ const PERL: Row[] = [
   ['# system "make"\nprint 1', []],
   ['print q{system("make")}', []],
   ['print "price: \\$5"', []],
+  // POSIX::system and CORE::system are system; a sub called by a computed name; the process modules.
+  ['use POSIX; POSIX::system("make build")', ['sh: make build']],
+  ['CORE::system("make", "kasm")', ['argv: make kasm']],
+  ['use POSIX; $f = "POSIX::sys" . "tem"; &$f("make")', ['unknown']],
+  ['&{"CORE::system"}("make")', ['unknown']],
+  ['use IPC::Open3; open3(my $i, my $o, undef, "make", "build")', ['unknown']],
+  ['use IPC::Cmd qw(run); run(command => "make build")', ['unknown']],
+  ['IPC::Cmd::run(command => "make")', ['unknown']],
+  ['my $x = 5 & 3; print $x', []],
+  ['print "a" && "b"', []],
+  ['use POSIX; print floor(3.7)', []],
+  ['my %h = (run => 1); print $h{run}', []],
 ];
 
 const RUBY: Row[] = [
@@ -159,9 +198,15 @@ const RUBY: Row[] = [
   ['puts "system(\\"make\\")"', []],
   ['h = {system: 1}; p h', []],
   ['# system "make"\nputs 2', []],
+  // A method reached by a name the code computes, or by a string naming a spawn.
+  ['Kernel.public_send("sys" + "tem", "make")', ['unknown']],
+  ['Kernel.send("system", "make")', ['unknown']],
+  ['m = :system; Kernel.send(m, "make")', ['unknown', 'unknown']],
+  ['puts [1, 2].send(:sum)', []],
+  ['puts "x".public_send(:upcase)', []],
 ];
 
-for (const [lang, rows] of [['python3', PYTHON], ['node', NODE], ['perl', PERL], ['ruby', RUBY]] as const) {
+for (const [lang, rows] of [['python3', PYTHON], ['ipython', IPYTHON], ['node', NODE], ['node', NODE_ESM], ['perl', PERL], ['ruby', RUBY]] as const) {
   describe(`inline ${lang}`, () => {
     for (const [code, expected] of rows) {
       it(code.replace(/\n/g, '\\n'), () => {
@@ -186,6 +231,13 @@ const COMPUTED: [lang: string, code: string][] = [
   ['node', 'const c = require("child_process"); c["exec" + "Sync"]("make")'],
   ['node', 'Reflect.get(require("child_process"), "exec" + "Sync")("make")'],
   ['node', 'Object.values(require("child_process")).find((f) => f.name === "execSync")("make")'],
+  ['python3', 'import ctypes; ctypes.CDLL(None).system(b"make")'],
+  // Perl's builtins cannot be called through a name (`&CORE::system` dies): a module's sub can.
+  ['perl', 'use POSIX; $f = "POSIX::sys" . "tem"; &$f("make")'],
+  ['perl', 'use IPC::Open3; my $p = open3(my $i, my $o, undef, "make"); waitpid($p, 0)'],
+  ['perl', 'use IPC::Cmd qw(run); run(command => "make")'],
+  ['ruby', 'Kernel.public_send("sys" + "tem", "make")'],
+  ['ruby', 'm = :system; Kernel.send(m, "make")'],
 ];
 
 // The tables against the real interpreter: a `make` stand-in first on PATH records that it ran. Rows that
@@ -222,7 +274,7 @@ describe('inline tables against the real interpreters', () => {
     it.skipIf(!here)(`${lang} (computed, read as unknown): ${code}${here ? '' : ` (skipped: ${lang} is not installed)`}`, () => {
       expect(spawns(lang, code)).toContain('unknown');
       writeFileSync(log, '');
-      spawnSync(lang, [lang === 'node' ? '-e' : '-c', code], { cwd: dir, env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir }, encoding: 'utf8', timeout: 20_000 });
+      spawnSync(lang, [lang === 'python3' ? '-c' : '-e', code], { cwd: dir, env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir }, encoding: 'utf8', timeout: 20_000 });
       expect(readFileSync(log, 'utf8').trim(), 'the real interpreter started make').toBe('make');
     });
   }

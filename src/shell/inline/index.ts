@@ -2,15 +2,19 @@
 // interpreters family only (src/shell/programs/interpreters.ts), so the readers load with it, not with
 // every start (docs/BUILD.md).
 import type { InlineLanguage } from './types.js';
-import { python } from './python.js';
+import { ipython, python } from './python.js';
 import { node } from './node.js';
 import { perl } from './perl.js';
 import { ruby } from './ruby.js';
 
 export type { InlineLanguage, Piece, Spawned } from './types.js';
 
+/** Python's interpreters: CPython by version, PyPy, and IPython (whose `!cmd` lines and magics run a shell). */
+export const PYTHON_NAMES = /^(python|pypy|ipython)[0-9.]*$/;
+
 export function languageOf(interpreter: string): InlineLanguage | null {
-  if (/^python[0-9.]*$/.test(interpreter)) return python;
+  if (/^ipython[0-9.]*$/.test(interpreter)) return ipython;
+  if (PYTHON_NAMES.test(interpreter)) return python;
   if (interpreter === 'node' || interpreter === 'nodejs') return node;
   if (interpreter === 'perl') return perl;
   if (interpreter === 'ruby') return ruby;

@@ -4,8 +4,9 @@
 // as JavaScript). `node -e` has the built-in modules as globals, so `child_process.execSync(…)` needs no
 // require. A child_process function used but not called directly (`const run = cp.execSync`,
 // `cp[name](…)`) is unknown, and so is the module object bound to a name and then indexed or handed to
-// other code (`Reflect.get(cp, n)`, `Object.values(cp)`), a module required or imported by a computed
-// name, and Node's own process bindings (`process.binding`). Limits: no evaluation (a variable holding a
+// other code (`Reflect.get(cp, n)`, `Object.values(cp)`; bound by `require`, `import(…)` or an ES
+// `import cp from` / `import * as cp from`), a module required or imported by a computed
+// name, and Node's own process bindings and native addons (`process.binding`, `process.dlopen`). Limits: no evaluation (a variable holding a
 // command is unknown); a regular expression is told from a division by the token before it, as editors do.
 import { callArgs, closerOf, Cwd, identEnd, isDigitCode, isIdentStartCode, isSpaceAt, isTrue, mentions, option, pieceOf, positional, punct, regexEnd, regexMayStart, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
@@ -112,6 +113,18 @@ function spawnsOf(code: string, depth: number): Spawned[] {
     // object bound to a name (then followed, below) or handed to other code (`Reflect.get(cp, n)`,
     // `Object.values(cp)`): unknown.
     const isModule = (t.t === 'str' && /^(node:)?child_process$/.test(t.v) && pAt(i - 1) === '(' && pAt(i + 1) === ')') || (t.t === 'id' && t.v === 'child_process' && pAt(i - 1) !== '.');
+    // `import cp from "child_process"`, `import * as cp from "node:child_process"`: the module object.
+    if (t.t === 'str' && /^(node:)?child_process$/.test(t.v) && idAt(i - 1) === 'from') {
+      let k = i - 2;
+      if (idAt(k) && idAt(k - 1) === 'as' && pAt(k - 2) === '*') moduleNames.add(idAt(k)!);
+      else if (idAt(k) && idAt(k - 1) === 'import') moduleNames.add(idAt(k)!);
+      else if (pAt(k) === '}' && pAt(k - 1) !== '{') {
+        // `import def, { x } from`: the default before the braces.
+        while (k > 0 && pAt(k) !== '{') k--;
+        if (pAt(k - 1) === ',' && idAt(k - 2) && idAt(k - 3) === 'import') moduleNames.add(idAt(k - 2)!);
+      }
+      continue;
+    }
     if (isModule) {
       const after = t.t === 'str' ? i + 2 : i + 1;
       const start = t.t === 'str' ? i - 2 : i;
@@ -137,7 +150,7 @@ function spawnsOf(code: string, depth: number): Spawned[] {
       unknown(`${t.v}(…): a module named at run time`);
       continue;
     }
-    if ((member && idAt(i - 2) === 'process' && (t.v === 'binding' || t.v === '_linkedBinding')) || (!member && t.v === 'internalBinding')) {
+    if ((member && idAt(i - 2) === 'process' && (t.v === 'binding' || t.v === '_linkedBinding' || t.v === 'dlopen')) || (!member && t.v === 'internalBinding')) {
       unknown(`process.${t.v}: Node's own process bindings`);
       continue;
     }

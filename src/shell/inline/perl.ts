@@ -1,7 +1,9 @@
 // Perl's process spawns, read from its tokens: system and exec (a list, a one-string shell line, or the
 // indirect-object form `exec {"/usr/bin/make"} "cc", "build"`, where the block's value is the program
 // and the list its argv from argv[0]), backticks, qx//, readpipe, piped opens (`open my $fh, "-|",
-// "make", "build"`, `open(F, "make |")`), chdir before them, and `eval "string"` (read again as Perl).
+// "make", "build"`, `open(F, "make |")`), chdir before them, and `eval "string"` (read again as Perl);
+// `CORE::system` and `POSIX::system` are system. Unknown: a sub called by a computed name (`&$f(…)`,
+// `&{"…"}(…)`), and the functions of the modules that start processes (IPC::Open3, IPC::Cmd, IPC::Run…).
 // Quote-like operators (q, qq, qw, qx, m, qr, s, tr, y) are read with their delimiters, a regular
 // expression is told from a division by the token before it. Limits: no evaluation (a variable holding
 // a command is unknown), no here-documents, no source filters.
@@ -13,6 +15,12 @@ const CONCAT = new Set(['.']);
 const KEYWORDS = new Set(['return', 'and', 'or', 'not', 'if', 'unless', 'while', 'until', 'split', 'grep', 'map', 'join', 'push', 'unshift', 'x', 'lt', 'gt', 'le', 'ge', 'eq', 'ne', 'cmp', 'print', 'when']);
 const QUOTE_LIKE = new Set(['q', 'qq', 'qw', 'qx', 'm', 'qr', 's', 'tr', 'y']);
 const SPAWNY = /\b(system|exec|qx|readpipe|open|eval)\b|`/;
+/** Modules that start processes, and their functions (qualified, or imported by a `use` of the module). */
+const IPC_USE = /\b(use|require)\s+(IPC::(Open2|Open3|Cmd|Run|Run3|System::Simple)|Proc::(Background|Simple)|Capture::Tiny|Expect)\b/;
+/** Their functions: qualified, or names no other code uses (open3, run3, systemx...), or generic names once the module is used. */
+const IPC_QUALIFIED = /^(IPC::(Open2|Open3|Cmd|Run|Run3|System::Simple)|Proc::Background|Capture::Tiny|Expect)::\w+$/;
+const IPC_DISTINCT = /^(open2|open3|run3|runx|systemx|capturex)$/;
+const IPC_GENERIC = /^(run|start|harness|capture|spawn)$/;
 /** Words ending a list operator's arguments (`system "make" or die`). */
 const LIST_END = new Set(['or', 'and', 'if', 'unless', 'while', 'until', 'foreach', 'for', 'xor']);
 
@@ -118,11 +126,26 @@ function spawnsOf(code: string, depth: number): Spawned[] {
       out.push(t.known ? { kind: 'shell', call: 'qx', text: { value: t.v, known: true }, cwd: cwd.at() } : { kind: 'unknown', call: 'qx', argvDerived: ARGV.test(t.v), cwd: cwd.at() });
       continue;
     }
+    // `&$f(…)`, `&{"CORE::sys" . "tem"}(…)`: a sub called by a name computed at run time.
+    if (t.t === 'p' && t.v === '&' && !(toks[i - 1]?.t === 'p' && (toks[i - 1] as { v: string }).v === '&')) {
+      const n: Tok | undefined = toks[i + 1];
+      const called = n?.t === 'id' && n.v.startsWith('$') ? i + 2 : n?.t === 'p' && n.v === '{' ? matching(toks, i + 1) + 1 : -1;
+      if (called > 0 && (toks[called]?.t === 'p' && ['(', ';'].includes((toks[called] as { v: string }).v) || toks[called] === undefined)) {
+        out.push({ kind: 'unknown', call: '&… (a sub named at run time)', argvDerived: false, cwd: cwd.at() });
+      }
+      continue;
+    }
     if (t.t !== 'id') continue;
     const prev = toks[i - 1];
     // `$h->{system}`, `Foo::system`, `->exec(`: a method or a hash key, not the builtin.
     if (prev?.t === 'p' && (prev.v === '->' || prev.v === '{')) continue;
-    const name = t.v.replace(/^CORE::(GLOBAL::)?/, '');
+    // The modules that start processes (IPC::Open2/3, IPC::Cmd, IPC::Run, IPC::Run3, IPC::System::Simple,
+    // Proc::Background…): a call of one of their functions is unknown (its arguments are not read).
+    if ((IPC_QUALIFIED.test(t.v) || IPC_DISTINCT.test(t.v) || (IPC_GENERIC.test(t.v) && IPC_USE.test(code))) && !(toks[i + 1]?.t === 'p' && ['=>', '}'].includes((toks[i + 1] as { v: string }).v))) {
+      out.push({ kind: 'unknown', call: `${t.v} (a process module)`, argvDerived: false, cwd: cwd.at() });
+      continue;
+    }
+    const name = t.v.replace(/^(CORE::(GLOBAL::)?|POSIX::)/, '');
     const next = toks[i + 1];
     if (next?.t === 'p' && (next.v === '=>' || next.v === '}')) continue;
     if (name === 'system' || name === 'exec') {

@@ -5,12 +5,13 @@
 // `sys.modules["os"]`). A spawn function named but not called directly (`f = os.system`, `map(os.system,
 // …)`, `getattr(os, "system")`) is unknown, and so is one reached by a name the code computes: a module
 // imported by a computed name, getattr on a module that spawns or runs code (os, subprocess, pty,
-// builtins…) with a computed name, its table (`vars(os)`, `os.__dict__`). Limits: no evaluation (a
-// variable holding a command is unknown), no class or function scopes.
+// builtins…) with a computed name, its table (`vars(os)`, `os.__dict__`); exec/eval of code that is not
+// a literal (`exec(open("x.py").read())`), runpy, native calls through ctypes or cffi. Limits: no
+// evaluation (a variable holding a command is unknown), no class or function scopes.
 import { callArgs, Cwd, identEnd, matching, isDigitCode, isIdentStartCode, isSpaceAt, isTrue, listSpawn, mentions, option, pieceOf, positional, punct, unescape, type Arg, type Tok } from './tokens.js';
 import type { InlineLanguage, Piece, Spawned } from './types.js';
 
-type Kind = 'shell' | 'popen' | 'execv' | 'execl' | 'execle' | 'spawnv' | 'spawnl' | 'spawnle' | 'posix' | 'pty' | 'asyncexec' | 'chdir' | 'code';
+type Kind = 'shell' | 'popen' | 'execv' | 'execl' | 'execle' | 'spawnv' | 'spawnl' | 'spawnle' | 'posix' | 'pty' | 'asyncexec' | 'chdir' | 'code' | 'load';
 
 const OS: Record<string, Kind> = {
   system: 'shell', popen: 'shell', chdir: 'chdir', posix_spawn: 'posix', posix_spawnp: 'posix',
@@ -21,6 +22,7 @@ const SUBPROCESS: Record<string, Kind> = { run: 'popen', call: 'popen', check_ca
 const MODULES: Record<string, Record<string, Kind>> = {
   os: OS, posix: OS, subprocess: SUBPROCESS, commands: { getoutput: 'shell', getstatusoutput: 'shell' }, pty: { spawn: 'pty' },
   asyncio: { create_subprocess_shell: 'shell', create_subprocess_exec: 'asyncexec' }, builtins: { exec: 'code', eval: 'code' },
+  runpy: { run_path: 'load', run_module: 'load' },
 };
 MODULES.__builtins__ = MODULES.builtins!;
 /** Names distinctive enough to be a spawn whatever they are called on (`s = subprocess; s.Popen(…)`). */
@@ -118,10 +120,14 @@ function spawningTarget(a: Arg | undefined, modAlias: Map<string, string>): bool
   return /\b(__import__|import_module)\s*\(|\bsys\s*\.\s*modules\b/.test(text);
 }
 
+/** Native code reached through ctypes or cffi (libc's system, exec*, posix_spawn…): what it runs is not read. */
+const NATIVE = /\b(CDLL|cdll|PyDLL|pydll|LoadLibrary|FFI\s*\(|dlopen)\b/;
+
 function spawnsOf(code: string, depth: number): Spawned[] {
   const toks = lex(code);
   if (toks === null) return SPAWNY.test(code) ? [{ kind: 'unknown', call: 'python code offhost cannot read', argvDerived: false }] : [];
   const out: Spawned[] = [];
+  if (NATIVE.test(code) && /\b(ctypes|cffi)\b/.test(code)) out.push({ kind: 'unknown', call: 'native code (ctypes/cffi)', argvDerived: false });
   const modAlias = new Map<string, string>(); // local name -> module
   const fnAlias = new Map<string, [string, string]>(); // local name -> [module, function]
   const cwd = new Cwd();
@@ -195,10 +201,10 @@ function spawnsOf(code: string, depth: number): Spawned[] {
     else if (kind === 'code') {
       const src = positional(args)[0];
       if (src?.k === 'str' && src.piece.known && depth < 4) out.push(...spawnsOf(src.piece.value, depth + 1));
-      else if (src && src.k !== 'str') {
-        if (SPAWNY.test(src.k === 'other' ? src.text : '')) out.push({ kind: 'unknown', call: name, argvDerived: false, cwd: cwd.at() });
-      }
-    } else out.push(spawn(kind, name, args, cwd));
+      // Code the code computes or reads (`exec(open("x.py").read())`, `eval(s)`): whatever it holds.
+      else if (src && !(src.k === 'str' && src.piece.known)) out.push({ kind: 'unknown', call: `${name} of code offhost cannot read`, argvDerived: mentions(src, ARGV), cwd: cwd.at() });
+    } else if (kind === 'load') out.push({ kind: 'unknown', call: `${name}: runs another file's code`, argvDerived: mentions(positional(args)[0], ARGV), cwd: cwd.at() });
+    else out.push(spawn(kind, name, args, cwd));
     i = j; // the arguments are scanned too (a spawn inside a spawn's arguments)
   }
   return out;
@@ -313,3 +319,36 @@ function spawn(kind: Kind, call: string, args: Arg[], cwdT: Cwd): Spawned {
 }
 
 export const python: InlineLanguage = { name: 'python', spawns: (code) => spawnsOf(code, 0) };
+
+/**
+ * IPython runs its cells' shell escapes: a line `!cmd` or `!!cmd` (also as `x = !cmd`), the magics
+ * `%system`/`%sx`/`%sc`, a `%%bash`/`%%sh`/`%%script` cell, and `get_ipython().system(…)`/`getoutput(…)`.
+ * Each is a shell line; the rest of the cell is Python.
+ */
+function ipythonSpawns(code: string): Spawned[] {
+  const out: Spawned[] = [];
+  const lines = code.split('\n');
+  const python: string[] = [];
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k]!;
+    const cell = /^\s*%%(bash|sh|script|system)\b/.exec(line);
+    if (cell) {
+      out.push({ kind: 'shell', call: `%%${cell[1]}`, text: { value: lines.slice(k + 1).join('\n'), known: true } });
+      break;
+    }
+    const esc = /^\s*(?:[A-Za-z_]\w*\s*=\s*)?(?:!!?|%(?:system|sx|sc)\b(?:\s+-\w+)*)\s*(.*)$/.exec(line);
+    if (esc) {
+      // `$var` and `{expr}` are IPython's own expansion: computed.
+      const text = esc[1]!;
+      out.push(/[$]\w|\{[^}]*\}/.test(text) ? { kind: 'unknown', call: 'an IPython shell escape', argvDerived: false } : { kind: 'shell', call: 'an IPython shell escape', text: { value: text, known: true } });
+      python.push('');
+    } else python.push(line);
+  }
+  const rest = python.join('\n');
+  for (const m of rest.matchAll(/get_ipython\s*\(\s*\)\s*\.\s*(system|getoutput|run_line_magic|run_cell_magic|run_cell)\b/g)) {
+    out.push({ kind: 'unknown', call: `get_ipython().${m[1]}`, argvDerived: false });
+  }
+  return [...out, ...spawnsOf(rest, 0)];
+}
+
+export const ipython: InlineLanguage = { name: 'ipython', spawns: ipythonSpawns };

@@ -102,6 +102,9 @@ function command(call: string, args: Arg[], cwdT: Cwd, firstOnly: boolean): Spaw
   return listSpawn(call, pos, cwd, ARGV);
 }
 
+/** Calls that reach a method by its name. */
+const BY_NAME = new Set(['send', 'public_send', '__send__', 'method', 'public_method', 'instance_method', 'singleton_method']);
+
 function spawnsOf(code: string, depth: number): Spawned[] {
   const toks = lex(code);
   if (toks === null) return SPAWNY.test(code) ? [{ kind: 'unknown', call: 'ruby code offhost cannot read', argvDerived: false }] : [];
@@ -145,10 +148,17 @@ function spawnsOf(code: string, depth: number): Spawned[] {
     out.push(command(name, args, cwd, owner === 'IO'));
     i = end - 1;
   }
-  // send(:system, …), method(:spawn): a spawn function reached by name.
+  // send(:system, …), method(:spawn): a spawn function reached by name; send/public_send/method with a name
+  // the code computes (`public_send("sys" + "tem", …)`), or a string naming a spawn: the same.
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     if (t.t === 'id' && /^:(system|exec|spawn|popen|capture[23]e?)$/.test(t.v)) out.push({ kind: 'unknown', call: `${t.v.slice(1)} (reached by name)`, argvDerived: false, cwd: cwd.at() });
+    else if (t.t === 'id' && BY_NAME.has(t.v) && (pAt(i + 1) === '(' || toks[i + 1]?.t === 'str' || toks[i + 1]?.t === 'id')) {
+      const first = positional(listArgs(toks, CONCAT, LIST_END, i + 1).args)[0];
+      const symbol = first?.k === 'other' && /^:\w+[?!]?$/.test(first.text.trim());
+      const literal = first?.k === 'str' && first.piece.known ? first.piece.value : null;
+      if (first && !symbol && (literal === null || /^(system|exec|spawn|popen|capture[23]e?|`)$/.test(literal))) out.push({ kind: 'unknown', call: `${t.v} (a method named at run time)`, argvDerived: false, cwd: cwd.at() });
+    }
   }
   return out;
 }

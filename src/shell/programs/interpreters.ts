@@ -6,7 +6,7 @@
 import type { Field } from '../expand.js';
 import { clone, emit, NO_STDIN, resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
 import { interpreterFile } from '../script-files.js';
-import { languageOf } from '../inline/index.js';
+import { languageOf, PYTHON_NAMES } from '../inline/index.js';
 import { PACKAGE_BINS } from './package-runners.js';
 import type { ProgramModule } from './types.js';
 
@@ -20,7 +20,7 @@ const USES_ARGV = /@ARGV|\$ARGV\[|\bARGV\b|sys\.argv|process\.argv|Deno\.args|\$
 const SPAWNS = /\b(exec\w*|system|spawn\w*|popen|Popen|subprocess|call|run|check_call|check_output|Command|fork)\b|`|\bqx\b/;
 
 function codeFlag(name: string): string {
-  return name.startsWith('python') ? '-c' : name === 'php' ? '-r' : '-e';
+  return PYTHON_NAMES.test(name) ? '-c' : name === 'php' ? '-r' : '-e';
 }
 
 /** `node node_modules/@playwright/test/cli.js test` -> `playwright`; `node node_modules/.bin/vitest` -> `vitest`. */
@@ -39,6 +39,7 @@ function walk(call: Call, w: Walker): void {
   let code: Field | null = null;
   let module: Field | null = null;
   let fromStdin = false;
+  const perlModules: string[] = [];
   while (i < fields.length) {
     const f = fields[i]!;
     if (!f.known) break;
@@ -71,12 +72,15 @@ function walk(call: Call, w: Walker): void {
       i++;
       break;
     }
-    if (v === '-m' && name.startsWith('python')) {
+    if (v === '-m' && PYTHON_NAMES.test(name)) {
       module = fields[i + 1] ?? null;
       i += 2;
       break;
     }
     if (!v.startsWith('-')) break;
+    // `perl -MIPC::Cmd=run -e 'run(…)'`: the code runs with the module used.
+    const used = name === 'perl' ? /^-M-?([A-Za-z_][\w:]*)/.exec(v) : null;
+    if (used) perlModules.push(used[1]!);
     // `perl -pi -e`, `-ne`: a cluster ending in e takes the code next.
     if (/^-[a-zA-Z]*e$/.test(v) && name === 'perl') {
       code = fields[i + 1] ?? null;
@@ -97,7 +101,7 @@ function walk(call: Call, w: Walker): void {
     return;
   }
   if (code) {
-    if (code.known) walkCode(name, code.value, args, call, w);
+    if (code.known) walkCode(name, `${perlModules.map((m) => `use ${m}; `).join('')}${code.value}`, args, call, w);
     return;
   }
   const file = fromStdin ? null : fields[i];
@@ -149,8 +153,8 @@ function walkCode(name: string, code: string, args: Field[], call: Call, w: Walk
 
 export const interpreters: ProgramModule = {
   family: 'interpreters',
-  names: ['python', 'python2', 'python3', 'node', 'nodejs', 'perl', 'ruby', 'php'],
-  pattern: /^python[0-9.]+$/,
+  names: ['python', 'python2', 'python3', 'pypy', 'pypy3', 'ipython', 'ipython3', 'node', 'nodejs', 'perl', 'ruby', 'php'],
+  pattern: /^(python|pypy|ipython)[0-9.]+$/,
   walk,
   examples: {
     match: [
@@ -160,6 +164,8 @@ export const interpreters: ProgramModule = {
       { line: "node <<< 'require(\"child_process\").execSync(\"make build-safe\")'", runs: 'node -e require("child_process").execSync("make build-safe") ' },
       { line: 'node node_modules/@playwright/test/cli.js test', runs: 'playwright test' },
       { line: 'python3 -m pytest -x', runs: 'pytest -x' },
+      { line: "pypy3 -c 'import os; os.system(\"make build-safe\")'", runs: 'make build-safe' },
+      { line: "ipython -c '!make build-safe'", runs: 'make build-safe' },
     ],
     not_match: [
       { line: "perl -e 'print @ARGV' make build-safe", runs: 'make build-safe' },
