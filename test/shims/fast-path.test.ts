@@ -141,9 +141,10 @@ describe('the fast path', () => {
     // The others go to the judge by design: a trigger word (`flutter test`, `xcrun simctl list`), make in
     // the engine, a program heavy at every start but --help/--version (qemu, xvfb-run), docker, and
     // xcodebuild, whose `-destination` words decide (the ios-simulator rule's light examples: 15 of 50 light
-    // starts took the fast path after they were added, 30 %). A floor, so that the fast path cannot silently
-    // stop being taken at all.
-    expect(fast, `${fast} of ${light} light starts took the fast path`).toBeGreaterThan(light / 4);
+    // starts took the fast path after they were added, 30 %), and inline code whose words decide (the
+    // inline-code-heavy rule's light examples for groovy, elixir and jshell: 14 of 56, 25 %). A floor, so
+    // that the fast path cannot silently stop being taken at all.
+    expect(fast, `${fast} of ${light} light starts took the fast path`).toBeGreaterThan(light / 5);
   });
 });
 

@@ -18,6 +18,7 @@ import { interpreters } from './interpreters.js';
 import { readerless } from './readerless.js';
 import { pagers } from './pagers.js';
 import { helperPrograms } from './helper-programs.js';
+import { databaseShells } from './database-shells.js';
 import { textTools } from './text-tools.js';
 import { heavyPrograms, appLaunchers } from './heavy.js';
 import { fvm } from './fvm.js';
@@ -37,7 +38,7 @@ export interface FamilyEntry {
 }
 
 export const MODULES: readonly ProgramModule[] = [
-  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, makeWrappers, git, ssh, containers, packageRunners, monorepoRunners, packageFiles, interpreters, readerless, deno, pagers, helperPrograms, just, task, nx, textTools, appLaunchers, fvm, runParts, inert, installers, ...heavyPrograms,
+  builtins, filesystem, fileReaders, shells, multicall, wrappers, schedulers, make, makeWrappers, git, ssh, containers, packageRunners, monorepoRunners, packageFiles, interpreters, readerless, deno, pagers, helperPrograms, databaseShells, just, task, nx, textTools, appLaunchers, fvm, runParts, inert, installers, ...heavyPrograms,
 ];
 
 export const FAMILIES: readonly FamilyEntry[] = MODULES.map((m) => ({ family: m.family, names: m.names, ...(m.pattern ? { pattern: m.pattern } : {}), load: () => m }));

@@ -52,9 +52,11 @@ function lessCommand(v: Field): Field {
   return { value: v.value.replace(/^\|\|?-?/, '').replaceAll('%s', 'FILE'), known: v.known };
 }
 
-function unwrap(call: Call): Unwrapped {
-  const spec = PROGRAMS[call.name]!;
+/** The pager and editor commands a call runs (also for the database shells: ./database-shells.ts). */
+export function pagerItems(call: Call): Unwrapped[] {
+  const spec = PROGRAMS[call.name];
   const items: Unwrapped[] = [];
+  if (!spec) return items;
   const script = (text: Field, via: string) => {
     if (text.value.trim() !== '' || !text.known) items.push({ kind: 'script', via: `${call.name} ${via}`, text });
   };
@@ -70,12 +72,20 @@ function unwrap(call: Call): Unwrapped {
     const bang = opts?.value.match(/(?:^|\s)\+!(.*)$/);
     if (opts && bang) script({ value: bang[1]!, known: opts.known }, 'LESS=+!');
   }
+  return items;
+}
+
+function unwrap(call: Call): Unwrapped {
+  const items = pagerItems(call);
   return items.length === 0 ? { kind: 'none' } : items.length === 1 ? items[0]! : { kind: 'many', items };
 }
 
+/** Theirs are read with their shell escapes, by ./database-shells.ts. */
+const DATABASE_SHELLS = new Set(['psql', 'mysql', 'mariadb']);
+
 export const pagers: ProgramModule = {
   family: 'programs that run a pager or an editor',
-  names: Object.keys(PROGRAMS),
+  names: Object.keys(PROGRAMS).filter((n) => !DATABASE_SHELLS.has(n)),
   unwrap,
   examples: {
     match: [
@@ -87,7 +97,6 @@ export const pagers: ProgramModule = {
       { line: "LESSOPEN='|make build-safe %s' less README.md", runs: 'make build-safe FILE' },
       { line: "less '+!make build-safe' README.md", runs: 'make build-safe' },
       { line: "bat --pager 'make build-safe' README.md", runs: 'make build-safe' },
-      { line: "mysql --pager='make build-safe' -e 'select 1'", runs: 'make build-safe' },
     ],
     not_match: [
       { line: 'man make', runs: 'make' },

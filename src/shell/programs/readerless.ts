@@ -1,4 +1,5 @@
-// Interpreters whose code offhost has no reader for (Lua, R, Julia, AppleScript, Tcl): the
+// Interpreters whose code offhost has no reader for (Lua, R, Julia, AppleScript, Tcl, Groovy, Scala,
+// Kotlin, JShell, Elixir, Erlang, Guile, Racket, Clojure and Babashka): the
 // inline-code-heavy rule reads the code they are given inline (`lua -e CODE`, `Rscript -e CODE`) for a call
 // that spawns a heavy command. Code they read from standard input (`lua <<< CODE`, `echo CODE | Rscript -`,
 // `osascript <<'EOF'`, `tclsh <<< 'exec make build-safe'`) is the same code: it is judged as that inline
@@ -37,6 +38,19 @@ const LANGUAGES: Record<string, Language> = {
   // osascript [-l language] [-e statement | file]: neither reads stdin.
   osascript: { code: ['-e'], values: ['-l', '-s'], stdinWithoutFile: true },
   tclsh: { code: [], values: ['-encoding'], stdinWithoutFile: true },
+  // The JVM's and the BEAM's scripting front ends, Scheme and Clojure: `-e CODE` (erl: `-eval`), a file, or
+  // code on standard input (a REPL reads it when it is not a terminal).
+  groovy: { code: ['-e'], values: ['-cp', '-classpath', '--classpath', '-D', '--define', '-c', '--encoding', '-l'], stdinWithoutFile: false },
+  scala: { code: ['-e'], values: ['-cp', '-classpath', '--classpath', '-deprecation'], stdinWithoutFile: true },
+  kotlin: { code: ['-e', '-expression'], values: ['-cp', '-classpath', '-J'], stdinWithoutFile: false },
+  jshell: { code: [], values: ['--class-path', '--module-path', '--add-modules', '--startup', '--feedback', '-R', '-J', '-C'], stdinWithoutFile: true },
+  elixir: { code: ['-e', '--eval'], values: ['-r', '-pr', '--cookie', '--name', '--sname', '--erl', '--logger-otp-reports', '--logger-sasl-reports'], stdinWithoutFile: false },
+  erl: { code: ['-eval'], values: ['-s', '-run', '-pa', '-pz', '-sname', '-name', '-setcookie', '-config', '-env'], stdinWithoutFile: true },
+  guile: { code: ['-c'], values: ['-l', '-e', '-x', '-L', '-C'], stdinWithoutFile: true },
+  racket: { code: ['-e', '--eval'], values: ['-l', '--lib', '-t', '--require', '-f', '--load', '-r', '--script', '-k', '-S', '--search'], stdinWithoutFile: true },
+  bb: { code: ['-e', '--eval'], values: ['-f', '--file', '-cp', '--classpath', '-m', '--main', '-x', '--exec'], stdinWithoutFile: true },
+  clojure: { code: ['-e', '--eval'], values: ['-Sdeps', '-i', '--init', '-A', '-X', '-T'], stdinWithoutFile: true },
+  clj: { code: ['-e', '--eval'], values: ['-Sdeps', '-i', '--init', '-A', '-X', '-T'], stdinWithoutFile: true },
   wish: { code: [], values: ['-encoding', '-display', '-geometry', '-name', '-visual', '-colormap', '-use'], stdinWithoutFile: true },
 };
 
@@ -117,6 +131,8 @@ export const readerless: ProgramModule = {
       { line: "osascript <<< 'do shell script \"make build-safe\"'", runs: 'osascript -e do shell script "make build-safe" ' },
       { line: "tclsh <<< 'exec make build-safe'", runs: 'tclsh -e exec make build-safe ' },
       { line: "lua -e 'os.execute(\n\"make build-safe\")'", runs: 'lua -e os.execute( "make build-safe")' },
+      { line: "jshell <<< 'new ProcessBuilder(\"make\", \"build-safe\").start()'", runs: 'jshell -e new ProcessBuilder("make", "build-safe").start() ' },
+      { line: "echo '(system \"make build-safe\")' | guile", runs: 'guile -e (system "make build-safe") ' },
     ],
     not_match: [
       // A script file runs (judged by its name); -e code is the rule's alone; Rscript alone prints its usage.
