@@ -214,7 +214,7 @@ function makefileRecipes(m: MakeCall, dir: string | null, call: Call, w: Walker)
 
 export const make: ProgramModule = {
   family: 'make',
-  names: ['make', 'gmake', 'remake'],
+  names: ['make', 'gmake', 'gnumake', 'remake', 'bmake', 'pmake'],
   env: ['MAKEFLAGS', 'MFLAGS', 'GNUMAKEFLAGS'],
   grammar: MAKE_GRAMMAR,
   walk,
