@@ -2,6 +2,7 @@
 // given to a shell or sourced, files run by path (by their `#!` line), code files given to an interpreter,
 // and package.json scripts. Part of the walk in commands.ts, kept apart for size: what is read is walked
 // with the same machinery as `bash -c` strings.
+import { PYTHON_NAMES, READ_CODE_NAMES } from './inline/names.js';
 import { posix } from 'node:path';
 import type { Span } from './ast.js';
 import type { Field } from './expand.js';
@@ -220,8 +221,8 @@ export function executableFile(fields: Field[], env: Record<string, string>, cwd
  * rule looks for a spawn call and a heavy command in one argument, and calls span lines.
  */
 export function emitCode(interpreter: string, text: string, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): void {
-  const flag = /^(python|pypy|ipython)/.test(interpreter) ? '-c' : '-e';
-  if (READ_CODE.test(interpreter)) {
+  const flag = PYTHON_NAMES.test(interpreter) ? '-c' : '-e';
+  if (READ_CODE_NAMES.test(interpreter)) {
     // Through the interpreters family, which reads what the code spawns (src/shell/inline/).
     withVia(ctx, label, () => ctx.w.runFields([{ value: interpreter, known: true }, { value: flag, known: true }, { value: text, known: true }], env, cwd, st, ctx, span, NO_STDIN, 1));
     return;
@@ -230,8 +231,6 @@ export function emitCode(interpreter: string, text: string, label: string, env: 
   withVia(ctx, label, () => emit(ctx, [{ value: interpreter, known: true }, { value: flag, known: true }, { value: code, known: true }], env, cwd, span, st));
 }
 
-/** Interpreters whose code the inline-code readers read (src/shell/inline/). */
-const READ_CODE = /^((python|pypy|ipython)[0-9.]*|node|nodejs|perl|ruby)$/;
 
 /** Options of code interpreters that take the next word as their value. */
 const INTERPRETER_VALUE_OPTS = new Set(['-W', '-X', '-Q', '-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--input-type', '-I']);

@@ -2,6 +2,7 @@
 // interpreters family only (src/shell/programs/interpreters.ts), so the readers load with it, not with
 // every start (docs/BUILD.md).
 import type { InlineLanguage } from './types.js';
+import { PYTHON_NAMES } from './names.js';
 import { ipython, python } from './python.js';
 import { node } from './node.js';
 import { perl } from './perl.js';
@@ -9,8 +10,7 @@ import { ruby } from './ruby.js';
 
 export type { InlineLanguage, Piece, Spawned } from './types.js';
 
-/** Python's interpreters: CPython by version, PyPy, and IPython (whose `!cmd` lines and magics run a shell). */
-export const PYTHON_NAMES = /^(python|pypy|ipython)[0-9.]*$/;
+export { PYTHON_NAMES } from './names.js';
 
 export function languageOf(interpreter: string): InlineLanguage | null {
   if (/^ipython[0-9.]*$/.test(interpreter)) return ipython;

@@ -333,14 +333,15 @@ function ipythonSpawns(code: string): Spawned[] {
     const line = lines[k]!;
     const cell = /^\s*%%(bash|sh|script|system)\b/.exec(line);
     if (cell) {
-      out.push({ kind: 'shell', call: `%%${cell[1]}`, text: { value: lines.slice(k + 1).join('\n'), known: true } });
+      const body = lines.slice(k + 1).join('\n');
+      if (body.trim() !== '') out.push({ kind: 'shell', call: `%%${cell[1]}`, text: { value: body, known: true } });
       break;
     }
     const esc = /^\s*(?:[A-Za-z_]\w*\s*=\s*)?(?:!!?|%(?:system|sx|sc)\b(?:\s+-\w+)*)\s*(.*)$/.exec(line);
     if (esc) {
       // `$var` and `{expr}` are IPython's own expansion: computed.
       const text = esc[1]!;
-      out.push(/[$]\w|\{[^}]*\}/.test(text) ? { kind: 'unknown', call: 'an IPython shell escape', argvDerived: false } : { kind: 'shell', call: 'an IPython shell escape', text: { value: text, known: true } });
+      if (text.trim() !== '') out.push(/[$]\w|\{[^}]*\}/.test(text) ? { kind: 'unknown', call: 'an IPython shell escape', argvDerived: false } : { kind: 'shell', call: 'an IPython shell escape', text: { value: text, known: true } });
       python.push('');
     } else python.push(line);
   }

@@ -6,7 +6,8 @@
 import type { Field } from '../expand.js';
 import { clone, emit, NO_STDIN, resolveDir, withVia, type Call, type Walker } from '../walk-state.js';
 import { interpreterFile } from '../script-files.js';
-import { languageOf, PYTHON_NAMES } from '../inline/index.js';
+import { languageOf } from '../inline/index.js';
+import { PYTHON_NAMES } from '../inline/names.js';
 import { PACKAGE_BINS } from './package-runners.js';
 import type { ProgramModule } from './types.js';
 
@@ -154,7 +155,7 @@ function walkCode(name: string, code: string, args: Field[], call: Call, w: Walk
 export const interpreters: ProgramModule = {
   family: 'interpreters',
   names: ['python', 'python2', 'python3', 'pypy', 'pypy3', 'ipython', 'ipython3', 'node', 'nodejs', 'perl', 'ruby', 'php'],
-  pattern: /^(python|pypy|ipython)[0-9.]+$/,
+  pattern: PYTHON_NAMES,
   walk,
   examples: {
     match: [
