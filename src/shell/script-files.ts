@@ -147,6 +147,16 @@ function readRunFile(path: string | null, file: Field, label: string, env: Recor
 }
 
 /**
+ * The text of a file a program reads its commands from (`psql -f x.sql`, sqlite3's `.read x.sql`), as a
+ * script run by its path is read: what the line wrote there, or unknown when the line may change it; null
+ * when the guard does not read files or nothing can be read.
+ */
+export function readCommandFile(file: Field, label: string, env: Record<string, string>, cwd: string | null, st: State, ctx: Ctx, span: Span): string | null {
+  if (!ctx.files) return null;
+  return readRunFile(file.known ? resolveDir(cwd, file) : null, file, label, env, cwd, st, ctx, span);
+}
+
+/**
  * A file's text as standard input (`bash < run.sh`, `cat run.sh | sh`): known only when the guard reads
  * files and the line does not write it; a missing file gives nothing (the redirection fails).
  */

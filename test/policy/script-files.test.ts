@@ -157,6 +157,14 @@ beforeAll(() => {
   file(join(nxWs, 'apps', 'site', 'playwright.config.ts'), 'export default {};\n');
   file(join(nxWs, 'apps', 'site', 'src', 'keep'), '');
   // Symlinked checkouts: a link to the engine and one to the web app's src folder.
+  // Files of commands a database shell reads (src/shell/programs/database-shells.ts).
+  file(join(koda, 'sql', 'escape.sql'), 'select 1;\n.system make build-safe\n');
+  file(join(koda, 'sql', 'includes.sql'), 'select 1;\n.read sql/escape.sql\n');
+  file(join(koda, 'sql', 'psql.sql'), 'select 1;\n\\! make kasm\n');
+  file(join(koda, 'sql', 'psql-include.sql'), '\\i sql/psql.sql\n');
+  file(join(koda, 'sql', 'mysql.sql'), 'select 1;\nsystem make build\n');
+  file(join(koda, 'sql', 'self.sql'), '.read sql/self.sql\n');
+  file(join(koda, 'sql', 'plain.sql'), "select 'make build-safe';\n.tables\n");
   symlinkSync(koda, join(home, 'koda-link'));
   symlinkSync(join(web, 'src'), join(home, 'web-src-link'));
   const fifo = join(koda, 'pipe.sh');
@@ -168,6 +176,31 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 const at = (dir: () => string) => (line: string) => guard.classify(line, { cwd: dir() });
 const inKoda = at(() => koda);
 const inWeb = at(() => web);
+
+describe('database shells: the files of commands they read', () => {
+  it.each([
+    ["sqlite3 :memory: '.read sql/escape.sql'", 'reroute'],
+    ['sqlite3 -init sql/escape.sql :memory: .quit', 'reroute'],
+    ["sqlite3 :memory: '.read sql/includes.sql'", 'reroute'], // an include in an included file
+    ['sqlite3 :memory: < sql/escape.sql', 'reroute'],
+    ['psql -f sql/psql.sql', 'reroute'],
+    ['psql --file=sql/psql-include.sql', 'reroute'],
+    ['mysql < sql/mysql.sql', 'reroute'],
+    ["mysql -e 'source sql/mysql.sql'", 'reroute'],
+    // The line writes the file it then reads: what it wrote is what runs.
+    ["printf '.system make build-safe\\n' > sql/new.sql; sqlite3 :memory: '.read sql/new.sql'", 'reroute'],
+  ])('%s -> %s (koda-make)', (line, decision) => {
+    expect(inKoda(line)).toMatchObject({ decision, rule: 'koda-make' });
+  });
+  it.each([
+    ["sqlite3 :memory: '.read sql/plain.sql'"],
+    ["sqlite3 :memory: '.read sql/self.sql'"], // includes itself: read to the limit, nothing runs
+    ["sqlite3 :memory: '.read sql/missing.sql'"],
+    ['psql -f sql/plain.sql'],
+  ])('%s -> nothing heavy', (line) => {
+    expect(inKoda(line).decision).toBe('allow');
+  });
+});
 
 describe('true positives: a heavy command inside a script the line runs', () => {
   it.each([

@@ -2,8 +2,10 @@
 // (`.system CMD`, `.shell CMD`, `.once '|CMD'`, `.output '|CMD'`, `.import '|CMD' TABLE`), psql (`\! CMD`,
 // `\o |CMD`, `\g |CMD`, `COPY … FROM/TO PROGRAM 'CMD'`, which a server on this machine runs here), and
 // mysql/mariadb (`system CMD`, `\! CMD`, `pager CMD`). The commands come from options (`-cmd`, `-c`, `-e`,
-// `--command`), from the SQL operands (sqlite3 DB 'SQL'…), from a file psql is given (`-f FILE`, read when
-// the disk is), or else from standard input (a heredoc, a here-string, a pipe). Each escape runs through
+// `--command`), from the SQL operands (sqlite3 DB 'SQL'…), from files (psql `-f FILE`, sqlite3 `-init
+// FILE`, and the files the commands include: sqlite3 `.read`, psql `\i`/`\ir`, mysql `source`/`\.`; read
+// as a script run by its path is, when the disk is), or else from standard input (a heredoc, a
+// here-string, a pipe). Each escape runs through
 // the user's shell in the program's directory: judged as the line it is there. What cannot be read
 // (computed text, unreadable input) is no escape: SQL itself runs nothing here. Their pagers (PSQL_PAGER,
 // `--pager`) are ./pagers.ts's.
@@ -11,6 +13,7 @@ import type { Field } from '../expand.js';
 import type { Call } from '../walk-state.js';
 import type { ProgramModule } from './types.js';
 import { optionValues } from './grammar.js';
+import { readCommandFile } from '../script-files.js';
 import { pagerItems } from './pagers.js';
 import type { Unwrapped } from '../unwrapped.js';
 
@@ -21,12 +24,13 @@ interface Shell {
   values: readonly string[];
   /** sqlite3 and duckdb: the operands after the database are commands. */
   operands: boolean;
-  /** psql: `-f FILE`, `--file=FILE`. */
+  /** Options naming a file of commands (psql `-f FILE`, sqlite3 `-init FILE`). */
   files?: readonly { long: string; short?: string }[];
 }
 
 const SQLITE: Shell = {
   commands: [{ long: '-cmd' }, { long: '-c' }, { long: '-s' }],
+  files: [{ long: '-init' }],
   values: ['-cmd', '-c', '-s', '-separator', '-newline', '-nullvalue', '-init', '-vfs', '-maxsize', '-mmap', '-pagecache', '-lookaside', '-heap', '-zip'],
   operands: true,
 };
@@ -47,6 +51,21 @@ const SHELLS: Record<string, Shell> = {
   mysql: MYSQL,
   mariadb: MYSQL,
 };
+
+/** The files a piece of input of `name` reads more commands from (sqlite3 `.read`, psql `\i`, mysql `source`). */
+export function includesIn(name: string, text: Field): Field[] {
+  const out: Field[] = [];
+  for (const line of text.value.split('\n')) {
+    const m =
+      name === 'sqlite3' || name === 'duckdb'
+        ? /^\s*\.read\s+(['"]?)([^'"\s]+)\1\s*$/.exec(line)
+        : name === 'psql'
+          ? /(?:^|[\s;])\\(i|ir|include|include_relative)\s+(['"]?)([^'"\s]+)\2/.exec(line)
+          : /^\s*(source|\\\.)\s+(['"]?)([^'"\s;]+)\2/i.exec(line);
+    if (m) out.push({ value: m[m.length - 1]!, known: text.known });
+  }
+  return out;
+}
 
 /** The shell commands in a piece of input of `name` (one per escape). */
 export function escapesIn(name: string, text: Field): Field[] {
@@ -95,10 +114,10 @@ function inputs(call: Call, shell: Shell): Field[] {
   for (const o of shell.commands) out.push(...(o.long.startsWith('--') ? optionValues(call.fields, o.long, o.short) : singleDashValues(call.fields, o.long)));
   let files = 0;
   for (const o of shell.files ?? []) {
-    for (const f of optionValues(call.fields, o.long, o.short)) {
+    for (const f of o.long.startsWith('--') ? optionValues(call.fields, o.long, o.short) : singleDashValues(call.fields, o.long)) {
       files++;
-      const r = f.known && call.ctx.files && call.cwd !== null ? call.ctx.files.read(f.value.startsWith('/') ? f.value : `${call.cwd}/${f.value}`) : null;
-      if (r?.kind === 'text') out.push({ value: r.text, known: true });
+      const text = readFile(call, f);
+      if (text !== null) out.push(text);
     }
   }
   let operands = 0;
@@ -125,10 +144,30 @@ function inputs(call: Call, shell: Shell): Field[] {
   return out;
 }
 
+/** A file of commands, as a script run by its path is read (src/shell/script-files.ts), or null. */
+function readFile(call: Call, file: Field): Field | null {
+  const text = readCommandFile(file, `${call.name} reads ${file.value}`, call.env, call.cwd, call.st, call.ctx, call.span);
+  return text === null ? null : { value: text, known: true };
+}
+
+/** Includes are followed this deep (a file that includes itself stops there). */
+const MAX_INCLUDES = 4;
+
 function unwrap(call: Call): Unwrapped {
   const shell = SHELLS[call.name]!;
   const items: Unwrapped[] = [...pagerItems(call)];
-  for (const input of inputs(call, shell)) for (const text of escapesIn(call.name, input)) items.push({ kind: 'script', via: `${call.name} shell escape`, text });
+  let todo = inputs(call, shell);
+  for (let depth = 0; depth <= MAX_INCLUDES && todo.length > 0; depth++) {
+    const next: Field[] = [];
+    for (const input of todo) {
+      for (const text of escapesIn(call.name, input)) items.push({ kind: 'script', via: `${call.name} shell escape`, text });
+      if (depth < MAX_INCLUDES) for (const f of includesIn(call.name, input)) {
+        const t = readFile(call, f);
+        if (t !== null) next.push(t);
+      }
+    }
+    todo = next;
+  }
   return items.length === 0 ? { kind: 'none' } : items.length === 1 ? items[0]! : { kind: 'many', items };
 }
 
