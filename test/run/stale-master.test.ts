@@ -4,12 +4,12 @@
 // answers on it, as with a peer that went away), and the next run's probe on that master is given up, the
 // master told to take no new clients, and the run goes on over a connection of its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { sshdAvailable, startSshd, type Sshd } from '../helpers/sshd.js';
+import { descendants, sshdAvailable, startSshd, type Sshd } from '../helpers/sshd.js';
 import { ensureBuilt } from '../locks/lifecycle-helpers.js';
-import { laptop, onVm, records, runOn, type Laptop } from './loopback.js';
+import { alive, laptop, LOOP_ACTIVE, onVm, records, runOn, start, until, verdict, type Laptop } from './loopback.js';
 
 let s: Sshd | undefined;
 let control = '';
@@ -25,6 +25,15 @@ afterAll(async () => {
   for (const l of made) l.cleanup();
   rmSync(control, { recursive: true, force: true });
 });
+
+/** A process's command line (empty once it is gone). */
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}
 
 const sockets = () => readdirSync(join(control, `offhost-ssh-${process.getuid!()}`));
 /** Ages the kept disk reading past its minute, so that the next run probes (on the open master). */
@@ -76,6 +85,44 @@ describe.skipIf(!sshdAvailable() || process.platform !== 'linux')('a shared mast
         }
       }
     }
+  });
+});
+
+describe.skipIf(!sshdAvailable() || process.platform !== 'linux')('stopped while it waits on a dead master', () => {
+  it('SIGINT during the wait: interrupted (130), nothing ran, no lock taken, no probe of its own left; the next run works', async () => {
+    const l = laptop(s!, {}, { env: { OFFHOST_SSH_CONTROL_DIR: control } });
+    made.push(l);
+    expect((await runOn(l, ['--', onVm('echo one')])).code).toBe(0);
+    const serving = s!.connections();
+    for (const p of serving) process.kill(p, 'SIGSTOP');
+    let probes: number[] = [];
+    try {
+      ageReading(l);
+      const run = start(l, ['--json', '--', onVm(`touch ${l.out}/ran`)]);
+      // The run's probe is waiting on the dead master: an ssh whose parent chain is this run.
+      const mine = () => descendants(run.child.pid!).filter((p) => /(^|\/)ssh .*offhost-probe/.test(cmdline(p)));
+      await until(() => mine().length > 0);
+      probes = mine();
+      run.child.kill('SIGINT');
+      const r = await run.done;
+      expect(r.code, r.stderr).toBe(130);
+      expect(verdict(r).outcome).toBe('interrupted');
+      expect(existsSync(join(l.out, 'ran'))).toBe(false);
+      expect(existsSync(join(l.repo, LOOP_ACTIVE))).toBe(false);
+      await until(() => probes.every((p) => !alive(p)));
+    } finally {
+      for (const p of serving) {
+        try {
+          process.kill(p, 'SIGCONT');
+        } catch {
+          /* ended */
+        }
+      }
+    }
+    // Once the server answers again, the next run (another session) takes the VM and runs.
+    const next = await runOn(l, ['--', onVm(`touch ${l.out}/next`)], { env: { OFFHOST_SESSION: 'another-session' } });
+    expect(next.code, next.stderr).toBe(0);
+    expect(existsSync(join(l.out, 'next'))).toBe(true);
   });
 });
 
